@@ -1,0 +1,16 @@
+//! tracescope-format: the Chrome Trace Event Format as data.
+//!
+//! This crate owns the [`Event`] type, the waist of tracescope's hourglass: every reader
+//! (JSON, CTF, ETW records) produces `Event`s and every writer consumes them. It also
+//! holds the codecs themselves and the [`Diagnostics`] that readers fill in instead of
+//! failing. It knows nothing about slices, tracks or nesting: that is `tracescope-model`.
+
+pub mod diag;
+pub mod event;
+pub mod id;
+pub mod json;
+pub mod time;
+
+pub use diag::{DiagKind, Diagnostic, Diagnostics};
+pub use event::{Event, RawJson};
+pub use id::{Id, Id2, Int64, Pid};

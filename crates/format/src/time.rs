@@ -1,0 +1,170 @@
+//! Exact conversion of decimal microsecond text to integer nanoseconds.
+
+/// Converts the text of a JSON number (or the content of a numeric string) in
+/// microseconds to integer nanoseconds, exactly: `"1234.567"` is `1234567`.
+/// Digits below one nanosecond are rounded half away from zero. Returns `None` if the
+/// text is not a number or the value does not fit in an `i64` of nanoseconds.
+pub fn micros_text_to_ns(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let neg = match b.first() {
+        Some(b'-') => {
+            i = 1;
+            true
+        }
+        Some(b'+') => {
+            i = 1;
+            false
+        }
+        _ => false,
+    };
+    // Collect the significant digits and where the decimal point sits.
+    let int_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let int_digits = &b[int_start..i];
+    let mut frac_digits: &[u8] = &[];
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let fs = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        frac_digits = &b[fs..i];
+    }
+    if int_digits.is_empty() && frac_digits.is_empty() {
+        return None;
+    }
+    let mut exp: i64 = 0;
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        let mut eneg = false;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            eneg = b[i] == b'-';
+            i += 1;
+        }
+        let es = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            exp = exp.saturating_mul(10).saturating_add((b[i] - b'0') as i64);
+            i += 1;
+        }
+        if es == i {
+            return None;
+        }
+        if eneg {
+            exp = -exp;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    // value = digits * 10^(exp - frac_len) micros = digits * 10^(exp - frac_len + 3) ns
+    let shift = exp.saturating_sub(frac_digits.len() as i64).saturating_add(3);
+    let digits = int_digits.iter().chain(frac_digits.iter());
+    let total = int_digits.len() + frac_digits.len();
+    let mut acc: i128 = 0;
+    if shift >= 0 {
+        for &d in digits {
+            acc = acc.checked_mul(10)?.checked_add((d - b'0') as i128)?;
+            if acc > i64::MAX as i128 + 1 {
+                // Keep going only while it can still be zero-led digits; a non-zero overflow is final.
+                return None;
+            }
+        }
+        for _ in 0..shift {
+            if acc == 0 {
+                break;
+            }
+            acc = acc.checked_mul(10)?;
+            if acc > i64::MAX as i128 + 1 {
+                return None;
+            }
+        }
+    } else {
+        // Keep `total + shift` leading digits, round on the first dropped one.
+        let keep = total as i64 + shift;
+        if keep < 0 {
+            return Some(0); // every digit is below 0.1 ns
+        }
+        let mut round_up = false;
+        for (k, &d) in digits.enumerate() {
+            if (k as i64) < keep {
+                acc = acc.checked_mul(10)?.checked_add((d - b'0') as i128)?;
+                if acc > i64::MAX as i128 + 1 {
+                    return None;
+                }
+            } else {
+                round_up = d >= b'5';
+                break;
+            }
+        }
+        if round_up {
+            acc += 1;
+        }
+    }
+    let v = if neg { -acc } else { acc };
+    i64::try_from(v).ok()
+}
+
+/// Writes integer nanoseconds as decimal microseconds, the exact inverse of
+/// [`micros_text_to_ns`]: `1234567` is `"1234.567"`, `-1500` is `"-1.5"`.
+pub fn ns_to_micros_text(ns: i64, out: &mut String) {
+    use std::fmt::Write;
+    let neg = ns < 0;
+    let abs = ns.unsigned_abs();
+    let (whole, frac) = (abs / 1000, abs % 1000);
+    if neg {
+        out.push('-');
+    }
+    let _ = write!(out, "{whole}");
+    if frac != 0 {
+        let s = format!("{frac:03}");
+        out.push('.');
+        out.push_str(s.trim_end_matches('0'));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_decimal_micros() {
+        assert_eq!(micros_text_to_ns("1234.567"), Some(1_234_567));
+        assert_eq!(micros_text_to_ns("1.5"), Some(1500));
+        assert_eq!(micros_text_to_ns("522975545427.123"), Some(522_975_545_427_123));
+        assert_eq!(micros_text_to_ns("0"), Some(0));
+        assert_eq!(micros_text_to_ns("-1.5"), Some(-1500));
+        assert_eq!(micros_text_to_ns("1e3"), Some(1_000_000));
+        assert_eq!(micros_text_to_ns("1.5E-3"), Some(2)); // 1.5 ns rounds away from zero
+        assert_eq!(micros_text_to_ns("-0.0015"), Some(-2));
+        assert_eq!(micros_text_to_ns("0.0014999"), Some(1));
+        assert_eq!(micros_text_to_ns("1234523.3"), Some(1_234_523_300));
+        assert_eq!(micros_text_to_ns("4619295550.000"), Some(4_619_295_550_000));
+        assert_eq!(micros_text_to_ns("0.0000001"), Some(0));
+        assert_eq!(micros_text_to_ns("9223372036854775.807"), Some(i64::MAX));
+        assert_eq!(micros_text_to_ns("9223372036854775.808"), None);
+        assert_eq!(micros_text_to_ns("-9223372036854775.808"), Some(i64::MIN));
+        assert_eq!(micros_text_to_ns("1e400"), None);
+        assert_eq!(micros_text_to_ns("0e400"), Some(0));
+        assert_eq!(micros_text_to_ns("1e-400"), Some(0));
+        assert_eq!(micros_text_to_ns("9e-4"), Some(1)); // 0.9 ns
+        assert_eq!(micros_text_to_ns("9e-5"), Some(0)); // 0.09 ns
+        for bad in ["", "-", "abc", "1.2.3", "100a", "1e", ".", "0x10"] {
+            assert_eq!(micros_text_to_ns(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn ns_text_round_trip() {
+        for ns in [0, 1, 999, 1000, 1_234_567, -1500, i64::MAX, i64::MIN, 522_975_545_427_123] {
+            let mut s = String::new();
+            ns_to_micros_text(ns, &mut s);
+            assert_eq!(micros_text_to_ns(&s), Some(ns), "{s}");
+        }
+        let mut s = String::new();
+        ns_to_micros_text(1_234_500, &mut s);
+        assert_eq!(s, "1234.5");
+    }
+}

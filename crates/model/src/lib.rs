@@ -1,0 +1,1 @@
+//! tracescope-model: the Trace, built from events into columnar tables.
