@@ -85,7 +85,12 @@ impl Source {
         let input_len = file.metadata()?.len();
         if input_len == 0 {
             // Mapping zero bytes fails on some systems; an empty file is just empty text.
-            return Ok(Source::build(Bytes::Owned(Vec::new()), Compression::None, 0, None));
+            return Ok(Source::build(
+                Bytes::Owned(Vec::new()),
+                Compression::None,
+                0,
+                None,
+            ));
         }
         // SAFETY: the map is read-only. Like every mmap reader we rely on nobody
         // truncating or rewriting the file while it is open; that is documented to users.
@@ -103,17 +108,27 @@ impl Source {
         let compression = Compression::detect(raw.as_slice());
         let (bytes, cut_short) = match compression {
             Compression::None => (raw, None),
-            Compression::Gzip => decompress(flate2::read::MultiGzDecoder::new(raw.as_slice()), "gzip"),
+            Compression::Gzip => {
+                decompress(flate2::read::MultiGzDecoder::new(raw.as_slice()), "gzip")
+            }
             Compression::Zstd => match zstd::stream::read::Decoder::new(raw.as_slice()) {
                 Ok(dec) => decompress(dec, "zstd"),
-                Err(e) => (Bytes::Owned(Vec::new()), Some(format!("zstd stream unreadable: {e}"))),
+                Err(e) => (
+                    Bytes::Owned(Vec::new()),
+                    Some(format!("zstd stream unreadable: {e}")),
+                ),
             },
         };
         Source::build(bytes, compression, input_len, cut_short)
     }
 
     /// `cut_short` is the error that ended decompression early, if any.
-    fn build(bytes: Bytes, compression: Compression, input_len: u64, cut_short: Option<String>) -> Source {
+    fn build(
+        bytes: Bytes,
+        compression: Compression,
+        input_len: u64,
+        cut_short: Option<String>,
+    ) -> Source {
         let mut diagnostics = Diagnostics::new();
         let all = bytes.as_slice();
         let bom = if all.starts_with(BOM) { BOM.len() } else { 0 };
@@ -122,7 +137,9 @@ impl Source {
             Ok(_) => None,
             Err(_) => {
                 // The slower `compat` check says where the first bad byte is.
-                let at = simdutf8::compat::from_utf8(body).err().map_or(0, |e| e.valid_up_to());
+                let at = simdutf8::compat::from_utf8(body)
+                    .err()
+                    .map_or(0, |e| e.valid_up_to());
                 diagnostics.add(DiagKind::InvalidUtf8, at as u64, || {
                     let end = (at + 8).min(body.len());
                     format!("bytes {:02x?} at offset {at}", &body[at..end])
@@ -134,7 +151,14 @@ impl Source {
             let end = lossy.as_ref().map_or(body.len(), String::len);
             diagnostics.add(DiagKind::Truncated, end as u64, || msg);
         }
-        Source { bytes, lossy, bom, compression, input_len, diagnostics }
+        Source {
+            bytes,
+            lossy,
+            bom,
+            compression,
+            input_len,
+            diagnostics,
+        }
     }
 
     /// The trace as text (decompressed, BOM removed, repaired if it was not UTF-8).
@@ -197,7 +221,9 @@ impl Source {
         // SAFETY: the map is a read-only, never-written file mapping, so MADV_DONTNEED
         // only drops page-table entries: the addresses stay valid and later reads see
         // the same file bytes again. Failure only means memory is not returned early.
-        let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start) };
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+        };
     }
 }
 
@@ -205,7 +231,10 @@ impl Source {
 /// decoded so far and returns the error's text for a `truncated` diagnostic.
 fn decompress(mut dec: impl Read, what: &str) -> (Bytes, Option<String>) {
     let mut out = Vec::new();
-    let err = dec.read_to_end(&mut out).err().map(|e| format!("{what} stream ends early or is corrupt: {e}"));
+    let err = dec
+        .read_to_end(&mut out)
+        .err()
+        .map(|e| format!("{what} stream ends early or is corrupt: {e}"));
     (Bytes::Owned(out), err)
 }
 
@@ -223,7 +252,10 @@ mod tests {
     #[test]
     fn plain_bom_and_invalid_utf8() {
         let s = Source::from_bytes(b"\xEF\xBB\xBF[1]".to_vec());
-        assert_eq!((s.text(), s.text_start(), s.compression()), ("[1]", 3, Compression::None));
+        assert_eq!(
+            (s.text(), s.text_start(), s.compression()),
+            ("[1]", 3, Compression::None)
+        );
         assert!(s.diagnostics().is_empty());
         let s = Source::from_bytes(b"[\"a\xFFb\"]".to_vec());
         assert_eq!(s.text(), "[\"a\u{FFFD}b\"]");
@@ -236,10 +268,15 @@ mod tests {
         let mut two = gzip(b"[{\"ph\":");
         two.extend(gzip(b"\"X\"}]"));
         let s = Source::from_bytes(two);
-        assert_eq!((s.text(), s.compression()), ("[{\"ph\":\"X\"}]", Compression::Gzip));
+        assert_eq!(
+            (s.text(), s.compression()),
+            ("[{\"ph\":\"X\"}]", Compression::Gzip)
+        );
         assert!(s.diagnostics().is_empty());
 
-        let body: Vec<u8> = (0..20_000u32).flat_map(|i| format!("{i},").into_bytes()).collect();
+        let body: Vec<u8> = (0..20_000u32)
+            .flat_map(|i| format!("{i},").into_bytes())
+            .collect();
         let z = gzip(&body);
         let s = Source::from_bytes(z[..z.len() / 2].to_vec());
         let d = s.diagnostics().get(DiagKind::Truncated).unwrap();
@@ -251,7 +288,10 @@ mod tests {
     fn zstd_and_truncated_zstd() {
         let z = zstd::encode_all(&b"\xEF\xBB\xBF[\"zstd\"]"[..], 3).unwrap();
         let s = Source::from_bytes(z.clone());
-        assert_eq!((s.text(), s.compression(), s.input_len()), ("[\"zstd\"]", Compression::Zstd, z.len() as u64));
+        assert_eq!(
+            (s.text(), s.compression(), s.input_len()),
+            ("[\"zstd\"]", Compression::Zstd, z.len() as u64)
+        );
         let s = Source::from_bytes(z[..z.len() - 3].to_vec());
         assert_eq!(s.diagnostics().count(DiagKind::Truncated), 1);
     }
@@ -270,7 +310,10 @@ mod tests {
         let text = "[".to_string() + &"{\"ph\":\"X\"},".repeat(5000) + "]";
         std::fs::write(&big, gzip(text.as_bytes())).unwrap();
         let s = Source::open(&big).unwrap();
-        assert_eq!((s.compression(), s.is_mapped(), s.text().len()), (Compression::Gzip, false, text.len()));
+        assert_eq!(
+            (s.compression(), s.is_mapped(), s.text().len()),
+            (Compression::Gzip, false, text.len())
+        );
 
         let plain = dir.join("plain.json");
         std::fs::write(&plain, &text).unwrap();
