@@ -27,7 +27,7 @@ pub enum DurKind {
     UiE,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct DurRec {
     pub offset: u64,
     pub ts: i64,
@@ -227,36 +227,48 @@ pub struct Records {
 }
 
 impl Records {
-    /// Appends a later part's records (file order is kept).
-    pub fn append(&mut self, mut o: Records) {
-        self.events += o.events;
-        for (ph, n) in o.phases {
-            match self.phases.iter_mut().find(|(p, _)| *p == ph) {
-                Some((_, c)) => *c += n,
-                None => self.phases.push((ph, n)),
-            }
+    /// Joins the records of all parts, in file order, copying each family once.
+    pub fn concat(parts: Vec<Records>) -> Records {
+        let mut out = Records::default();
+        macro_rules! join {
+            ($($f:ident),*) => {$(
+                out.$f.reserve_exact(parts.iter().map(|p| p.$f.len()).sum());
+            )*
+            for mut p in parts {
+                $(out.$f.append(&mut p.$f);)*
+                out.events += p.events;
+                for (ph, n) in p.phases {
+                    match out.phases.iter_mut().find(|(q, _)| *q == ph) {
+                        Some((_, c)) => *c += n,
+                        None => out.phases.push((ph, n)),
+                    }
+                }
+                out.min_ts = opt_min(out.min_ts, p.min_ts);
+                out.max_end = opt_max(out.max_end, p.max_end);
+                if out.thread_end.len() < p.thread_end.len() {
+                    out.thread_end.resize(p.thread_end.len(), NO_TIME);
+                }
+                for (i, e) in p.thread_end.iter().enumerate() {
+                    out.thread_end[i] = out.thread_end[i].max(*e);
+                }
+            }};
         }
-        self.min_ts = opt_min(self.min_ts, o.min_ts);
-        self.max_end = opt_max(self.max_end, o.max_end);
-        if self.thread_end.len() < o.thread_end.len() {
-            self.thread_end.resize(o.thread_end.len(), NO_TIME);
-        }
-        for (i, e) in o.thread_end.iter().enumerate() {
-            self.thread_end[i] = self.thread_end[i].max(*e);
-        }
-        self.dur.append(&mut o.dur);
-        self.instants.append(&mut o.instants);
-        self.asyncs.append(&mut o.asyncs);
-        self.flows.append(&mut o.flows);
-        self.flows_v2.append(&mut o.flows_v2);
-        self.counters.append(&mut o.counters);
-        self.objects.append(&mut o.objects);
-        self.profiles.append(&mut o.profiles);
-        self.chunks.append(&mut o.chunks);
-        self.samples.append(&mut o.samples);
-        self.metadata.append(&mut o.metadata);
-        self.other.append(&mut o.other);
-        self.tracing_started.append(&mut o.tracing_started);
+        join!(
+            dur,
+            instants,
+            asyncs,
+            flows,
+            flows_v2,
+            counters,
+            objects,
+            profiles,
+            chunks,
+            samples,
+            metadata,
+            other,
+            tracing_started
+        );
+        out
     }
 }
 
