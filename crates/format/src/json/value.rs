@@ -271,7 +271,8 @@ impl<'a> Parser<'a> {
                 Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
                 Some(b'/') => match self.s.get(self.pos + 1) {
                     Some(b'/') => {
-                        self.pos = memchr::memchr(b'\n', &self.s[self.pos..]).map_or(self.s.len(), |p| self.pos + p + 1);
+                        self.pos =
+                            memchr::memchr(b'\n', &self.s[self.pos..]).map_or(self.s.len(), |p| self.pos + p + 1);
                     }
                     Some(b'*') => {
                         self.pos = memchr::memmem::find(&self.s[self.pos + 2..], b"*/")
