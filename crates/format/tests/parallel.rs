@@ -11,12 +11,32 @@ use tracescope_format::{DiagKind, Diagnostics, Event, Source};
 
 fn assert_same(text: &str, chunk_bytes: usize, what: &str) {
     let (one, seq) = read(text);
-    let chunked = |threads| read_json(text, Collect::default, &ReadOptions { threads, chunk_bytes }).unwrap();
+    let chunked = |threads| {
+        read_json(
+            text,
+            Collect::default,
+            &ReadOptions {
+                threads,
+                chunk_bytes,
+            },
+        )
+        .unwrap()
+    };
     let par = chunked(3);
     let parts: Vec<Vec<Event<'_>>> = par.parts.iter().map(|p| p.0.clone()).collect();
-    assert!(parts.concat() == seq, "{what}, chunk {chunk_bytes}: events differ");
-    assert_eq!((par.events, par.form), (one.events, one.form), "{what}, chunk {chunk_bytes}");
-    assert_eq!(par.diagnostics, one.diagnostics, "{what}, chunk {chunk_bytes}");
+    assert!(
+        parts.concat() == seq,
+        "{what}, chunk {chunk_bytes}: events differ"
+    );
+    assert_eq!(
+        (par.events, par.form),
+        (one.events, one.form),
+        "{what}, chunk {chunk_bytes}"
+    );
+    assert_eq!(
+        par.diagnostics, one.diagnostics,
+        "{what}, chunk {chunk_bytes}"
+    );
     assert_eq!(par.trailer(), one.trailer(), "{what}, chunk {chunk_bytes}");
     // The same parts on one thread.
     let single: Vec<Vec<Event<'_>>> = chunked(1).parts.into_iter().map(|p| p.0).collect();
@@ -90,7 +110,9 @@ struct Judge<'a>(Vec<Event<'a>>);
 impl<'a> EventSink<'a> for Judge<'a> {
     fn event(&mut self, event: Event<'a>, diags: &mut Diagnostics) {
         if event.ts.is_none() {
-            diags.add(DiagKind::MissingTs, event.offset, || format!("event at {}", event.offset));
+            diags.add(DiagKind::MissingTs, event.offset, || {
+                format!("event at {}", event.offset)
+            });
         }
         self.0.push(event);
     }
@@ -100,8 +122,17 @@ impl<'a> EventSink<'a> for Judge<'a> {
 fn sink_diagnostics_merge_like_a_sequential_read() {
     let pieces: Vec<usize> = (0..400).map(|i| (i * 7) % TRICKY.len()).collect();
     let text = list(&pieces, true, None);
-    let read =
-        |threads, chunk_bytes| read_json(&text, || Judge(Vec::new()), &ReadOptions { threads, chunk_bytes }).unwrap();
+    let read = |threads, chunk_bytes| {
+        read_json(
+            &text,
+            || Judge(Vec::new()),
+            &ReadOptions {
+                threads,
+                chunk_bytes,
+            },
+        )
+        .unwrap()
+    };
     let one = read(1, usize::MAX);
     let par = read(2, 97);
     assert!(par.parts.len() > 50);

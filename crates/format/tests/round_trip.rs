@@ -32,7 +32,10 @@ fn norm_raw(r: &RawJson<'_>) -> RawJson<'static> {
 fn norm(e: &Event<'_>) -> Event<'static> {
     let mut e = e.clone().into_owned();
     e.offset = 0;
-    for r in [&mut e.args, &mut e.stack, &mut e.estack].into_iter().flatten() {
+    for r in [&mut e.args, &mut e.stack, &mut e.estack]
+        .into_iter()
+        .flatten()
+    {
         *r = norm_raw(r);
     }
     for (_, v) in &mut e.extra {
@@ -44,7 +47,11 @@ fn norm(e: &Event<'_>) -> Event<'static> {
 fn norm_trailer(t: &Trailer<'_>) -> Trailer<'static> {
     let n = |o: &Option<RawJson<'_>>| o.as_ref().map(norm_raw);
     Trailer {
-        metadata: t.metadata.iter().map(|(k, v)| (Cow::Owned(k.to_string()), norm_raw(v))).collect(),
+        metadata: t
+            .metadata
+            .iter()
+            .map(|(k, v)| (Cow::Owned(k.to_string()), norm_raw(v)))
+            .collect(),
         stack_frames: n(&t.stack_frames),
         samples: n(&t.samples),
         system_trace_events: n(&t.system_trace_events),
@@ -54,21 +61,36 @@ fn norm_trailer(t: &Trailer<'_>) -> Trailer<'static> {
 // ---- generated events ---------------------------------------------------------------
 
 fn int64() -> impl Strategy<Value = Int64> {
-    prop_oneof![any::<i64>().prop_map(Int64::I), any::<u64>().prop_map(Int64::from_u64), (0i64..100).prop_map(Int64::I)]
+    prop_oneof![
+        any::<i64>().prop_map(Int64::I),
+        any::<u64>().prop_map(Int64::from_u64),
+        (0i64..100).prop_map(Int64::I)
+    ]
 }
 
 /// Strings with quotes, backslashes, control characters, non-ASCII and digits.
 fn text() -> impl Strategy<Value = String> {
-    prop_oneof![any::<String>(), "[a-z0-9\"\\\\/\t\n\u{1}é😀 ]{0,12}", "[0-9]{1,5}", "0x[0-9a-fA-F]{1,4}"]
+    prop_oneof![
+        any::<String>(),
+        "[a-z0-9\"\\\\/\t\n\u{1}é😀 ]{0,12}",
+        "[0-9]{1,5}",
+        "0x[0-9a-fA-F]{1,4}"
+    ]
 }
 
 fn id() -> impl Strategy<Value = Id<'static>> {
-    prop_oneof![int64().prop_map(Id::Int), text().prop_map(|s| Id::Str(s.into()))]
+    prop_oneof![
+        int64().prop_map(Id::Int),
+        text().prop_map(|s| Id::Str(s.into()))
+    ]
 }
 
 fn pid() -> impl Strategy<Value = Pid<'static>> {
     // `from_str_value` is how a read sees a string pid ("25738" is the integer).
-    prop_oneof![int64().prop_map(Pid::Int), text().prop_map(|s| Pid::from_str_value(s.into()))]
+    prop_oneof![
+        int64().prop_map(Pid::Int),
+        text().prop_map(|s| Pid::from_str_value(s.into()))
+    ]
 }
 
 /// Compact JSON text of a random value, nested.
@@ -108,8 +130,8 @@ fn raw_json() -> impl Strategy<Value = RawJson<'static>> {
 }
 
 const KNOWN: &[&str] = &[
-    "ph", "name", "cat", "ts", "dur", "tts", "tdur", "pid", "tid", "id", "id2", "scope", "s", "bp", "bind_id",
-    "flow_in", "flow_out", "cname", "sf", "esf", "stack", "estack", "args",
+    "ph", "name", "cat", "ts", "dur", "tts", "tdur", "pid", "tid", "id", "id2", "scope", "s", "bp",
+    "bind_id", "flow_in", "flow_out", "cname", "sf", "esf", "stack", "estack", "args",
 ];
 
 prop_compose! {
@@ -185,10 +207,26 @@ fn corpus_round_trips() {
         let (again, back) = read(&text);
         let name = path.display();
         assert_eq!(again.form, Form::Object, "{name}");
-        assert!(back.iter().map(norm).eq(events.iter().map(norm)), "{name}: events differ");
-        assert_eq!(norm_trailer(&again.trailer()), norm_trailer(&trace.trailer()), "{name}");
-        for kind in [DiagKind::SyntaxError, DiagKind::Truncated, DiagKind::Comment, DiagKind::TrailingComma] {
-            assert_eq!(again.diagnostics.count(kind), 0, "{name}: {kind} in written text");
+        assert!(
+            back.iter().map(norm).eq(events.iter().map(norm)),
+            "{name}: events differ"
+        );
+        assert_eq!(
+            norm_trailer(&again.trailer()),
+            norm_trailer(&trace.trailer()),
+            "{name}"
+        );
+        for kind in [
+            DiagKind::SyntaxError,
+            DiagKind::Truncated,
+            DiagKind::Comment,
+            DiagKind::TrailingComma,
+        ] {
+            assert_eq!(
+                again.diagnostics.count(kind),
+                0,
+                "{name}: {kind} in written text"
+            );
         }
         files += 1;
     }

@@ -3,6 +3,7 @@
 //! A thin binary over `tracescope-format` (reading and writing) and
 //! `tracescope-model` (the loaded trace). Each subcommand lives in its own module.
 
+mod convert;
 mod load;
 mod stats;
 mod tables;
@@ -59,11 +60,7 @@ fn main() -> ExitCode {
             format,
         } => tables::run(&file, &table, format),
         Command::Validate { file } => return validate::run(&file),
-        Command::Convert { input, output } => Err(anyhow::anyhow!(
-            "convert needs the JSON writer ({} -> {})",
-            input.display(),
-            output.display()
-        )),
+        Command::Convert { input, output } => convert::run(&input, &output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -47,7 +47,11 @@ impl<W: Write> JsonWriter<W> {
     pub fn new(w: W) -> io::Result<Self> {
         let mut out = BufWriter::with_capacity(1 << 16, w);
         out.write_all(b"{\"traceEvents\":[")?;
-        Ok(JsonWriter { out, line: String::with_capacity(512), events: 0 })
+        Ok(JsonWriter {
+            out,
+            line: String::with_capacity(512),
+            events: 0,
+        })
     }
 
     /// Events written so far.
@@ -57,7 +61,8 @@ impl<W: Write> JsonWriter<W> {
 
     pub fn write_event(&mut self, ev: &Event<'_>) -> io::Result<()> {
         self.line.clear();
-        self.line.push_str(if self.events == 0 { "\n" } else { ",\n" });
+        self.line
+            .push_str(if self.events == 0 { "\n" } else { ",\n" });
         write_event(ev, &mut self.line);
         self.events += 1;
         self.out.write_all(self.line.as_bytes())
@@ -229,8 +234,14 @@ mod tests {
     #[test]
     fn fixed_field_order_and_exact_text() {
         let ev = Event {
-            extra: vec![("zz".into(), RawJson::borrowed("[1, 2]")), ("a".into(), RawJson::borrowed("{\"k\":\n1}"))],
-            args: Some(RawJson { text: "{\"x\":1,}".into(), clean: false }),
+            extra: vec![
+                ("zz".into(), RawJson::borrowed("[1, 2]")),
+                ("a".into(), RawJson::borrowed("{\"k\":\n1}")),
+            ],
+            args: Some(RawJson {
+                text: "{\"x\":1,}".into(),
+                clean: false,
+            }),
             tid: Some(Pid::Str("main".into())),
             pid: Some(Pid::Int(Int64::U(u64::MAX))),
             ts: Some(-1500),
@@ -254,8 +265,17 @@ mod tests {
     #[test]
     fn whole_trace() {
         let mut w = JsonWriter::new(Vec::new()).unwrap();
-        w.write_event(&Event { ph: Some("B".into()), ..Event::default() }).unwrap();
-        w.write_event(&Event { ph: Some("E".into()), ts: Some(1), ..Event::default() }).unwrap();
+        w.write_event(&Event {
+            ph: Some("B".into()),
+            ..Event::default()
+        })
+        .unwrap();
+        w.write_event(&Event {
+            ph: Some("E".into()),
+            ts: Some(1),
+            ..Event::default()
+        })
+        .unwrap();
         let trailer = Trailer {
             metadata: vec![("displayTimeUnit".into(), RawJson::borrowed("\"ns\""))],
             system_trace_events: Some(RawJson::borrowed("\"x\"")),

@@ -4,7 +4,7 @@ use tracescope_format::Int64;
 
 use crate::args::TextRef;
 use crate::strings::StrId;
-use crate::tables::{IdVal, Scope};
+use crate::tables::{IdVal, Scope, NONE};
 
 /// "No value" for optional times in records.
 pub const NO_TIME: i64 = i64::MIN;
@@ -269,6 +269,61 @@ impl Records {
             tracing_started
         );
         out
+    }
+}
+
+impl Records {
+    /// Rewrites process and thread indexes with old-to-new maps.
+    pub fn remap(&mut self, p: &[u32], t: &[u32]) {
+        let tm = |x: &mut u32| {
+            if *x != NONE {
+                *x = t[*x as usize];
+            }
+        };
+        let pm = |x: &mut u32| {
+            if *x != NONE {
+                *x = p[*x as usize];
+            }
+        };
+        self.dur.iter_mut().for_each(|r| tm(&mut r.thread));
+        for r in &mut self.instants {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+        }
+        for r in &mut self.asyncs {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+            if r.key.local_process != NONE {
+                pm(&mut r.key.local_process);
+            }
+        }
+        self.flows.iter_mut().for_each(|r| tm(&mut r.thread));
+        self.counters.iter_mut().for_each(|r| pm(&mut r.process));
+        self.objects.iter_mut().for_each(|r| pm(&mut r.process));
+        for r in &mut self.profiles {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+        }
+        for r in &mut self.chunks {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+        }
+        self.samples.iter_mut().for_each(|r| tm(&mut r.thread));
+        for r in &mut self.metadata {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+        }
+        for r in &mut self.other {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+        }
+        let mut ends = vec![NO_TIME; t.len()];
+        for (old, e) in self.thread_end.iter().enumerate() {
+            if let Some(&new) = t.get(old) {
+                ends[new as usize] = *e;
+            }
+        }
+        self.thread_end = ends;
     }
 }
 
