@@ -6,6 +6,7 @@
 //! failing. It knows nothing about slices, tracks or nesting: that is `tracescope-model`.
 
 pub mod diag;
+pub mod etw;
 pub mod event;
 pub mod id;
 pub mod json;

@@ -60,7 +60,9 @@ pub fn micros_text_to_ns(text: &str) -> Option<i64> {
         return None;
     }
     // value = digits * 10^(exp - frac_len) micros = digits * 10^(exp - frac_len + 3) ns
-    let shift = exp.saturating_sub(frac_digits.len() as i64).saturating_add(3);
+    let shift = exp
+        .saturating_sub(frac_digits.len() as i64)
+        .saturating_add(3);
     let digits = int_digits.iter().chain(frac_digits.iter());
     let total = int_digits.len() + frac_digits.len();
     let mut acc: i128 = 0;
@@ -133,7 +135,10 @@ mod tests {
     fn exact_decimal_micros() {
         assert_eq!(micros_text_to_ns("1234.567"), Some(1_234_567));
         assert_eq!(micros_text_to_ns("1.5"), Some(1500));
-        assert_eq!(micros_text_to_ns("522975545427.123"), Some(522_975_545_427_123));
+        assert_eq!(
+            micros_text_to_ns("522975545427.123"),
+            Some(522_975_545_427_123)
+        );
         assert_eq!(micros_text_to_ns("0"), Some(0));
         assert_eq!(micros_text_to_ns("-1.5"), Some(-1500));
         assert_eq!(micros_text_to_ns("1e3"), Some(1_000_000));
@@ -158,7 +163,17 @@ mod tests {
 
     #[test]
     fn ns_text_round_trip() {
-        for ns in [0, 1, 999, 1000, 1_234_567, -1500, i64::MAX, i64::MIN, 522_975_545_427_123] {
+        for ns in [
+            0,
+            1,
+            999,
+            1000,
+            1_234_567,
+            -1500,
+            i64::MAX,
+            i64::MIN,
+            522_975_545_427_123,
+        ] {
             let mut s = String::new();
             ns_to_micros_text(ns, &mut s);
             assert_eq!(micros_text_to_ns(&s), Some(ns), "{s}");

@@ -61,7 +61,10 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { threads: 0, chunk_bytes: 8 << 20 }
+        ReadOptions {
+            threads: 0,
+            chunk_bytes: 8 << 20,
+        }
     }
 }
 
