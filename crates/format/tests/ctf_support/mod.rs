@@ -78,10 +78,11 @@ pub fn events_of(text: &str) -> Vec<Event<'static>> {
         .expect("test trace parses");
     let list = match &doc {
         Value::Array(a) => a.as_slice(),
-        Value::Object(_) => doc
-            .get("traceEvents")
-            .and_then(|v| v.as_array())
-            .unwrap_or(&[]),
+        Value::Object(_) => match doc.get("traceEvents").and_then(|v| v.as_array()) {
+            Some(list) => list,
+            // A lone event (a fragment such as `{...},`).
+            None => std::slice::from_ref(&doc),
+        },
         _ => &[],
     };
     let mut out = Vec::new();
