@@ -55,7 +55,7 @@ pub mod types;
 pub mod writer;
 
 pub use metadata::{find_traces, is_ctf_dir};
-pub use reader::{read_dir, read_trace};
+pub use reader::{read_dir, read_trace, read_trace_bytes};
 pub use writer::{write_dir, CtfWriteOptions, CtfWriteStats, CTF_MAGIC};
 
 /// A CTF input that cannot be read at all.

@@ -44,9 +44,7 @@ struct Decoded {
 pub fn read_trace(dir: &Path, diags: &mut Diagnostics) -> Result<Vec<Event<'static>>, CtfError> {
     let io = |e: std::io::Error, p: &Path| CtfError::Io(format!("{}: {e}", p.display()));
     let meta_path = dir.join("metadata");
-    let meta = parse_metadata(&metadata_text(
-        &fs::read(&meta_path).map_err(|e| io(e, &meta_path))?,
-    )?)?;
+    let meta = fs::read(&meta_path).map_err(|e| io(e, &meta_path))?;
     let mut files: Vec<_> = fs::read_dir(dir)
         .map_err(|e| io(e, dir))?
         .flatten()
@@ -58,19 +56,36 @@ pub fn read_trace(dir: &Path, diags: &mut Diagnostics) -> Result<Vec<Event<'stat
         })
         .collect();
     files.sort();
+    let mut streams = Vec::with_capacity(files.len());
+    for f in &files {
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        streams.push((name, fs::read(f).map_err(|e| io(e, f))?));
+    }
+    let refs: Vec<(&str, &[u8])> = streams
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.as_slice()))
+        .collect();
+    read_trace_bytes(&meta, &refs, diags)
+}
+
+/// Reads one trace from memory: its metadata file and its stream files (name, bytes).
+pub fn read_trace_bytes(
+    metadata: &[u8],
+    streams: &[(&str, &[u8])],
+    diags: &mut Diagnostics,
+) -> Result<Vec<Event<'static>>, CtfError> {
+    let meta = parse_metadata(&metadata_text(metadata)?)?;
     let classes: HashMap<(u64, u64), &EventClass> = meta
         .events
         .iter()
         .map(|e| ((e.stream_id, e.id), e))
         .collect();
     let mut out = Vec::new();
-    for f in &files {
-        let data = fs::read(f).map_err(|e| io(e, f))?;
-        let name = f
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        read_stream(&meta, &classes, &data, &name, &mut out, diags);
+    for (name, data) in streams {
+        read_stream(&meta, &classes, data, name, &mut out, diags);
     }
     if !out.is_empty() && out.iter().all(|d| d.seq.is_some()) {
         // Written by tracescope: back to the input's order.
