@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use tracescope_format::json::{self, EventSink, Form, JsonWriter, ReadOptions};
-use tracescope_format::{Diagnostics, Event, Source};
+use tracescope_format::{ctf, etw, Diagnostics, Event, Source};
+
+use crate::input::Input;
 
 type Out = Box<dyn Write + Send>;
 
@@ -66,8 +68,81 @@ fn output(path: &Path) -> Result<Box<dyn Write + Send>> {
     })
 }
 
+/// What `convert` writes, chosen by the output's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OutKind {
+    /// `.json`, `.json.gz`, `.gz`: the JSON object form (gzip by extension).
+    Json,
+    /// `.etw`: ETW-shaped Chrome event records (see `tracescope_format::etw`).
+    Etw,
+    /// Anything else: a CTF 1.8 trace directory.
+    Ctf,
+}
+
+fn out_kind(path: &Path) -> OutKind {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if name.ends_with(".json") || name.ends_with(".gz") {
+        OutKind::Json
+    } else if name.ends_with(".etw") {
+        OutKind::Etw
+    } else {
+        OutKind::Ctf
+    }
+}
+
 pub fn run(input: &Path, out_path: &Path) -> Result<()> {
-    let source = Source::open(input).with_context(|| format!("cannot open {}", input.display()))?;
+    let kind = out_kind(out_path);
+    match crate::input::open(input)? {
+        Input::Json(source) if kind == OutKind::Json => json_to_json(&source, input, out_path),
+        Input::Json(source) => {
+            let mut events = Vec::new();
+            let read = json::read_events(source.text(), |ev, _| events.push(ev))
+                .with_context(|| format!("{} holds no trace", input.display()))?;
+            if read.form == Form::CpuProfile {
+                bail!("{} is a raw .cpuprofile, which has no events to write as {kind:?}; convert it to .json", input.display());
+            }
+            write_events(&events, kind, out_path)
+        }
+        Input::Events { events, .. } => write_events(&events, kind, out_path),
+    }
+}
+
+/// Writes decoded events in any output format. Top-level JSON keys other than the
+/// events have no place in CTF or ETW records and are not carried.
+fn write_events(events: &[Event<'_>], kind: OutKind, out_path: &Path) -> Result<()> {
+    let ctx = || format!("writing {}", out_path.display());
+    match kind {
+        OutKind::Json => {
+            let mut w = JsonWriter::new(output(out_path)?).with_context(ctx)?;
+            for ev in events {
+                w.write_event(ev).with_context(ctx)?;
+            }
+            let out = w.finish(&json::Trailer::default()).with_context(ctx)?;
+            finish_output(out, out_path)?;
+        }
+        OutKind::Etw => {
+            let f = File::create(out_path)
+                .with_context(|| format!("cannot create {}", out_path.display()))?;
+            let mut w =
+                etw::RecordWriter::new(BufWriter::with_capacity(1 << 20, f), etw::Bitness::B64)
+                    .with_context(ctx)?;
+            for ev in events {
+                w.write_event(ev).with_context(ctx)?;
+            }
+            w.finish().with_context(ctx)?;
+        }
+        OutKind::Ctf => {
+            ctf::write_dir(out_path, events, &ctf::CtfWriteOptions::default()).with_context(ctx)?;
+        }
+    }
+    eprintln!("wrote {} events to {}", events.len(), out_path.display());
+    Ok(())
+}
+
+fn json_to_json(source: &Source, input: &Path, out_path: &Path) -> Result<()> {
     let text = source.text();
     let state = Arc::new(Mutex::new(State::Raw(output(out_path)?)));
     // One part, so events are written in file order as they are read.

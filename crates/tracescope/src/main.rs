@@ -4,6 +4,7 @@
 //! `tracescope-model` (the loaded trace). Each subcommand lives in its own module.
 
 mod convert;
+mod input;
 mod load;
 mod stats;
 mod tables;
@@ -46,7 +47,8 @@ enum Command {
     },
     /// List what the reader repaired or could not place. Exit 0 clean, 1 diagnostics, 2 unreadable.
     Validate { file: PathBuf },
-    /// Convert a trace to JSON (gzip when OUT ends in .gz), keeping every event and field.
+    /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
+    /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
 }
 

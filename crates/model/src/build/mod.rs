@@ -49,7 +49,23 @@ pub(crate) fn finish(
     mut diags: Diagnostics,
 ) -> (Tables, Diagnostics, TraceFacts) {
     let mut registry = registry.0.into_inner().unwrap_or_else(|e| e.into_inner());
-    let (pmap, tmap) = registry.canonicalize();
+    let (mut used_p, mut used_t) = (
+        vec![false; registry.processes.len()],
+        vec![false; registry.threads.len()],
+    );
+    recs.visit(
+        |p| {
+            if let Some(u) = used_p.get_mut(*p as usize) {
+                *u = true;
+            }
+        },
+        |t| {
+            if let Some(u) = used_t.get_mut(*t as usize) {
+                *u = true;
+            }
+        },
+    );
+    let (pmap, tmap) = registry.canonicalize(&used_p, &used_t);
     recs.remap(&pmap, &tmap);
     let arena_text = arena.take();
     let trace_end = recs.max_end.unwrap_or(0);

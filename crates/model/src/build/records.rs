@@ -273,19 +273,14 @@ impl Records {
 }
 
 impl Records {
-    /// Rewrites process and thread indexes with old-to-new maps.
-    pub fn remap(&mut self, p: &[u32], t: &[u32]) {
-        let tm = |x: &mut u32| {
-            if *x != NONE {
-                *x = t[*x as usize];
-            }
-        };
-        let pm = |x: &mut u32| {
-            if *x != NONE {
-                *x = p[*x as usize];
-            }
-        };
+    /// Calls `pm` on every process index and `tm` on every thread index the records
+    /// hold (`NONE` included).
+    pub fn visit(&mut self, mut pm: impl FnMut(&mut u32), mut tm: impl FnMut(&mut u32)) {
         self.dur.iter_mut().for_each(|r| tm(&mut r.thread));
+        self.flows.iter_mut().for_each(|r| tm(&mut r.thread));
+        self.samples.iter_mut().for_each(|r| tm(&mut r.thread));
+        self.counters.iter_mut().for_each(|r| pm(&mut r.process));
+        self.objects.iter_mut().for_each(|r| pm(&mut r.process));
         for r in &mut self.instants {
             pm(&mut r.process);
             tm(&mut r.thread);
@@ -293,13 +288,8 @@ impl Records {
         for r in &mut self.asyncs {
             pm(&mut r.process);
             tm(&mut r.thread);
-            if r.key.local_process != NONE {
-                pm(&mut r.key.local_process);
-            }
+            pm(&mut r.key.local_process);
         }
-        self.flows.iter_mut().for_each(|r| tm(&mut r.thread));
-        self.counters.iter_mut().for_each(|r| pm(&mut r.process));
-        self.objects.iter_mut().for_each(|r| pm(&mut r.process));
         for r in &mut self.profiles {
             pm(&mut r.process);
             tm(&mut r.thread);
@@ -308,7 +298,6 @@ impl Records {
             pm(&mut r.process);
             tm(&mut r.thread);
         }
-        self.samples.iter_mut().for_each(|r| tm(&mut r.thread));
         for r in &mut self.metadata {
             pm(&mut r.process);
             tm(&mut r.thread);
@@ -317,10 +306,21 @@ impl Records {
             pm(&mut r.process);
             tm(&mut r.thread);
         }
-        let mut ends = vec![NO_TIME; t.len()];
+    }
+
+    /// Rewrites process and thread indexes with old-to-new maps.
+    pub fn remap(&mut self, p: &[u32], t: &[u32]) {
+        let map = |m: &[u32], x: &mut u32| {
+            if *x != NONE {
+                *x = m[*x as usize];
+            }
+        };
+        self.visit(|x| map(p, x), |x| map(t, x));
+        let kept = t.iter().filter(|&&n| n != NONE).count();
+        let mut ends = vec![NO_TIME; kept];
         for (old, e) in self.thread_end.iter().enumerate() {
-            if let Some(&new) = t.get(old) {
-                ends[new as usize] = *e;
+            if let Some(slot) = t.get(old).and_then(|&new| ends.get_mut(new as usize)) {
+                *slot = *e;
             }
         }
         self.thread_end = ends;

@@ -68,20 +68,30 @@ impl Registry {
         t
     }
 
-    /// Renumbers processes and threads in order of first appearance in the input.
-    /// Returns old-to-new index maps for processes and threads.
-    pub fn canonicalize(&mut self) -> (Vec<u32>, Vec<u32>) {
-        let order = |first: &[u64]| {
-            let mut o: Vec<u32> = (0..first.len() as u32).collect();
+    /// Keeps the processes and threads some record uses (a part read from a wrong
+    /// guess of an event boundary may have named others before it was discarded),
+    /// and renumbers them in order of first appearance in the input. Returns
+    /// old-to-new index maps (`NONE` for those dropped).
+    pub fn canonicalize(&mut self, used_p: &[bool], used_t: &[bool]) -> (Vec<u32>, Vec<u32>) {
+        let mut used_p = used_p.to_vec();
+        for (t, th) in self.threads.iter().enumerate() {
+            if used_t[t] {
+                used_p[th.process as usize] = true;
+            }
+        }
+        let order = |first: &[u64], used: &[bool]| {
+            let mut o: Vec<u32> = (0..first.len() as u32)
+                .filter(|&i| used[i as usize])
+                .collect();
             o.sort_by_key(|&i| (first[i as usize], i));
-            let mut remap = vec![0u32; o.len()];
+            let mut remap = vec![crate::tables::NONE; first.len()];
             for (new, &old) in o.iter().enumerate() {
                 remap[old as usize] = new as u32;
             }
             (o, remap)
         };
-        let (porder, pmap) = order(&self.process_first);
-        let (torder, tmap) = order(&self.thread_first);
+        let (porder, pmap) = order(&self.process_first, &used_p);
+        let (torder, tmap) = order(&self.thread_first, used_t);
         self.processes = porder
             .iter()
             .map(|&i| self.processes[i as usize].clone())
