@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use super::lexer::{cow, Fail, Lexer, Scan};
 use crate::time::micros_text_to_ns;
-use crate::{DiagKind, Event, Id, Id2, Int64, Pid, RawJson};
+use crate::{DiagKind, Event, Id, Id2, Pid, RawJson};
 
 /// The fields the format defines, as bit positions of a "seen" mask.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -93,8 +93,10 @@ impl<'a> Lexer<'a> {
             let key_at = self.pos;
             let (k, esc) = self.string_str()?;
             let key = cow(k, esc);
-            self.expect(b':')?;
-            self.ws();
+            self.colon()?;
+            if let Some(b' ' | b'\n' | b'\r' | b'\t' | b'/') = self.peek() {
+                self.ws();
+            }
             match field(key.as_bytes()) {
                 Some(f) => {
                     let bit = 1u32 << f as u32;
@@ -113,7 +115,7 @@ impl<'a> Lexer<'a> {
                     ev.extra.push((key, RawJson { text: Cow::Borrowed(raw), clean }));
                 }
             }
-            if self.after_member(b'}')? {
+            if self.next_member(b'}')? {
                 return Ok(Some(ev));
             }
             if self.peek() != Some(b'"') {
@@ -162,7 +164,7 @@ impl<'a> Lexer<'a> {
                     }
                     true
                 }
-                Some(b'-' | b'0'..=b'9') => match Int64::parse_number(self.number()?) {
+                Some(b'-' | b'0'..=b'9') => match self.number()?.int64() {
                     Some(n) => {
                         *if f == Field::Pid { &mut ev.pid } else { &mut ev.tid } = Some(Pid::Int(n));
                         true
@@ -222,11 +224,11 @@ impl<'a> Lexer<'a> {
     /// `Ok(None)` when the value is of another kind or out of range.
     fn time(&mut self) -> Scan<Option<i64>> {
         match self.peek() {
-            Some(b'-' | b'0'..=b'9') => Ok(micros_text_to_ns(self.number()?)),
+            Some(b'-' | b'0'..=b'9') => Ok(self.number()?.micros_to_ns()),
             Some(b'"') => {
                 let at = self.pos;
                 let (s, esc) = self.string_str()?;
-                let ns = micros_text_to_ns(cow(s, esc).trim());
+                let ns = micros_text_to_ns(&cow(s, esc));
                 if ns.is_some() {
                     self.diag(DiagKind::NumericString, at);
                 }
@@ -243,7 +245,7 @@ impl<'a> Lexer<'a> {
                 let (s, esc) = self.string_str()?;
                 Ok(Some(Id::Str(cow(s, esc))))
             }
-            Some(b'-' | b'0'..=b'9') => Ok(Int64::parse_number(self.number()?).map(Id::Int)),
+            Some(b'-' | b'0'..=b'9') => Ok(self.number()?.int64().map(Id::Int)),
             _ => Ok(None),
         }
     }
