@@ -74,6 +74,11 @@ fn ids_id2_and_flow_fields() {
     assert_eq!(e.id2, Some(Id2::Local(Id::Str("0x2".into()))));
     assert_eq!((e.flow_in, e.flow_out), (Some(true), Some(false)));
     assert_eq!(one(r#"[{"id2": { "global" : 12 }}]"#).id2, Some(Id2::Global(Id::Int(Int64::I(12)))));
+    // Read as tolerantly as `value::compact`, so writing it back keeps its meaning.
+    let t = "[{\"id2\": {\"loc\\u0061l\": \"x\", /* c */}}]";
+    let (trace, ev) = read(t);
+    assert_eq!(ev[0].id2, Some(Id2::Local(Id::Str("x".into()))));
+    assert_eq!(diags(&trace.diagnostics), vec![("comment", 1, at(t, "/*")), ("trailing_comma", 1, at(t, ", /*"))]);
 
     let t = r#"[{"id2":{"global":1,"local":2},"id":[1],"flow_in":1}]"#;
     let (trace, ev) = read(t);

@@ -8,8 +8,9 @@
 use std::borrow::Cow;
 
 use super::lexer::{cow, Fail, Lexer, Scan};
+use super::value::Value;
 use crate::time::micros_text_to_ns;
-use crate::{DiagKind, Event, Id, Id2, Pid, RawJson};
+use crate::{DiagKind, Event, Id, Id2, Int64, Pid, RawJson};
 
 /// The fields the format defines, as bit positions of a "seen" mask.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -180,7 +181,7 @@ impl<'a> Lexer<'a> {
                 }
                 None => false,
             },
-            Field::Id2 => match self.id2() {
+            Field::Id2 => match self.id2()? {
                 Some(id2) => {
                     ev.id2 = Some(id2);
                     true
@@ -250,42 +251,26 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// `{"local": x}` or `{"global": x}` with exactly that one member and no comments;
-    /// `None` for anything else (the caller then keeps the value as written).
-    fn id2(&mut self) -> Option<Id2<'a>> {
-        let b = self.b;
-        let blank = |i: &mut usize| {
-            while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(*i) {
-                *i += 1;
-            }
+    /// `{"local": x}` or `{"global": x}` with exactly that one member, read with the
+    /// same tolerant parser `value::compact` uses, so a value kept raw here stays
+    /// unusable after the writer compacts it. `Ok(None)` for anything else.
+    fn id2(&mut self) -> Scan<Option<Id2<'a>>> {
+        let (_, raw, _) = self.raw_value(DEPTH)?;
+        let Ok(Value::Object(members)) = Value::parse(raw) else { return Ok(None) };
+        let [(key, value)] = &members[..] else { return Ok(None) };
+        let id = match value {
+            Value::Number(n) => match Int64::parse_number(n) {
+                Some(v) => Id::Int(v),
+                None => return Ok(None),
+            },
+            Value::String(s) => Id::Str(s.clone()),
+            _ => return Ok(None),
         };
-        let mut probe = Lexer::new(self.text, self.pos + 1);
-        if self.peek() != Some(b'{') {
-            return None;
-        }
-        blank(&mut probe.pos);
-        if probe.peek() != Some(b'"') {
-            return None;
-        }
-        let (key, esc) = probe.string_str().ok()?;
-        let global = match &*cow(key, esc) {
-            "global" => true,
-            "local" => false,
-            _ => return None,
-        };
-        blank(&mut probe.pos);
-        if probe.peek() != Some(b':') {
-            return None;
-        }
-        probe.pos += 1;
-        blank(&mut probe.pos);
-        let id = probe.id().ok()??;
-        blank(&mut probe.pos);
-        if probe.peek() != Some(b'}') {
-            return None;
-        }
-        self.pos = probe.pos + 1;
-        Some(if global { Id2::Global(id) } else { Id2::Local(id) })
+        Ok(match &**key {
+            "global" => Some(Id2::Global(id)),
+            "local" => Some(Id2::Local(id)),
+            _ => None,
+        })
     }
 }
 
