@@ -74,8 +74,11 @@ fn field(key: &[u8]) -> Option<Field> {
 const DEPTH: u32 = 2;
 
 impl<'a> Lexer<'a> {
-    /// At `{`: reads one event object. `Ok(None)` for an empty `{}`.
-    pub fn event(&mut self) -> Scan<Option<Event<'a>>> {
+    /// At `{`: reads one event object into `ev`, which must be empty (`Default`);
+    /// returns false for an empty `{}`. Filling the caller's slot saves moving the
+    /// large `Event` through return values on the hot path. After an error `ev` holds
+    /// part of the event and must be reset.
+    pub fn event(&mut self, ev: &mut Event<'a>) -> Scan<bool> {
         let start = self.pos;
         self.pos += 1;
         self.ws();
@@ -83,12 +86,12 @@ impl<'a> Lexer<'a> {
             Some(b'"') => {}
             Some(b'}') => {
                 self.pos += 1;
-                return Ok(None);
+                return Ok(false);
             }
             Some(_) => return Err(Fail::Syntax(self.pos)),
             None => return Err(Fail::Eof),
         }
-        let mut ev = Event { offset: start as u64, ..Event::default() };
+        ev.offset = start as u64;
         let mut seen = 0u32;
         loop {
             let key_at = self.pos;
@@ -102,22 +105,22 @@ impl<'a> Lexer<'a> {
                 Some(f) => {
                     let bit = 1u32 << f as u32;
                     if seen & bit != 0 {
-                        self.duplicate(&mut ev, &key, key_at);
-                        clear(&mut ev, f);
+                        self.duplicate(ev, &key, key_at);
+                        clear(ev, f);
                     }
                     seen |= bit;
-                    self.field(&mut ev, f, key)?;
+                    self.field(ev, f, key)?;
                 }
                 None => {
                     if ev.extra.iter().any(|(x, _)| *x == key) {
-                        self.duplicate(&mut ev, &key, key_at);
+                        self.duplicate(ev, &key, key_at);
                     }
                     let (_, raw, clean) = self.raw_value(DEPTH)?;
                     ev.extra.push((key, RawJson { text: Cow::Borrowed(raw), clean }));
                 }
             }
             if self.next_member(b'}')? {
-                return Ok(Some(ev));
+                return Ok(true);
             }
             if self.peek() != Some(b'"') {
                 return Err(Fail::Syntax(self.pos));
