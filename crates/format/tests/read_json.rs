@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use common::{diags, read};
 use tracescope_format::json::{read_events, read_json, Form, ReadOptions};
-use tracescope_format::{Event, Id, Id2, Int64, Pid, RawJson, Source};
+use tracescope_format::{DiagKind, Event, Id, Id2, Int64, Pid, RawJson, Source};
 
 fn one(text: &str) -> Event<'_> {
     let (trace, mut events) = read(text);
@@ -182,6 +182,13 @@ fn odd_metadata_values_are_kept_with_a_diagnostic() {
             ("non_string_system_trace", 1, at(t, r#"{"x""#)),
         ]
     );
+}
+
+#[test]
+fn comments_before_the_trace_count_once() {
+    for t in ["// c\n{\"traceEvents\":[]}", "// c\n{\"nodes\":[],\"samples\":[]}", "// c\n{\"ph\":\"X\"}", "// c\n[]"] {
+        assert_eq!(read(t).0.diagnostics.count(DiagKind::Comment), 1, "{t}");
+    }
 }
 
 #[test]

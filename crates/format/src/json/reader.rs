@@ -182,7 +182,8 @@ impl Keys {
 /// A top-level object: the object form, a raw `.cpuprofile`, or bare events.
 fn object<'a>(text: &'a str, mut lx: Lexer<'a>, lists: &mut dyn Lists<'a>) -> Result<Doc<'a>, ReadError> {
     let open = lx.pos;
-    let leading = lx.diags.clone();
+    // Comments before the `{`: kept apart, since a bare-events reading starts over.
+    let leading = std::mem::take(&mut lx.diags);
     let mut doc = Doc::new(Form::Object, Diagnostics::new());
     let mut keys = Keys::default();
     lx.pos += 1;
