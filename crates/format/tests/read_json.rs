@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use common::{diags, read};
 use tracescope_format::json::{read_events, read_json, Form, ReadOptions};
-use tracescope_format::{Event, Id, Id2, Int64, Pid, RawJson, Source};
+use tracescope_format::{DiagKind, Event, Id, Id2, Int64, Pid, RawJson, Source};
 
 fn one(text: &str) -> Event<'_> {
     let (trace, mut events) = read(text);
@@ -101,6 +101,17 @@ fn ids_id2_and_flow_fields() {
     assert_eq!(
         one(r#"[{"id2": { "global" : 12 }}]"#).id2,
         Some(Id2::Global(Id::Int(Int64::I(12))))
+    );
+    // Read as tolerantly as `value::compact`, so writing it back keeps its meaning.
+    let t = "[{\"id2\": {\"loc\\u0061l\": \"x\", /* c */}}]";
+    let (trace, ev) = read(t);
+    assert_eq!(ev[0].id2, Some(Id2::Local(Id::Str("x".into()))));
+    assert_eq!(
+        diags(&trace.diagnostics),
+        vec![
+            ("comment", 1, at(t, "/*")),
+            ("trailing_comma", 1, at(t, ", /*"))
+        ]
     );
 
     let t = r#"[{"id2":{"global":1,"local":2},"id":[1],"flow_in":1}]"#;
@@ -259,6 +270,18 @@ fn odd_metadata_values_are_kept_with_a_diagnostic() {
             ("non_string_system_trace", 1, at(t, r#"{"x""#)),
         ]
     );
+}
+
+#[test]
+fn comments_before_the_trace_count_once() {
+    for t in [
+        "// c\n{\"traceEvents\":[]}",
+        "// c\n{\"nodes\":[],\"samples\":[]}",
+        "// c\n{\"ph\":\"X\"}",
+        "// c\n[]",
+    ] {
+        assert_eq!(read(t).0.diagnostics.count(DiagKind::Comment), 1, "{t}");
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use super::lexer::{cow, Fail, Lexer, Scan};
+use super::value::Value;
 use crate::time::micros_text_to_ns;
 use crate::{DiagKind, Event, Id, Id2, Int64, Pid, RawJson};
 
@@ -73,8 +74,11 @@ fn field(key: &[u8]) -> Option<Field> {
 const DEPTH: u32 = 2;
 
 impl<'a> Lexer<'a> {
-    /// At `{`: reads one event object. `Ok(None)` for an empty `{}`.
-    pub fn event(&mut self) -> Scan<Option<Event<'a>>> {
+    /// At `{`: reads one event object into `ev`, which must be empty (`Default`);
+    /// returns false for an empty `{}`. Filling the caller's slot saves moving the
+    /// large `Event` through return values on the hot path. After an error `ev` holds
+    /// part of the event and must be reset.
+    pub fn event(&mut self, ev: &mut Event<'a>) -> Scan<bool> {
         let start = self.pos;
         self.pos += 1;
         self.ws();
@@ -82,35 +86,34 @@ impl<'a> Lexer<'a> {
             Some(b'"') => {}
             Some(b'}') => {
                 self.pos += 1;
-                return Ok(None);
+                return Ok(false);
             }
             Some(_) => return Err(Fail::Syntax(self.pos)),
             None => return Err(Fail::Eof),
         }
-        let mut ev = Event {
-            offset: start as u64,
-            ..Event::default()
-        };
+        ev.offset = start as u64;
         let mut seen = 0u32;
         loop {
             let key_at = self.pos;
             let (k, esc) = self.string_str()?;
             let key = cow(k, esc);
-            self.expect(b':')?;
-            self.ws();
+            self.colon()?;
+            if let Some(b' ' | b'\n' | b'\r' | b'\t' | b'/') = self.peek() {
+                self.ws();
+            }
             match field(key.as_bytes()) {
                 Some(f) => {
                     let bit = 1u32 << f as u32;
                     if seen & bit != 0 {
-                        self.duplicate(&mut ev, &key, key_at);
-                        clear(&mut ev, f);
+                        self.duplicate(ev, &key, key_at);
+                        clear(ev, f);
                     }
                     seen |= bit;
-                    self.field(&mut ev, f, key)?;
+                    self.field(ev, f, key)?;
                 }
                 None => {
                     if ev.extra.iter().any(|(x, _)| *x == key) {
-                        self.duplicate(&mut ev, &key, key_at);
+                        self.duplicate(ev, &key, key_at);
                     }
                     let (_, raw, clean) = self.raw_value(DEPTH)?;
                     ev.extra.push((
@@ -122,8 +125,8 @@ impl<'a> Lexer<'a> {
                     ));
                 }
             }
-            if self.after_member(b'}')? {
-                return Ok(Some(ev));
+            if self.next_member(b'}')? {
+                return Ok(true);
             }
             if self.peek() != Some(b'"') {
                 return Err(Fail::Syntax(self.pos));
@@ -177,7 +180,7 @@ impl<'a> Lexer<'a> {
                     }
                     true
                 }
-                Some(b'-' | b'0'..=b'9') => match Int64::parse_number(self.number()?) {
+                Some(b'-' | b'0'..=b'9') => match self.number()?.int64() {
                     Some(n) => {
                         *if f == Field::Pid {
                             &mut ev.pid
@@ -197,7 +200,7 @@ impl<'a> Lexer<'a> {
                 }
                 None => false,
             },
-            Field::Id2 => match self.id2() {
+            Field::Id2 => match self.id2()? {
                 Some(id2) => {
                     ev.id2 = Some(id2);
                     true
@@ -254,11 +257,11 @@ impl<'a> Lexer<'a> {
     /// `Ok(None)` when the value is of another kind or out of range.
     fn time(&mut self) -> Scan<Option<i64>> {
         match self.peek() {
-            Some(b'-' | b'0'..=b'9') => Ok(micros_text_to_ns(self.number()?)),
+            Some(b'-' | b'0'..=b'9') => Ok(self.number()?.micros_to_ns()),
             Some(b'"') => {
                 let at = self.pos;
                 let (s, esc) = self.string_str()?;
-                let ns = micros_text_to_ns(cow(s, esc).trim());
+                let ns = micros_text_to_ns(&cow(s, esc));
                 if ns.is_some() {
                     self.diag(DiagKind::NumericString, at);
                 }
@@ -275,50 +278,34 @@ impl<'a> Lexer<'a> {
                 let (s, esc) = self.string_str()?;
                 Ok(Some(Id::Str(cow(s, esc))))
             }
-            Some(b'-' | b'0'..=b'9') => Ok(Int64::parse_number(self.number()?).map(Id::Int)),
+            Some(b'-' | b'0'..=b'9') => Ok(self.number()?.int64().map(Id::Int)),
             _ => Ok(None),
         }
     }
 
-    /// `{"local": x}` or `{"global": x}` with exactly that one member and no comments;
-    /// `None` for anything else (the caller then keeps the value as written).
-    fn id2(&mut self) -> Option<Id2<'a>> {
-        let b = self.b;
-        let blank = |i: &mut usize| {
-            while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(*i) {
-                *i += 1;
-            }
+    /// `{"local": x}` or `{"global": x}` with exactly that one member, read with the
+    /// same tolerant parser `value::compact` uses, so a value kept raw here stays
+    /// unusable after the writer compacts it. `Ok(None)` for anything else.
+    fn id2(&mut self) -> Scan<Option<Id2<'a>>> {
+        let (_, raw, _) = self.raw_value(DEPTH)?;
+        let Ok(Value::Object(members)) = Value::parse(raw) else {
+            return Ok(None);
         };
-        let mut probe = Lexer::new(self.text, self.pos + 1);
-        if self.peek() != Some(b'{') {
-            return None;
-        }
-        blank(&mut probe.pos);
-        if probe.peek() != Some(b'"') {
-            return None;
-        }
-        let (key, esc) = probe.string_str().ok()?;
-        let global = match &*cow(key, esc) {
-            "global" => true,
-            "local" => false,
-            _ => return None,
+        let [(key, value)] = &members[..] else {
+            return Ok(None);
         };
-        blank(&mut probe.pos);
-        if probe.peek() != Some(b':') {
-            return None;
-        }
-        probe.pos += 1;
-        blank(&mut probe.pos);
-        let id = probe.id().ok()??;
-        blank(&mut probe.pos);
-        if probe.peek() != Some(b'}') {
-            return None;
-        }
-        self.pos = probe.pos + 1;
-        Some(if global {
-            Id2::Global(id)
-        } else {
-            Id2::Local(id)
+        let id = match value {
+            Value::Number(n) => match Int64::parse_number(n) {
+                Some(v) => Id::Int(v),
+                None => return Ok(None),
+            },
+            Value::String(s) => Id::Str(s.clone()),
+            _ => return Ok(None),
+        };
+        Ok(match &**key {
+            "global" => Some(Id2::Global(id)),
+            "local" => Some(Id2::Local(id)),
+            _ => None,
         })
     }
 }

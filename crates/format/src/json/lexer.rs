@@ -8,7 +8,8 @@
 use std::borrow::Cow;
 
 use super::value::unescape;
-use crate::{DiagKind, Diagnostics};
+use crate::time::micros_text_to_ns;
+use crate::{DiagKind, Diagnostics, Int64};
 
 /// Why a scan stopped short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,10 +124,7 @@ impl<'a> Lexer<'a> {
         let mut i = start;
         let mut escaped = false;
         loop {
-            // Most strings are short names: a plain loop beats setting up a SIMD search.
-            while i < b.len() && !STRING_STOP[b[i] as usize] {
-                i += 1;
-            }
+            i = quote_or_backslash(b, i);
             match b.get(i) {
                 Some(b'"') => {
                     self.pos = i + 1;
@@ -148,28 +146,43 @@ impl<'a> Lexer<'a> {
         Ok((&self.text[s..e], esc))
     }
 
-    /// At a `-` or digit: steps over a number (JSON grammar, leading zeros tolerated).
+    /// At a `-` or digit: steps over a number (JSON grammar, leading zeros tolerated),
+    /// collecting its digits on the way so common times and ids need no second pass.
     #[inline]
-    pub fn number(&mut self) -> Scan<&'a str> {
+    pub fn number(&mut self) -> Scan<Num<'a>> {
         let b = self.b;
         let start = self.pos;
-        let mut i = start;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
-        }
-        i = digits(b, i)?;
+        let neg = b.get(start) == Some(&b'-');
+        let mut i = start + neg as usize;
+        let mut mantissa = 0u64;
+        let int_start = i;
+        i = digits(b, i, &mut mantissa)?;
+        let mut count = i - int_start;
+        let mut frac = 0;
         if b.get(i) == Some(&b'.') {
-            i = digits(b, i + 1)?;
+            let frac_start = i + 1;
+            i = digits(b, frac_start, &mut mantissa)?;
+            frac = i - frac_start;
+            count += frac;
         }
+        let mut exponent = false;
         if let Some(b'e' | b'E') = b.get(i) {
+            exponent = true;
             i += 1;
             if let Some(b'+' | b'-') = b.get(i) {
                 i += 1;
             }
-            i = digits(b, i)?;
+            i = digits(b, i, &mut 0)?;
         }
         self.pos = i;
-        Ok(&self.text[start..i])
+        // 19 decimal digits always fit in a u64.
+        let digits = (!exponent && count <= 19).then_some(mantissa);
+        Ok(Num {
+            text: &self.text[start..i],
+            digits,
+            frac: frac as u32,
+            neg,
+        })
     }
 
     fn literal(&mut self, word: &[u8]) -> Scan<()> {
@@ -186,7 +199,9 @@ impl<'a> Lexer<'a> {
 
     /// Steps over one value (after whitespace), checking its grammar, building nothing.
     pub fn skip_value(&mut self, depth: u32) -> Scan<()> {
-        self.ws();
+        if let Some(b' ' | b'\n' | b'\r' | b'\t' | b'/') = self.peek() {
+            self.ws();
+        }
         match self.peek() {
             Some(b'"') => self.string().map(|_| ()),
             Some(b'{') => self.skip_container(depth + 1, b'}'),
@@ -218,12 +233,43 @@ impl<'a> Lexer<'a> {
                     Some(_) => return Err(Fail::Syntax(self.pos)),
                     None => return Err(Fail::Eof),
                 };
-                self.expect(b':')?;
+                self.colon()?;
             }
             self.skip_value(depth)?;
-            if self.after_member(close)? {
+            if self.next_member(close)? {
                 return Ok(());
             }
+        }
+    }
+
+    /// Expects `:` (after whitespace) and steps over it.
+    #[inline]
+    pub fn colon(&mut self) -> Scan<()> {
+        if self.peek() == Some(b':') {
+            self.pos += 1;
+            Ok(())
+        } else {
+            self.expect(b':')
+        }
+    }
+
+    /// Like [`after_member`](Self::after_member), with a shortcut for compact JSON
+    /// (`,` right before the next member).
+    #[inline]
+    pub fn next_member(&mut self, close: u8) -> Scan<bool> {
+        match self.peek() {
+            Some(b',') => match self.b.get(self.pos + 1) {
+                Some(&c) if c > b' ' && c != b'/' && c != close => {
+                    self.pos += 1;
+                    Ok(false)
+                }
+                _ => self.after_member(close),
+            },
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => self.after_member(close),
         }
     }
 
@@ -345,19 +391,17 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// Bytes that end the fast scan of a string body.
-static STRING_STOP: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
-
-/// One or more digits from `i`; returns the offset after them.
+/// One or more digits from `i`, accumulated into `acc` (wrapping: the caller ignores
+/// it past 19 digits); returns the offset after them.
 #[inline]
-fn digits(b: &[u8], mut i: usize) -> Scan<usize> {
+fn digits(b: &[u8], mut i: usize, acc: &mut u64) -> Scan<usize> {
     let start = i;
-    while i < b.len() && b[i].is_ascii_digit() {
+    while let Some(&c) = b.get(i) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        *acc = acc.wrapping_mul(10).wrapping_add(d as u64);
         i += 1;
     }
     if i > start {
@@ -366,6 +410,74 @@ fn digits(b: &[u8], mut i: usize) -> Scan<usize> {
         Err(Fail::Eof)
     } else {
         Err(Fail::Syntax(i))
+    }
+}
+
+/// The offset of the first `"` or `\\` at or after `i` (or the end), eight bytes at a
+/// time: string bodies are most of a trace's bytes.
+#[inline]
+fn quote_or_backslash(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while i + 8 <= b.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(word);
+        let q = w ^ (ONES * b'"' as u64);
+        let s = w ^ (ONES * b'\\' as u64);
+        // A byte is flagged where q or s is zero; the lowest flag is exact.
+        let hit = ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s)) & HIGH;
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i] != b'"' && b[i] != b'\\' {
+        i += 1;
+    }
+    i
+}
+
+/// A scanned number: its text and, when it has at most 19 digits and no exponent,
+/// those digits as one integer with `frac` of them after the point.
+pub(crate) struct Num<'a> {
+    pub text: &'a str,
+    pub digits: Option<u64>,
+    pub frac: u32,
+    pub neg: bool,
+}
+
+impl Num<'_> {
+    /// Microseconds to nanoseconds, exactly (see [`micros_text_to_ns`]).
+    #[inline]
+    pub fn micros_to_ns(&self) -> Option<i64> {
+        match self.digits {
+            Some(m) if self.frac <= 3 => match m.checked_mul(10u64.pow(3 - self.frac)) {
+                Some(ns) => signed(ns, self.neg),
+                None => micros_text_to_ns(self.text),
+            },
+            _ => micros_text_to_ns(self.text),
+        }
+    }
+
+    /// An integer exact to 64 bits, or an integral float (see [`Int64::parse_number`]).
+    #[inline]
+    pub fn int64(&self) -> Option<Int64> {
+        match self.digits {
+            Some(m) if self.frac == 0 && !self.neg => Some(Int64::from_u64(m)),
+            Some(m) if self.frac == 0 => signed(m, true).map(Int64::I),
+            _ => Int64::parse_number(self.text),
+        }
+    }
+}
+
+/// `v` with a sign, if it fits an i64.
+#[inline]
+fn signed(v: u64, neg: bool) -> Option<i64> {
+    if neg {
+        0i64.checked_sub_unsigned(v)
+    } else {
+        i64::try_from(v).ok()
     }
 }
 
@@ -470,6 +582,89 @@ mod tests {
         let b = br#"{"a": 1 2, "s": "}]", [x}] , next"#;
         assert_eq!(Lexer::bracket_end(b, 0, b.len()), Some(26));
         assert_eq!(Lexer::bracket_end(b"{[", 0, 2), None);
+    }
+
+    /// The fast paths of `Num` agree with the exact general routines.
+    #[test]
+    fn number_fast_paths_are_exact() {
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "00012",
+            "1.5",
+            "1.000",
+            "1.0005",
+            "-1.5",
+            "1e3",
+            "12.5E-1",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "9223372036854775807",
+            "18446744073709551615",
+            "18446744073709551616",
+            "9223372036854775.807",
+            "9223372036854775.808",
+            "-9223372036854775.808",
+            "123456789012345678.9",
+            "1234567890123456789",
+            "12345678901234567890",
+            "0.001",
+            "0.0005",
+            "522975545427.123",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let int = x % 10u64.pow((x >> 60) as u32 % 20);
+            let frac = (x >> 8) % 10_000;
+            texts.push(match x % 5 {
+                0 => format!("{int}"),
+                1 => format!("-{int}.{frac}"),
+                2 => format!("{int}.{:0width$}", frac % 1000, width = (x % 4) as usize),
+                3 => format!(
+                    "{}{int}e{}",
+                    if x & 64 == 0 { "-" } else { "" },
+                    (x >> 20) % 7
+                ),
+                _ => format!("{int}.{frac:04}"),
+            });
+        }
+        for t in texts.iter().filter(|t| !t.ends_with('.')) {
+            let mut l = Lexer::new(t, 0);
+            let n = l.number().unwrap();
+            assert_eq!(l.pos, t.len(), "{t}");
+            assert_eq!(n.micros_to_ns(), micros_text_to_ns(t), "{t}");
+            assert_eq!(n.int64(), Int64::parse_number(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn string_scan_finds_the_first_stop() {
+        for s in [
+            "\"",
+            "ab\"",
+            "abcdefgh\"",
+            "abcdefghijklmnop\"x",
+            "a\\\"bcdefghij\"",
+            "é€😀ëëëë\\u0041\"",
+        ] {
+            let t = format!("\"{s}");
+            let mut l = Lexer::new(&t, 0);
+            let (start, end, esc) = l.string().unwrap();
+            let body_end = s.len() - s.chars().rev().take_while(|&c| c != '"').count() - 1;
+            assert_eq!(
+                (start, end, esc, l.pos),
+                (1, 1 + body_end, s.contains('\\'), body_end + 2),
+                "{s}"
+            );
+        }
+        assert_eq!(Lexer::new("\"abcdefghijklmn", 0).string(), Err(Fail::Eof));
+        assert_eq!(Lexer::new("\"abcdefghijklm\\", 0).string(), Err(Fail::Eof));
     }
 
     #[test]

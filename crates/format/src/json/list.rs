@@ -8,7 +8,7 @@
 
 use super::lexer::{Fail, Lexer};
 use super::EventSink;
-use crate::{DiagKind, Diagnostics};
+use crate::{DiagKind, Diagnostics, Event};
 
 /// Where a part stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +90,8 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
 ) -> Part<S> {
     let mut lx = Lexer::new(text, plan.start);
     let mut events = 0u64;
+    // The event being read (see `Lexer::event`).
+    let mut slot = Event::default();
     let mut memo = FindMemo::default();
     // The comma after the last element, while no element has followed it.
     let mut pending_comma: Option<usize> = None;
@@ -116,13 +118,21 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
         }
         pending_comma = None;
         let read = if c == b'{' {
-            lx.event().map(|ev| match ev {
-                Some(ev) => {
-                    sink.event(ev, &mut lx.diags);
+            match lx.event(&mut slot) {
+                Ok(true) => {
+                    sink.event(std::mem::take(&mut slot), &mut lx.diags);
                     events += 1;
+                    Ok(())
                 }
-                None => lx.diag(DiagKind::EmptyEvent, at),
-            })
+                Ok(false) => {
+                    lx.diag(DiagKind::EmptyEvent, at);
+                    Ok(())
+                }
+                Err(e) => {
+                    slot = Event::default();
+                    Err(e)
+                }
+            }
         } else {
             lx.diag(DiagKind::BadField, at);
             lx.skip_value(1)

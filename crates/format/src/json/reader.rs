@@ -214,7 +214,8 @@ fn object<'a>(
     lists: &mut dyn Lists<'a>,
 ) -> Result<Doc<'a>, ReadError> {
     let open = lx.pos;
-    let leading = lx.diags.clone();
+    // Comments before the `{`: kept apart, since a bare-events reading starts over.
+    let leading = std::mem::take(&mut lx.diags);
     let mut doc = Doc::new(Form::Object, Diagnostics::new());
     let mut keys = Keys::default();
     lx.pos += 1;
