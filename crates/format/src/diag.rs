@@ -111,7 +111,15 @@ impl Diagnostics {
                 }
             }
             None => {
-                self.entries.insert(kind, Diagnostic { kind, count: n, offset, example: shorten(example()) });
+                self.entries.insert(
+                    kind,
+                    Diagnostic {
+                        kind,
+                        count: n,
+                        offset,
+                        example: shorten(example()),
+                    },
+                );
             }
         }
     }
@@ -150,7 +158,10 @@ impl Diagnostics {
 
 /// Cuts an example to a readable length on a char boundary, on one line.
 pub fn shorten(s: String) -> String {
-    let one_line: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let one_line: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     let collapsed = one_line.split_whitespace().collect::<Vec<_>>().join(" ");
     if collapsed.len() <= EXAMPLE_MAX {
         return collapsed;

@@ -17,15 +17,24 @@ pub struct RawJson<'a> {
 
 impl<'a> RawJson<'a> {
     pub fn borrowed(text: &'a str) -> Self {
-        RawJson { text: Cow::Borrowed(text), clean: true }
+        RawJson {
+            text: Cow::Borrowed(text),
+            clean: true,
+        }
     }
 
     pub fn owned(text: String) -> RawJson<'static> {
-        RawJson { text: Cow::Owned(text), clean: true }
+        RawJson {
+            text: Cow::Owned(text),
+            clean: true,
+        }
     }
 
     pub fn into_owned(self) -> RawJson<'static> {
-        RawJson { text: Cow::Owned(self.text.into_owned()), clean: self.clean }
+        RawJson {
+            text: Cow::Owned(self.text.into_owned()),
+            clean: self.clean,
+        }
     }
 }
 
@@ -105,7 +114,11 @@ impl<'a> Event<'a> {
             stack: self.stack.map(RawJson::into_owned),
             estack: self.estack.map(RawJson::into_owned),
             args: self.args.map(RawJson::into_owned),
-            extra: self.extra.into_iter().map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned())).collect(),
+            extra: self
+                .extra
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned()))
+                .collect(),
             offset: self.offset,
         }
     }

@@ -175,8 +175,14 @@ mod tests {
 
     #[test]
     fn ints_stay_exact() {
-        assert_eq!(Int64::parse("18446744073709551615"), Some(Int64::U(u64::MAX)));
-        assert_eq!(Int64::parse("-9223372036854775808"), Some(Int64::I(i64::MIN)));
+        assert_eq!(
+            Int64::parse("18446744073709551615"),
+            Some(Int64::U(u64::MAX))
+        );
+        assert_eq!(
+            Int64::parse("-9223372036854775808"),
+            Some(Int64::I(i64::MIN))
+        );
         assert_eq!(Int64::parse("18446744073709551616"), None);
         assert_eq!(Int64::parse_number("1.0"), Some(Int64::I(1)));
         assert_eq!(Int64::parse_number("1.5"), None);
@@ -185,7 +191,10 @@ mod tests {
 
     #[test]
     fn string_pids() {
-        assert_eq!(Pid::from_str_value("25738".into()), Pid::Int(Int64::I(25738)));
+        assert_eq!(
+            Pid::from_str_value("25738".into()),
+            Pid::Int(Int64::I(25738))
+        );
         assert_eq!(Pid::from_str_value("-3".into()), Pid::Int(Int64::I(-3)));
         assert_eq!(Pid::from_str_value("foo".into()), Pid::Str("foo".into()));
         assert_eq!(Pid::from_str_value("12a".into()), Pid::Str("12a".into()));
@@ -197,7 +206,10 @@ mod tests {
         assert_eq!(k(Id::Str("0x1F".into())), k(Id::Int(Int64::I(31))));
         assert_eq!(k(Id::Str("31".into())), k(Id::Int(Int64::I(31))));
         assert_ne!(k(Id::Str("widget".into())), k(Id::Int(Int64::I(31))));
-        assert_eq!(k(Id::Str("0xffffffffffffffff".into())), k(Id::Int(Int64::U(u64::MAX))));
+        assert_eq!(
+            k(Id::Str("0xffffffffffffffff".into())),
+            k(Id::Int(Int64::U(u64::MAX)))
+        );
         assert_eq!(Id::Str("0x1F".into()).as_written(), "0x1F");
     }
 }

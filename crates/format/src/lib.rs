@@ -9,8 +9,10 @@ pub mod diag;
 pub mod event;
 pub mod id;
 pub mod json;
+pub mod source;
 pub mod time;
 
 pub use diag::{DiagKind, Diagnostic, Diagnostics};
 pub use event::{Event, RawJson};
 pub use id::{Id, Id2, Int64, Pid};
+pub use source::{Compression, Source};

@@ -1,1 +1,22 @@
-//! tracescope-model: the Trace, built from events into columnar tables.
+//! tracescope-model: the in-memory model of a Chrome trace.
+//!
+//! A [`Trace`] is built from `tracescope_format::Event`s into plain columnar tables
+//! (slices, instants, async slices, flows, counters, objects, samples, metadata,
+//! other events) with ids between them, following `spec/reading-rules.md`
+//! sections 3 to 12. Every anomaly is a counted diagnostic, never a panic. The model
+//! never sees the bytes of a file format: that is `tracescope-format`.
+
+pub mod args;
+mod build;
+pub mod export;
+pub mod stats;
+pub mod strings;
+pub mod tables;
+mod trace;
+
+pub use args::TextRef;
+pub use export::{Cell, Rows, TABLE_NAMES};
+pub use stats::Stats;
+pub use strings::{StrId, StringTable};
+pub use tables::*;
+pub use trace::{LoadOptions, Tables, Trace, TraceInfo, TraceText};

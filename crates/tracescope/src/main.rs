@@ -1,1 +1,75 @@
-fn main() {}
+//! `tracescope`: open, inspect, validate and convert Chrome trace files.
+//!
+//! A thin binary over `tracescope-format` (reading and writing) and
+//! `tracescope-model` (the loaded trace). Each subcommand lives in its own module.
+
+mod load;
+mod stats;
+mod tables;
+mod validate;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "tracescope",
+    version,
+    about = "Open any Chrome Trace Event Format trace, of any size, fast"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print counts of everything in a trace (events, slices, flows, ...) and its diagnostics.
+    Stats {
+        file: PathBuf,
+        /// One JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one table of the model, one row per item, ids resolved to names.
+    Tables {
+        file: PathBuf,
+        /// processes, threads, slices, instants, async_slices, flows, counters, objects,
+        /// samples, metadata, diagnostics, other
+        #[arg(long)]
+        table: String,
+        #[arg(long, value_enum, default_value = "jsonl")]
+        format: tables::Format,
+    },
+    /// List what the reader repaired or could not place. Exit 0 clean, 1 diagnostics, 2 unreadable.
+    Validate { file: PathBuf },
+    /// Convert a trace to JSON (gzip when OUT ends in .gz), keeping every event and field.
+    Convert { input: PathBuf, output: PathBuf },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Stats { file, json } => stats::run(&file, json),
+        Command::Tables {
+            file,
+            table,
+            format,
+        } => tables::run(&file, &table, format),
+        Command::Validate { file } => return validate::run(&file),
+        Command::Convert { input, output } => Err(anyhow::anyhow!(
+            "convert needs the JSON writer ({} -> {})",
+            input.display(),
+            output.display()
+        )),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tracescope: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

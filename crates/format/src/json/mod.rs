@@ -9,7 +9,14 @@ use std::borrow::Cow;
 
 use crate::{Diagnostics, Event, RawJson};
 
+mod fields;
+mod lexer;
+mod list;
+mod parallel;
+mod reader;
 pub mod value;
+
+pub use reader::{read_events, read_json};
 pub use value::Value;
 
 /// Receives the events of one contiguous part of the event list, in file order.
@@ -61,7 +68,10 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        ReadOptions { threads: 0, chunk_bytes: 8 << 20 }
+        ReadOptions {
+            threads: 0,
+            chunk_bytes: 8 << 20,
+        }
     }
 }
 

@@ -25,7 +25,12 @@ impl<'a> Value<'a> {
     /// Parses one JSON value that must span the whole text (surrounding whitespace
     /// and comments allowed).
     pub fn parse(text: &'a str) -> Result<Value<'a>, ReadError> {
-        let mut p = Parser { s: text.as_bytes(), text, pos: 0, depth: 0 };
+        let mut p = Parser {
+            s: text.as_bytes(),
+            text,
+            pos: 0,
+            depth: 0,
+        };
         p.ws();
         let v = p.value()?;
         p.ws();
@@ -205,8 +210,12 @@ pub fn unescape(body: &str) -> Cow<'_, str> {
             b'u' => match hex4(b, i) {
                 Some(hi) => {
                     i += 4;
-                    if (0xD800..0xDC00).contains(&hi) && b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') {
-                        if let Some(lo) = hex4(b, i + 2).filter(|lo| (0xDC00..0xE000).contains(lo)) {
+                    if (0xD800..0xDC00).contains(&hi)
+                        && b.get(i) == Some(&b'\\')
+                        && b.get(i + 1) == Some(&b'u')
+                    {
+                        if let Some(lo) = hex4(b, i + 2).filter(|lo| (0xDC00..0xE000).contains(lo))
+                        {
                             i += 6;
                             let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
                             out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
@@ -232,7 +241,9 @@ pub fn unescape(body: &str) -> Cow<'_, str> {
 fn hex4(b: &[u8], i: usize) -> Option<u32> {
     let h = b.get(i..i + 4)?;
     let s = std::str::from_utf8(h).ok()?;
-    u32::from_str_radix(s, 16).ok().filter(|_| h.iter().all(|c| c.is_ascii_hexdigit()))
+    u32::from_str_radix(s, 16)
+        .ok()
+        .filter(|_| h.iter().all(|c| c.is_ascii_hexdigit()))
 }
 
 /// Line and column (1-based, column in chars) of a byte offset, for error messages.
@@ -261,7 +272,12 @@ struct Parser<'a> {
 impl<'a> Parser<'a> {
     fn error(&self, message: &str) -> ReadError {
         let (line, column) = line_col(self.text, self.pos);
-        ReadError { message: message.to_string(), offset: self.pos as u64, line, column }
+        ReadError {
+            message: message.to_string(),
+            offset: self.pos as u64,
+            line,
+            column,
+        }
     }
 
     /// Skips whitespace and comments.
@@ -271,7 +287,8 @@ impl<'a> Parser<'a> {
                 Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
                 Some(b'/') => match self.s.get(self.pos + 1) {
                     Some(b'/') => {
-                        self.pos = memchr::memchr(b'\n', &self.s[self.pos..]).map_or(self.s.len(), |p| self.pos + p + 1);
+                        self.pos = memchr::memchr(b'\n', &self.s[self.pos..])
+                            .map_or(self.s.len(), |p| self.pos + p + 1);
                     }
                     Some(b'*') => {
                         self.pos = memchr::memmem::find(&self.s[self.pos + 2..], b"*/")
@@ -298,7 +315,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn nested(&mut self, f: impl FnOnce(&mut Self) -> Result<Value<'a>, ReadError>) -> Result<Value<'a>, ReadError> {
+    fn nested(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<Value<'a>, ReadError>,
+    ) -> Result<Value<'a>, ReadError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.error("nesting too deep"));
@@ -416,9 +436,18 @@ mod tests {
 
     #[test]
     fn tolerant_and_exact() {
-        let v = Value::parse("{\"a\": [1, 2,], // c\n \"b\": {\"x\": 18446744073709551615, /* d */}, }").unwrap();
-        assert_eq!(v.to_compact(), r#"{"a":[1,2],"b":{"x":18446744073709551615}}"#);
-        assert_eq!(v.get("b").and_then(|b| b.get("x")), Some(&Value::Number("18446744073709551615")));
+        let v = Value::parse(
+            "{\"a\": [1, 2,], // c\n \"b\": {\"x\": 18446744073709551615, /* d */}, }",
+        )
+        .unwrap();
+        assert_eq!(
+            v.to_compact(),
+            r#"{"a":[1,2],"b":{"x":18446744073709551615}}"#
+        );
+        assert_eq!(
+            v.get("b").and_then(|b| b.get("x")),
+            Some(&Value::Number("18446744073709551615"))
+        );
         assert_eq!(compact("{\"k\":\"a\tb\"}"), r#"{"k":"a\tb"}"#);
         assert_eq!(compact("{bad"), r#""{bad""#);
     }

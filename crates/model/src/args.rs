@@ -1,0 +1,78 @@
+//! Lazy args: each event's `args` stays as text in the input until someone asks.
+
+use std::sync::Mutex;
+
+/// Where an event's raw JSON text lives: a byte range of the trace text, or (high
+/// bit of `start` set) of the model's own arena for events that did not come from
+/// JSON text (CTF, ETW, the recorder). `len == 0` means absent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextRef {
+    pub start: u64,
+    pub len: u32,
+}
+
+const ARENA_BIT: u64 = 1 << 63;
+
+impl TextRef {
+    pub const NONE: TextRef = TextRef { start: 0, len: 0 };
+
+    pub fn is_none(self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The arena for raw texts that are not part of the input.
+#[derive(Debug, Default)]
+pub struct SharedArena(Mutex<String>);
+
+impl SharedArena {
+    pub fn push(&self, text: &str) -> TextRef {
+        if text.is_empty() {
+            return TextRef::NONE;
+        }
+        let mut a = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let start = a.len() as u64 | ARENA_BIT;
+        a.push_str(text);
+        TextRef {
+            start,
+            len: text.len().min(u32::MAX as usize) as u32,
+        }
+    }
+
+    pub(crate) fn take(&self) -> String {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Resolves [`TextRef`]s: the input text plus the arena.
+pub fn resolve<'t>(input: &'t str, arena: &'t str, r: TextRef) -> &'t str {
+    if r.is_none() {
+        return "";
+    }
+    let (base, start) = if r.start & ARENA_BIT != 0 {
+        (arena, r.start & !ARENA_BIT)
+    } else {
+        (input, r.start)
+    };
+    let start = start as usize;
+    base.get(start..start + r.len as usize).unwrap_or("")
+}
+
+/// The [`TextRef`] of a borrowed slice of `input`, or an arena copy of owned text.
+pub fn text_ref(input: &str, arena: &SharedArena, text: &std::borrow::Cow<'_, str>) -> TextRef {
+    if let std::borrow::Cow::Borrowed(s) = text {
+        let base = input.as_ptr() as usize;
+        let p = s.as_ptr() as usize;
+        if p >= base && p + s.len() <= base + input.len() && s.len() <= u32::MAX as usize {
+            return TextRef {
+                start: (p - base) as u64,
+                len: s.len() as u32,
+            };
+        }
+    }
+    arena.push(text)
+}

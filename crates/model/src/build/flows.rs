@@ -1,0 +1,247 @@
+//! Flow arrows (spec section 6): v1 `s`/`t`/`f` bound to slices by time, and v2
+//! `bind_id` with `flow_in`/`flow_out` on the slices themselves.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use tracescope_format::{DiagKind, Diagnostics};
+
+use super::excerpt;
+use super::records::{FlowRec, FlowV2Rec, IdK};
+use crate::strings::StrId;
+use crate::tables::{
+    slice_flags, AsyncSliceTable, FlowTable, IdVal, Lane, SliceRef, SliceTable, NONE,
+};
+
+/// Stack-lane rows per thread, for binding by time.
+fn stack_tracks(slices: &SliceTable) -> FxHashMap<u32, (u32, u32)> {
+    slices
+        .tracks
+        .iter()
+        .filter(|t| t.lane == Lane::Stack)
+        .map(|t| (t.thread, t.rows))
+        .collect()
+}
+
+/// The deepest slice of the thread whose span holds `ts` (end included).
+fn enclosing(slices: &SliceTable, rows: (u32, u32), ts: i64) -> Option<u32> {
+    let (a, b) = (rows.0 as usize, rows.1 as usize);
+    let n = slices.ts[a..b].partition_point(|&s| s <= ts);
+    let mut j = (a..a + n)
+        .rev()
+        .find(|&j| slices.flags[j] & slice_flags::OVERLAP == 0)?;
+    loop {
+        if slices.ts[j] <= ts && ts <= slices.end(j) {
+            return Some(j as u32);
+        }
+        let p = slices.parent[j];
+        if p == NONE {
+            return None;
+        }
+        j = p as usize;
+    }
+}
+
+/// The first slice of the thread that starts at or after `ts`.
+fn next_starting(slices: &SliceTable, rows: (u32, u32), ts: i64) -> Option<u32> {
+    let (a, b) = (rows.0 as usize, rows.1 as usize);
+    let n = slices.ts[a..b].partition_point(|&s| s < ts);
+    (a + n < b).then_some((a + n) as u32)
+}
+
+struct Point {
+    slice: Option<u32>,
+    ts: i64,
+    thread: u32,
+    offset: u64,
+}
+
+pub fn build(
+    mut v1: Vec<FlowRec>,
+    v2: Vec<FlowV2Rec>,
+    slices: &SliceTable,
+    asyncs: &AsyncSliceTable,
+    diags: &mut Diagnostics,
+    input: &str,
+) -> FlowTable {
+    let mut t = FlowTable::default();
+    let tracks = stack_tracks(slices);
+    v1.sort_by_key(|r| r.ts);
+    // Per key: the last bound point of the open chain.
+    let mut chains: FxHashMap<(StrId, StrId, IdK), (Point, usize)> = FxHashMap::default();
+    let unbound = |diags: &mut Diagnostics, off: u64, why: &str| {
+        diags.add(DiagKind::UnboundFlow, off, || {
+            format!("{why}: {}", excerpt(input, off))
+        });
+    };
+    for r in &v1 {
+        let rows = tracks.get(&r.thread).copied();
+        let slice = rows.and_then(|rows| match r.ph {
+            b'f' if !r.bind_enclosing => next_starting(slices, rows, r.ts),
+            _ => enclosing(slices, rows, r.ts),
+        });
+        let point = Point {
+            slice,
+            ts: r.ts,
+            thread: r.thread,
+            offset: r.offset,
+        };
+        if r.ph == b's' {
+            if let Some((_, arrows)) = chains.insert(r.key, (point, 0)) {
+                if arrows == 0 {
+                    unbound(diags, r.offset, "flow start without a step or end");
+                }
+            }
+            continue;
+        }
+        let Some((from, arrows)) = chains.remove(&r.key) else {
+            unbound(diags, r.offset, "flow step or end without a start");
+            continue;
+        };
+        match (from.slice, point.slice) {
+            (Some(a), Some(b)) => push(
+                &mut t,
+                r.id,
+                r.key.1,
+                r.key.0,
+                SliceRef::Thread(a),
+                SliceRef::Thread(b),
+                (from.ts, point.ts),
+                (from.thread, point.thread),
+                false,
+            ),
+            _ => unbound(diags, r.offset, "no slice to bind to"),
+        }
+        if r.ph == b't' {
+            chains.insert(r.key, (point, arrows + 1));
+        }
+    }
+    for (_, (p, arrows)) in chains {
+        if arrows == 0 {
+            unbound(diags, p.offset, "flow start without a step or end");
+        }
+    }
+    build_v2(&mut t, v2, slices, asyncs, diags, input);
+    t
+}
+
+#[allow(clippy::too_many_arguments)]
+fn push(
+    t: &mut FlowTable,
+    id: IdVal,
+    name: StrId,
+    cat: StrId,
+    from: SliceRef,
+    to: SliceRef,
+    ts: (i64, i64),
+    threads: (u32, u32),
+    v2: bool,
+) {
+    t.id.push(id);
+    t.name.push(name);
+    t.cat.push(cat);
+    t.from.push(from);
+    t.to.push(to);
+    t.from_ts.push(ts.0);
+    t.to_ts.push(ts.1);
+    t.from_thread.push(threads.0);
+    t.to_thread.push(threads.1);
+    t.v2.push(v2);
+}
+
+fn build_v2(
+    t: &mut FlowTable,
+    v2: Vec<FlowV2Rec>,
+    slices: &SliceTable,
+    asyncs: &AsyncSliceTable,
+    diags: &mut Diagnostics,
+    input: &str,
+) {
+    if v2.is_empty() {
+        return;
+    }
+    let wanted: FxHashSet<u64> = v2.iter().map(|r| r.offset).collect();
+    let mut at: FxHashMap<u64, SliceRef> = FxHashMap::default();
+    for (i, off) in slices.offset.iter().enumerate() {
+        if wanted.contains(off) {
+            at.insert(*off, SliceRef::Thread(i as u32));
+        }
+    }
+    for (i, off) in asyncs.offset.iter().enumerate() {
+        if wanted.contains(off) && asyncs.depth.get(i).is_some() {
+            at.entry(*off).or_insert(SliceRef::Async(i as u32));
+        }
+    }
+    let span = |s: SliceRef| match s {
+        SliceRef::Thread(i) => (
+            slices.ts[i as usize],
+            slices.end(i as usize),
+            slices.thread[i as usize],
+            slices.name[i as usize],
+            slices.cat[i as usize],
+        ),
+        SliceRef::Async(i) => {
+            let i = i as usize;
+            (
+                asyncs.ts[i],
+                asyncs.ts[i] + asyncs.dur[i],
+                asyncs.thread[i],
+                asyncs.name[i],
+                asyncs.cat[i],
+            )
+        }
+    };
+    let mut points: Vec<(SliceRef, &FlowV2Rec)> = Vec::new();
+    for r in &v2 {
+        match at.get(&r.offset) {
+            Some(&s) => points.push((s, r)),
+            None => diags.add(DiagKind::UnboundFlow, r.offset, || excerpt(input, r.offset)),
+        }
+    }
+    points.sort_by_key(|(s, r)| (span(*s).0, r.offset));
+    let mut pending: FxHashMap<IdK, SliceRef> = FxHashMap::default();
+    for (s, r) in points {
+        if r.flow_in {
+            match pending.remove(&r.key) {
+                Some(from) => {
+                    let (_, from_end, from_thread, name, cat) = span(from);
+                    let (to_start, _, to_thread, _, _) = span(s);
+                    push(
+                        t,
+                        r.id,
+                        name,
+                        cat,
+                        from,
+                        s,
+                        (from_end, to_start),
+                        (from_thread, to_thread),
+                        true,
+                    );
+                }
+                None => diags.add(DiagKind::UnboundFlow, r.offset, || excerpt(input, r.offset)),
+            }
+        }
+        if r.flow_out {
+            if let Some(prev) = pending.insert(r.key, s) {
+                dangling(diags, prev, input, &at_offset(&v2, prev, slices, asyncs));
+            }
+        }
+    }
+    for (_, prev) in pending {
+        dangling(diags, prev, input, &at_offset(&v2, prev, slices, asyncs));
+    }
+}
+
+/// The offset of the event that made a slice, for diagnostics.
+fn at_offset(_v2: &[FlowV2Rec], s: SliceRef, slices: &SliceTable, asyncs: &AsyncSliceTable) -> u64 {
+    match s {
+        SliceRef::Thread(i) => slices.offset[i as usize],
+        SliceRef::Async(i) => asyncs.offset[i as usize],
+    }
+}
+
+/// A `flow_out` that no `flow_in` ever consumed.
+fn dangling(diags: &mut Diagnostics, _s: SliceRef, input: &str, off: &u64) {
+    let off = *off;
+    diags.add(DiagKind::UnboundFlow, off, || {
+        format!("flow_out never consumed: {}", excerpt(input, off))
+    });
+}

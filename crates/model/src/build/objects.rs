@@ -1,0 +1,82 @@
+//! Objects (spec section 8): instances from `N` to `D`, with `O` snapshots.
+
+use rustc_hash::FxHashMap;
+use tracescope_format::{DiagKind, Diagnostics};
+
+use super::excerpt;
+use super::records::{IdK, ObjectRec};
+use crate::strings::StrId;
+use crate::tables::{Object, Snapshot, NONE};
+
+pub fn build(
+    mut recs: Vec<ObjectRec>,
+    trace_end: i64,
+    diags: &mut Diagnostics,
+    input: &str,
+) -> (Vec<Object>, Vec<Snapshot>) {
+    recs.sort_by_key(|r| r.ts);
+    let mut objects: Vec<Object> = Vec::new();
+    let mut snapshots: Vec<Snapshot> = Vec::new();
+    let mut alive: FxHashMap<(u32, StrId, IdK), u32> = FxHashMap::default();
+    for r in &recs {
+        let key = (if r.global { NONE } else { r.process }, r.name, r.key);
+        let new_object = |objects: &mut Vec<Object>| {
+            objects.push(Object {
+                process: r.process,
+                global: r.global,
+                name: r.name,
+                cat: r.cat,
+                id: r.id,
+                start: r.ts,
+                end: trace_end.max(r.ts),
+                alive_at_end: true,
+                snapshots: Vec::new(),
+                offset: r.offset,
+            });
+            objects.len() as u32 - 1
+        };
+        match r.ph {
+            b'N' => {
+                if let Some(prev) = alive.remove(&key) {
+                    diags.add(DiagKind::DuplicateObject, r.offset, || {
+                        excerpt(input, r.offset)
+                    });
+                    let o = &mut objects[prev as usize];
+                    o.end = r.ts;
+                    o.alive_at_end = false;
+                }
+                let o = new_object(&mut objects);
+                alive.insert(key, o);
+            }
+            b'O' => {
+                // A snapshot of an object never created starts it (as catapult does).
+                let o = match alive.get(&key) {
+                    Some(&o) => o,
+                    None => {
+                        let o = new_object(&mut objects);
+                        alive.insert(key, o);
+                        o
+                    }
+                };
+                objects[o as usize].snapshots.push(snapshots.len() as u32);
+                snapshots.push(Snapshot {
+                    object: o,
+                    ts: r.ts,
+                    args: r.args,
+                    offset: r.offset,
+                });
+            }
+            _ => match alive.remove(&key) {
+                Some(o) => {
+                    let o = &mut objects[o as usize];
+                    o.end = r.ts.max(o.start);
+                    o.alive_at_end = false;
+                }
+                None => diags.add(DiagKind::UnmatchedObject, r.offset, || {
+                    excerpt(input, r.offset)
+                }),
+            },
+        }
+    }
+    (objects, snapshots)
+}

@@ -1,0 +1,612 @@
+//! The event sink of one part of the input: turns each [`Event`] into a compact
+//! record of its family. Runs in parallel with the other parts.
+
+use std::borrow::Cow;
+
+use tracescope_format::json::{EventSink, Value};
+use tracescope_format::{DiagKind, Diagnostics, Event, Id, Id2, Int64, Pid};
+
+use super::excerpt;
+use super::profile_chunk::parse_chunk;
+use super::records::*;
+use super::registry::{LocalRegistry, SharedRegistry};
+use crate::args::{text_ref, SharedArena, TextRef};
+use crate::strings::{LocalStrings, SharedStrings, StrId};
+use crate::tables::{IdVal, PidK, Scope, NONE};
+
+/// State shared by all parts of one load.
+pub struct Shared<'s> {
+    pub input: &'s str,
+    pub strings: &'s SharedStrings,
+    pub registry: &'s SharedRegistry,
+    pub arena: &'s SharedArena,
+}
+
+pub struct PartBuilder<'a, 's> {
+    shared: &'s Shared<'a>,
+    strings: LocalStrings<'a, 's>,
+    registry: LocalRegistry,
+    pub records: Records,
+}
+
+impl<'a, 's> PartBuilder<'a, 's> {
+    pub fn new(shared: &'s Shared<'a>) -> Self {
+        PartBuilder {
+            shared,
+            strings: LocalStrings::new(shared.strings),
+            registry: LocalRegistry::default(),
+            records: Records::default(),
+        }
+    }
+
+    fn str_opt(&mut self, s: &Option<Cow<'a, str>>) -> StrId {
+        match s {
+            Some(c) => self.strings.intern_cow(c),
+            None => StrId::NONE,
+        }
+    }
+
+    fn pid_k(&mut self, p: &Pid<'a>) -> PidK {
+        match p {
+            Pid::Int(i) => PidK::Int(*i),
+            Pid::Str(s) => PidK::Str(self.strings.intern_cow(s)),
+        }
+    }
+
+    fn process_of(&mut self, ev: &Event<'a>) -> u32 {
+        let pid = match &ev.pid {
+            Some(p) => self.pid_k(p),
+            None => PidK::Int(Int64::I(0)),
+        };
+        self.registry.process(self.shared.registry, pid)
+    }
+
+    /// The event's thread: made when the event has a `tid`, or when it needs one.
+    fn thread_of(&mut self, ev: &Event<'a>, process: u32, needed: bool) -> u32 {
+        let tid = match &ev.tid {
+            Some(t) => self.pid_k(t),
+            None if needed => PidK::Int(Int64::I(0)),
+            None => return NONE,
+        };
+        self.registry.thread(self.shared.registry, process, tid)
+    }
+
+    fn text(&self, raw: &Option<tracescope_format::RawJson<'a>>) -> TextRef {
+        match raw {
+            Some(r) => text_ref(self.shared.input, self.shared.arena, &r.text),
+            None => TextRef::NONE,
+        }
+    }
+
+    /// An id as written plus what it compares by.
+    pub(super) fn id(&mut self, id: &Id<'a>) -> (IdK, IdVal) {
+        match id {
+            Id::Int(i) => (
+                IdK {
+                    v: i.bits(),
+                    is_str: false,
+                },
+                IdVal::Int(*i),
+            ),
+            Id::Str(s) => {
+                let sid = self.strings.intern_cow(s);
+                let key = match id.key() {
+                    tracescope_format::id::IdKey::Int(v) => IdK { v, is_str: false },
+                    tracescope_format::id::IdKey::Str(_) => IdK {
+                        v: sid.0 as u64,
+                        is_str: true,
+                    },
+                };
+                (key, IdVal::Str(sid))
+            }
+        }
+    }
+
+    fn count_phase(&mut self, ph: &str) {
+        match self.records.phases.iter_mut().find(|(p, _)| p == ph) {
+            Some((_, n)) => *n += 1,
+            None => self.records.phases.push((ph.to_string(), 1)),
+        }
+    }
+
+    fn note_thread_end(&mut self, thread: u32, end: i64) {
+        if thread == NONE {
+            return;
+        }
+        let t = thread as usize;
+        if self.records.thread_end.len() <= t {
+            self.records.thread_end.resize(t + 1, NO_TIME);
+        }
+        if self.records.thread_end[t] < end {
+            self.records.thread_end[t] = end;
+        }
+    }
+
+    fn other(&mut self, ev: &Event<'a>, process: u32, thread: u32, ts: i64) {
+        let rec = OtherRec {
+            offset: ev.offset,
+            ph: self.str_opt(&ev.ph),
+            name: self.str_opt(&ev.name),
+            cat: self.str_opt(&ev.cat),
+            process,
+            thread,
+            ts: if ev.ts.is_some() { ts } else { NO_TIME },
+            args: self.text(&ev.args),
+        };
+        self.records.other.push(rec);
+    }
+}
+
+impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
+    fn event(&mut self, ev: Event<'a>, diags: &mut Diagnostics) {
+        self.records.events += 1;
+        let ph = ev.ph_str();
+        self.count_phase(ph);
+        let input = self.shared.input;
+        let is_meta = ph == "M";
+        let ts = match ev.ts {
+            Some(t) => t,
+            None => {
+                if !is_meta {
+                    diags.add(DiagKind::MissingTs, ev.offset, || excerpt(input, ev.offset));
+                }
+                0
+            }
+        };
+        if ev.ts.is_some() && !is_meta {
+            let end = ts.saturating_add(ev.dur.unwrap_or(0).max(0));
+            self.records.min_ts = opt_min(self.records.min_ts, Some(ts));
+            self.records.max_end = opt_max(self.records.max_end, Some(end.max(ts)));
+        }
+        let process = self.process_of(&ev);
+        if ev.name.as_deref() == Some("TracingStartedInBrowser") {
+            let a = self.text(&ev.args);
+            self.records.tracing_started.push((ev.offset, a));
+        }
+        match ph {
+            "B" | "E" | "X" => self.duration(&ev, ph, process, ts, diags),
+            "I" | "i" | "R" => self.instant(&ev, ph, process, ts, diags),
+            "C" => self.counter(&ev, process, ts, diags),
+            "b" | "n" | "e" | "S" | "T" | "p" | "F" => {
+                self.async_event(&ev, ph, process, ts, diags)
+            }
+            "s" | "t" | "f" => {
+                let thread = self.thread_of(&ev, process, true);
+                self.note_thread_end(thread, ts);
+                self.flow_v1(&ev, ph, thread, process, ts, diags);
+            }
+            "N" | "O" | "D" => {
+                let thread = self.thread_of(&ev, process, false);
+                self.note_thread_end(thread, ts);
+                self.object(&ev, ph, process, ts);
+            }
+            "P" => self.sample_event(&ev, process, ts, diags),
+            "M" => {
+                let thread = self.thread_of(&ev, process, false);
+                let rec = MetaRec {
+                    offset: ev.offset,
+                    process,
+                    thread,
+                    name: self.str_opt(&ev.name),
+                    args: self.text(&ev.args),
+                };
+                self.records.metadata.push(rec);
+            }
+            _ => {
+                let known = matches!(ph, "v" | "V" | "c" | "(" | ")");
+                if !known {
+                    diags.add(DiagKind::UnknownPhase, ev.offset, || {
+                        excerpt(input, ev.offset)
+                    });
+                }
+                let thread = self.thread_of(&ev, process, false);
+                self.note_thread_end(thread, ts);
+                self.other(&ev, process, thread, ts);
+            }
+        }
+    }
+}
+
+impl<'a, 's> PartBuilder<'a, 's> {
+    fn duration(
+        &mut self,
+        ev: &Event<'a>,
+        ph: &str,
+        process: u32,
+        ts: i64,
+        diags: &mut Diagnostics,
+    ) {
+        let thread = self.thread_of(ev, process, true);
+        let mut dur = NO_TIME;
+        if ph == "X" {
+            match ev.dur {
+                Some(d) if d >= 0 => dur = d,
+                Some(_) => {
+                    let input = self.shared.input;
+                    diags.add(DiagKind::BadField, ev.offset, || {
+                        format!("negative dur: {}", excerpt(input, ev.offset))
+                    });
+                }
+                None => {}
+            }
+        }
+        self.note_thread_end(
+            thread,
+            if dur == NO_TIME {
+                ts
+            } else {
+                ts.saturating_add(dur)
+            },
+        );
+        let ui_nest = ph != "X" && ev.args.as_ref().is_some_and(|a| has_ui_nest(&a.text));
+        let kind = match (ph, ui_nest) {
+            ("X", _) => DurKind::X,
+            ("B", false) => DurKind::B,
+            ("B", true) => DurKind::UiB,
+            (_, false) => DurKind::E,
+            (_, true) => DurKind::UiE,
+        };
+        let rec = DurRec {
+            offset: ev.offset,
+            ts,
+            dur,
+            tts: ev.tts.unwrap_or(NO_TIME),
+            tdur: ev.tdur.unwrap_or(NO_TIME),
+            thread,
+            name: self.str_opt(&ev.name),
+            cat: self.str_opt(&ev.cat),
+            kind,
+            // An empty `{}` on an `E` adds nothing to the slice's args.
+            args: match &ev.args {
+                Some(a) if ph == "E" && a.text.trim() == "{}" => TextRef::NONE,
+                _ => self.text(&ev.args),
+            },
+            cname: self.str_opt(&ev.cname),
+        };
+        self.records.dur.push(rec);
+        if ph != "E" {
+            self.flow_v2(ev, false);
+        }
+    }
+
+    fn flow_v2(&mut self, ev: &Event<'a>, is_async: bool) {
+        let (fin, fout) = (ev.flow_in.unwrap_or(false), ev.flow_out.unwrap_or(false));
+        if !(fin || fout) {
+            return;
+        }
+        let id = match (&ev.bind_id, &ev.id) {
+            (Some(b), _) => b,
+            (None, Some(i)) if !is_async => i,
+            _ => return,
+        };
+        let (key, id) = self.id(id);
+        self.records.flows_v2.push(FlowV2Rec {
+            offset: ev.offset,
+            key,
+            id,
+            flow_in: fin,
+            flow_out: fout,
+        });
+    }
+
+    fn instant(
+        &mut self,
+        ev: &Event<'a>,
+        ph: &str,
+        process: u32,
+        ts: i64,
+        diags: &mut Diagnostics,
+    ) {
+        let scope = match ev.s.as_deref() {
+            None | Some("t") => Scope::Thread,
+            Some("p") => Scope::Process,
+            Some("g") => Scope::Global,
+            Some(_) => {
+                let input = self.shared.input;
+                diags.add(DiagKind::UnknownScope, ev.offset, || {
+                    excerpt(input, ev.offset)
+                });
+                Scope::Thread
+            }
+        };
+        let thread = if scope == Scope::Global {
+            NONE
+        } else {
+            self.thread_of(ev, process, true)
+        };
+        self.note_thread_end(thread, ts);
+        let rec = InstantRec {
+            offset: ev.offset,
+            ts,
+            scope,
+            process,
+            thread,
+            name: self.str_opt(&ev.name),
+            cat: self.str_opt(&ev.cat),
+            args: self.text(&ev.args),
+            cname: self.str_opt(&ev.cname),
+            ph: ph.as_bytes()[0],
+        };
+        self.records.instants.push(rec);
+    }
+
+    fn counter(&mut self, ev: &Event<'a>, process: u32, ts: i64, diags: &mut Diagnostics) {
+        let thread = self.thread_of(ev, process, false);
+        self.note_thread_end(thread, ts);
+        let input = self.shared.input;
+        let name = ev.name.as_deref().unwrap_or("");
+        let counter = match &ev.id {
+            Some(id) => {
+                let shown = format!("{name}[{}]", id.as_written());
+                self.strings.intern_any(&shown)
+            }
+            None => self.str_opt(&ev.name),
+        };
+        let parsed = ev.args.as_ref().map(|a| Value::parse(&a.text));
+        let members = match &parsed {
+            Some(Ok(Value::Object(m))) => m,
+            _ => {
+                diags.add(DiagKind::BadCounterValue, ev.offset, || {
+                    excerpt(input, ev.offset)
+                });
+                return;
+            }
+        };
+        for (key, v) in members {
+            let (text, from_string) = match v {
+                Value::Number(n) => (*n, false),
+                Value::String(s) if s.trim().parse::<f64>().is_ok() => (s.trim(), true),
+                _ => {
+                    diags.add(DiagKind::BadCounterValue, ev.offset, || {
+                        excerpt(input, ev.offset)
+                    });
+                    continue;
+                }
+            };
+            if from_string {
+                diags.add(DiagKind::NumericString, ev.offset, || {
+                    excerpt(input, ev.offset)
+                });
+            }
+            let value: f64 = text.parse().unwrap_or(0.0);
+            let exact = Int64::parse(text).filter(|i| match i {
+                Int64::I(v) => (*v as f64) as i64 != *v,
+                Int64::U(_) => true,
+            });
+            let series = self.strings.intern_any(key);
+            self.records.counters.push(CounterRec {
+                offset: ev.offset,
+                ts,
+                process,
+                counter,
+                series,
+                value,
+                exact,
+            });
+        }
+    }
+
+    /// The async id: `id`, else `id2.global`, else `id2.local` (local to the process).
+    fn async_id(
+        &mut self,
+        ev: &Event<'a>,
+        process: u32,
+        diags: &mut Diagnostics,
+    ) -> Option<(IdK, IdVal, u32)> {
+        let input = self.shared.input;
+        if ev.id.is_some() && (ev.id2.is_some() || ev.extra.iter().any(|(k, _)| k == "id2")) {
+            diags.add(DiagKind::BadId, ev.offset, || {
+                format!("both id and id2: {}", excerpt(input, ev.offset))
+            });
+        }
+        let (id, local) = match (&ev.id, &ev.id2) {
+            (Some(id), _) => (id, NONE),
+            (None, Some(Id2::Global(g))) => (g, NONE),
+            (None, Some(Id2::Local(l))) => (l, process),
+            (None, None) => {
+                diags.add(DiagKind::BadId, ev.offset, || {
+                    format!("no usable id: {}", excerpt(input, ev.offset))
+                });
+                return None;
+            }
+        };
+        let (k, v) = self.id(id);
+        Some((k, v, local))
+    }
+
+    fn async_event(
+        &mut self,
+        ev: &Event<'a>,
+        ph: &str,
+        process: u32,
+        ts: i64,
+        diags: &mut Diagnostics,
+    ) {
+        let thread = self.thread_of(ev, process, false);
+        self.note_thread_end(thread, ts);
+        let Some((key_id, id, local)) = self.async_id(ev, process, diags) else {
+            self.other(ev, process, thread, ts);
+            return;
+        };
+        let legacy = matches!(ph, "S" | "T" | "p" | "F");
+        let name = self.str_opt(&ev.name);
+        let cat = self.str_opt(&ev.cat);
+        let scope = self.str_opt(&ev.scope);
+        let key = AsyncKey {
+            a: if legacy { name } else { cat },
+            id: key_id,
+            scope,
+            local_process: local,
+        };
+        let step = if matches!(ph, "T" | "p") {
+            ev.args
+                .as_ref()
+                .and_then(|a| Value::parse(&a.text).ok())
+                .and_then(|v| {
+                    v.get("step")
+                        .and_then(|s| s.as_str().map(|s| self.strings.intern_any(s)))
+                })
+                .unwrap_or(StrId::NONE)
+        } else {
+            StrId::NONE
+        };
+        let rec = AsyncRec {
+            offset: ev.offset,
+            ts,
+            ph: ph.as_bytes()[0],
+            process,
+            thread,
+            name,
+            cat,
+            key,
+            id,
+            args: self.text(&ev.args),
+            step,
+        };
+        self.records.asyncs.push(rec);
+        if matches!(ph, "b" | "n") {
+            self.flow_v2(ev, true);
+        }
+    }
+
+    fn flow_v1(
+        &mut self,
+        ev: &Event<'a>,
+        ph: &str,
+        thread: u32,
+        process: u32,
+        ts: i64,
+        diags: &mut Diagnostics,
+    ) {
+        let Some((key_id, id, _)) = self.async_id(ev, process, diags) else {
+            self.other(ev, process, thread, ts);
+            return;
+        };
+        let cat = self.str_opt(&ev.cat);
+        let name = self.str_opt(&ev.name);
+        let rec = FlowRec {
+            offset: ev.offset,
+            ts,
+            ph: ph.as_bytes()[0],
+            thread,
+            key: (cat, name, key_id),
+            id,
+            bind_enclosing: ev.bp.as_deref() == Some("e"),
+        };
+        self.records.flows.push(rec);
+    }
+
+    fn object(&mut self, ev: &Event<'a>, ph: &str, process: u32, ts: i64) {
+        let (id_src, global) = match (&ev.id, &ev.id2) {
+            (Some(i), _) => (Some(i), false),
+            (None, Some(Id2::Global(g))) => (Some(g), true),
+            (None, Some(Id2::Local(l))) => (Some(l), false),
+            (None, None) => (None, false),
+        };
+        let (key, id) = match id_src {
+            Some(i) => self.id(i),
+            None => (IdK::default(), IdVal::None),
+        };
+        let rec = ObjectRec {
+            offset: ev.offset,
+            ts,
+            ph: ph.as_bytes()[0],
+            process,
+            global,
+            name: self.str_opt(&ev.name),
+            cat: self.str_opt(&ev.cat),
+            key,
+            id,
+            args: self.text(&ev.args),
+        };
+        self.records.objects.push(rec);
+    }
+
+    fn sample_event(&mut self, ev: &Event<'a>, process: u32, ts: i64, diags: &mut Diagnostics) {
+        let name = ev.name.as_deref().unwrap_or("");
+        let input = self.shared.input;
+        let (key, id) = match &ev.id {
+            Some(i) => self.id(i),
+            None => (IdK::default(), IdVal::None),
+        };
+        match name {
+            "Profile" => {
+                let thread = self.thread_of(ev, process, true);
+                self.note_thread_end(thread, ts);
+                let start = ev
+                    .args
+                    .as_ref()
+                    .and_then(|a| Value::parse(&a.text).ok())
+                    .and_then(|v| match v.get("data").and_then(|d| d.get("startTime")) {
+                        Some(Value::Number(n)) => tracescope_format::time::micros_text_to_ns(n),
+                        _ => None,
+                    })
+                    .unwrap_or(ts);
+                self.records.profiles.push(ProfileRec {
+                    offset: ev.offset,
+                    start,
+                    process,
+                    thread,
+                    key,
+                    id,
+                });
+            }
+            "ProfileChunk" => {
+                let thread = self.thread_of(ev, process, true);
+                let mut chunk = ChunkRec {
+                    offset: ev.offset,
+                    ts,
+                    process,
+                    thread,
+                    key,
+                    id,
+                    nodes: Vec::new(),
+                    samples: Vec::new(),
+                    deltas: Vec::new(),
+                };
+                match ev.args.as_ref().map(|a| Value::parse(&a.text)) {
+                    Some(Ok(v)) => parse_chunk(
+                        v.get("data"),
+                        &mut chunk,
+                        self.strings.shared(),
+                        diags,
+                        ev.offset,
+                    ),
+                    _ => diags.add(DiagKind::BadProfile, ev.offset, || {
+                        excerpt(input, ev.offset)
+                    }),
+                }
+                self.records.chunks.push(chunk);
+            }
+            _ => {
+                let thread = self.thread_of(ev, process, true);
+                self.note_thread_end(thread, ts);
+                let sf = match &ev.sf {
+                    Some(i) => {
+                        let s = i.as_written();
+                        self.strings.intern_any(&s)
+                    }
+                    None => StrId::NONE,
+                };
+                let stack = self.text(&ev.stack);
+                self.records.samples.push(SampleRec {
+                    offset: ev.offset,
+                    ts,
+                    thread,
+                    sf,
+                    stack,
+                    weight: 1.0,
+                });
+            }
+        }
+    }
+}
+
+/// Whether `args` has a top-level `ui-nest` key. A substring test first keeps the
+/// common case (no such key) to a memchr-speed scan.
+fn has_ui_nest(args: &str) -> bool {
+    if !args.contains("ui-nest") {
+        return false;
+    }
+    matches!(Value::parse(args), Ok(v) if v.get("ui-nest").is_some())
+}

@@ -1,0 +1,277 @@
+//! Compact records of events, made by the parts in parallel and assembled after.
+
+use tracescope_format::Int64;
+
+use crate::args::TextRef;
+use crate::strings::StrId;
+use crate::tables::{IdVal, Scope};
+
+/// "No value" for optional times in records.
+pub const NO_TIME: i64 = i64::MIN;
+
+/// What an id compares by: an integer, or an interned string (`is_str`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IdK {
+    pub v: u64,
+    pub is_str: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DurKind {
+    B,
+    E,
+    X,
+    /// `B` with a `ui-nest` arg.
+    UiB,
+    /// `E` with a `ui-nest` arg.
+    UiE,
+}
+
+#[derive(Clone, Debug)]
+pub struct DurRec {
+    pub offset: u64,
+    pub ts: i64,
+    /// `X` duration, or `NO_TIME`.
+    pub dur: i64,
+    pub tts: i64,
+    pub tdur: i64,
+    pub thread: u32,
+    pub name: StrId,
+    pub cat: StrId,
+    pub kind: DurKind,
+    pub args: TextRef,
+    pub cname: StrId,
+}
+
+#[derive(Clone, Debug)]
+pub struct InstantRec {
+    pub offset: u64,
+    pub ts: i64,
+    pub scope: Scope,
+    pub process: u32,
+    pub thread: u32,
+    pub name: StrId,
+    pub cat: StrId,
+    pub args: TextRef,
+    pub cname: StrId,
+    pub ph: u8,
+}
+
+/// What an async operation is keyed by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AsyncKey {
+    /// `cat` for nestable events, `name` for legacy ones.
+    pub a: StrId,
+    pub id: IdK,
+    pub scope: StrId,
+    /// The process for `id2.local` ids, else `NONE`.
+    pub local_process: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct AsyncRec {
+    pub offset: u64,
+    pub ts: i64,
+    pub ph: u8,
+    pub process: u32,
+    pub thread: u32,
+    pub name: StrId,
+    pub cat: StrId,
+    pub key: AsyncKey,
+    pub id: IdVal,
+    pub args: TextRef,
+    /// Legacy steps: `args.step`.
+    pub step: StrId,
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowRec {
+    pub offset: u64,
+    pub ts: i64,
+    pub ph: u8,
+    pub thread: u32,
+    pub key: (StrId, StrId, IdK),
+    pub id: IdVal,
+    /// `bp: "e"`: an `f` binds to the enclosing slice.
+    pub bind_enclosing: bool,
+}
+
+/// A v2 flow point on a slice event (`bind_id` with `flow_in`/`flow_out`).
+#[derive(Clone, Debug)]
+pub struct FlowV2Rec {
+    /// Offset of the slice's event.
+    pub offset: u64,
+    pub key: IdK,
+    pub id: IdVal,
+    pub flow_in: bool,
+    pub flow_out: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct CounterRec {
+    pub offset: u64,
+    pub ts: i64,
+    pub process: u32,
+    pub counter: StrId,
+    pub series: StrId,
+    pub value: f64,
+    pub exact: Option<Int64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ObjectRec {
+    pub offset: u64,
+    pub ts: i64,
+    pub ph: u8,
+    pub process: u32,
+    pub global: bool,
+    pub name: StrId,
+    pub cat: StrId,
+    pub key: IdK,
+    pub id: IdVal,
+    pub args: TextRef,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProfileRec {
+    pub offset: u64,
+    pub start: i64,
+    pub process: u32,
+    pub thread: u32,
+    pub key: IdK,
+    pub id: IdVal,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeRec {
+    pub id: i64,
+    pub parent: Option<i64>,
+    pub children: Vec<i64>,
+    pub name: StrId,
+    pub url: StrId,
+    pub line: i64,
+    pub column: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct ChunkRec {
+    pub offset: u64,
+    pub ts: i64,
+    pub process: u32,
+    pub thread: u32,
+    pub key: IdK,
+    pub id: IdVal,
+    pub nodes: Vec<NodeRec>,
+    pub samples: Vec<i64>,
+    /// Time deltas in ns.
+    pub deltas: Vec<i64>,
+}
+
+/// A `P` sample (or a top-level `samples` entry) with its stack.
+#[derive(Clone, Debug)]
+pub struct SampleRec {
+    pub offset: u64,
+    pub ts: i64,
+    pub thread: u32,
+    /// `sf` id as text (`stackFrames` keys are strings).
+    pub sf: StrId,
+    /// `stack` array text.
+    pub stack: TextRef,
+    pub weight: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct MetaRec {
+    pub offset: u64,
+    pub process: u32,
+    pub thread: u32,
+    pub name: StrId,
+    pub args: TextRef,
+}
+
+#[derive(Clone, Debug)]
+pub struct OtherRec {
+    pub offset: u64,
+    pub ph: StrId,
+    pub name: StrId,
+    pub cat: StrId,
+    pub process: u32,
+    pub thread: u32,
+    pub ts: i64,
+    pub args: TextRef,
+}
+
+/// Everything one part of the input produced.
+#[derive(Default)]
+pub struct Records {
+    pub events: u64,
+    pub phases: Vec<(String, u64)>,
+    pub min_ts: Option<i64>,
+    pub max_end: Option<i64>,
+    /// Latest end of any event, per thread index.
+    pub thread_end: Vec<i64>,
+    pub dur: Vec<DurRec>,
+    pub instants: Vec<InstantRec>,
+    pub asyncs: Vec<AsyncRec>,
+    pub flows: Vec<FlowRec>,
+    pub flows_v2: Vec<FlowV2Rec>,
+    pub counters: Vec<CounterRec>,
+    pub objects: Vec<ObjectRec>,
+    pub profiles: Vec<ProfileRec>,
+    pub chunks: Vec<ChunkRec>,
+    pub samples: Vec<SampleRec>,
+    pub metadata: Vec<MetaRec>,
+    pub other: Vec<OtherRec>,
+    /// `TracingStartedInBrowser` events' args.
+    pub tracing_started: Vec<(u64, TextRef)>,
+}
+
+impl Records {
+    /// Appends a later part's records (file order is kept).
+    pub fn append(&mut self, mut o: Records) {
+        self.events += o.events;
+        for (ph, n) in o.phases {
+            match self.phases.iter_mut().find(|(p, _)| *p == ph) {
+                Some((_, c)) => *c += n,
+                None => self.phases.push((ph, n)),
+            }
+        }
+        self.min_ts = opt_min(self.min_ts, o.min_ts);
+        self.max_end = opt_max(self.max_end, o.max_end);
+        if self.thread_end.len() < o.thread_end.len() {
+            self.thread_end.resize(o.thread_end.len(), NO_TIME);
+        }
+        for (i, e) in o.thread_end.iter().enumerate() {
+            self.thread_end[i] = self.thread_end[i].max(*e);
+        }
+        self.dur.append(&mut o.dur);
+        self.instants.append(&mut o.instants);
+        self.asyncs.append(&mut o.asyncs);
+        self.flows.append(&mut o.flows);
+        self.flows_v2.append(&mut o.flows_v2);
+        self.counters.append(&mut o.counters);
+        self.objects.append(&mut o.objects);
+        self.profiles.append(&mut o.profiles);
+        self.chunks.append(&mut o.chunks);
+        self.samples.append(&mut o.samples);
+        self.metadata.append(&mut o.metadata);
+        self.other.append(&mut o.other);
+        self.tracing_started.append(&mut o.tracing_started);
+    }
+}
+
+pub fn opt_min(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+pub fn opt_max(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}

@@ -1,0 +1,417 @@
+//! [`Trace`]: a loaded trace, its tables and what the reader learnt about it.
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use tracescope_format::json::{self, ReadError, ReadOptions, Value};
+use tracescope_format::{Diagnostics, Event, Int64};
+
+use crate::args::{resolve, SharedArena, TextRef};
+use crate::build::part::{PartBuilder, Shared};
+use crate::build::records::Records;
+use crate::build::registry::SharedRegistry;
+use crate::build::{finish, TraceFacts};
+use crate::strings::{SharedStrings, StrId, StringTable};
+use crate::tables::*;
+
+/// The text a trace was read from, kept for lazy args.
+pub trait TraceText: Send + Sync {
+    fn text(&self) -> &str;
+}
+
+impl TraceText for String {
+    fn text(&self) -> &str {
+        self
+    }
+}
+
+/// Top-level parts of the document besides the event list.
+pub(crate) struct TopLevel<'t> {
+    pub stack_frames: Option<&'t str>,
+    pub samples: Option<&'t str>,
+    pub cpu_profile: Option<&'t str>,
+    pub source_name: &'t str,
+}
+
+/// What is known about the trace as a whole.
+#[derive(Clone, Debug, Default)]
+pub struct TraceInfo {
+    /// `json-array`, `json-object`, `json-bare-events`, `cpuprofile`, `events`.
+    pub format: String,
+    /// Bytes of the input as given (compressed size for .gz/.zst).
+    pub bytes: u64,
+    /// Event objects read (`{}` elements not counted).
+    pub events: u64,
+    /// Events per `ph` string (`""` for events without one), in first-seen order.
+    pub phases: Vec<(String, u64)>,
+    pub start_ns: Option<i64>,
+    pub end_ns: Option<i64>,
+    /// Top-level keys other than the event list, values as written.
+    pub metadata: Vec<(String, TextRef)>,
+    pub display_time_unit: Option<String>,
+    pub num_cpus: Option<i64>,
+    pub system_trace_events: Option<TextRef>,
+    pub load_ms: f64,
+}
+
+/// All tables of a trace.
+#[derive(Debug, Default)]
+pub struct Tables {
+    pub strings: StringTable,
+    pub processes: Vec<Process>,
+    pub threads: Vec<Thread>,
+    pub slices: SliceTable,
+    pub instants: InstantTable,
+    pub async_slices: AsyncSliceTable,
+    pub flows: FlowTable,
+    pub counters: CounterTable,
+    pub objects: Vec<Object>,
+    pub snapshots: Vec<Snapshot>,
+    pub frames: Vec<Frame>,
+    pub profiles: Vec<Profile>,
+    pub samples: SampleTable,
+    pub metadata: Vec<MetadataEvent>,
+    pub other: OtherTable,
+    pub(crate) arena: String,
+}
+
+/// A loaded trace.
+pub struct Trace {
+    pub info: TraceInfo,
+    pub tables: Tables,
+    pub diagnostics: Diagnostics,
+    /// Processes in display order.
+    pub process_order: Vec<u32>,
+    /// Threads in display order (grouped by process, in process order).
+    pub thread_order: Vec<u32>,
+    text: Box<dyn TraceText>,
+}
+
+/// Settings for loading.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    pub read: ReadOptions,
+    /// Name used for a raw `.cpuprofile`'s process and thread (the file name).
+    pub source_name: String,
+}
+
+impl Trace {
+    /// Reads JSON trace text (already decompressed).
+    pub fn from_json(
+        text: Box<dyn TraceText>,
+        bytes: u64,
+        opts: &LoadOptions,
+    ) -> Result<Trace, ReadError> {
+        let t0 = Instant::now();
+        let input = text.text();
+        let strings = SharedStrings::default();
+        let registry = SharedRegistry::default();
+        let arena = SharedArena::default();
+        let shared = Shared {
+            input,
+            strings: &strings,
+            registry: &registry,
+            arena: &arena,
+        };
+        let json::JsonTrace {
+            form,
+            parts,
+            events,
+            metadata,
+            stack_frames,
+            samples,
+            system_trace_events,
+            cpu_profile,
+            diagnostics,
+        } = json::read_json(input, || PartBuilder::new(&shared), &opts.read)?;
+        let mut recs = Records::default();
+        for part in parts {
+            recs.append(part.records);
+        }
+        let mut info = TraceInfo {
+            format: form.as_str().to_string(),
+            bytes,
+            ..TraceInfo::default()
+        };
+        // Top-level values borrow the input; re-slice them from it (or copy the rare
+        // owned one) so nothing here keeps the parts' shared state borrowed.
+        let detach = |r: Option<tracescope_format::RawJson<'_>>| match r {
+            None => None,
+            Some(r) => match raw_ref(input, &r.text) {
+                t if !t.is_none() => Some(Cow::Borrowed(resolve(input, "", t))),
+                _ => Some(Cow::Owned(r.text.into_owned())),
+            },
+        };
+        let (sf_text, samples_text, profile_text) =
+            (detach(stack_frames), detach(samples), detach(cpu_profile));
+        let top = TopLevel {
+            stack_frames: sf_text.as_deref(),
+            samples: samples_text.as_deref(),
+            cpu_profile: profile_text.as_deref(),
+            source_name: &opts.source_name,
+        };
+        for (k, v) in &metadata {
+            if k == "displayTimeUnit" {
+                info.display_time_unit = Value::parse(&v.text)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string));
+            }
+            info.metadata
+                .push((k.to_string(), crate::args::text_ref(input, &arena, &v.text)));
+        }
+        info.system_trace_events = system_trace_events
+            .as_ref()
+            .map(|r| crate::args::text_ref(input, &arena, &r.text));
+        let diags = diagnostics;
+        let tables = Self::finish_into(
+            &mut info, recs, input, strings, registry, arena, &top, diags,
+        );
+        info.events = events;
+        let mut trace = Trace::assemble(info, tables, text);
+        trace.info.load_ms = t0.elapsed().as_secs_f64() * 1e3;
+        Ok(trace)
+    }
+
+    /// Builds a trace from events of any reader (CTF, ETW records, tests).
+    pub fn from_events<'e>(
+        events: impl IntoIterator<Item = Event<'e>>,
+        format: &str,
+        bytes: u64,
+    ) -> Trace {
+        let t0 = Instant::now();
+        let strings = SharedStrings::default();
+        let registry = SharedRegistry::default();
+        let arena = SharedArena::default();
+        let shared = Shared {
+            input: "",
+            strings: &strings,
+            registry: &registry,
+            arena: &arena,
+        };
+        let mut part = PartBuilder::new(&shared);
+        let mut diags = Diagnostics::new();
+        for ev in events {
+            json::EventSink::event(&mut part, ev, &mut diags);
+        }
+        let recs = std::mem::take(&mut part.records);
+        drop(part);
+        let events = recs.events;
+        let mut info = TraceInfo {
+            format: format.to_string(),
+            bytes,
+            ..TraceInfo::default()
+        };
+        let top = TopLevel {
+            stack_frames: None,
+            samples: None,
+            cpu_profile: None,
+            source_name: format,
+        };
+        let tables = Self::finish_into(
+            &mut info,
+            recs,
+            "",
+            strings,
+            registry,
+            arena,
+            &top,
+            diags.clone(),
+        );
+        info.events = events;
+        let mut trace = Trace::assemble(info, tables, Box::new(String::new()));
+        trace.info.load_ms = t0.elapsed().as_secs_f64() * 1e3;
+        trace
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish_into(
+        info: &mut TraceInfo,
+        mut recs: Records,
+        input: &str,
+        strings: SharedStrings,
+        registry: SharedRegistry,
+        arena: SharedArena,
+        top: &TopLevel<'_>,
+        diags: Diagnostics,
+    ) -> (Tables, Diagnostics, TraceFacts) {
+        info.phases = std::mem::take(&mut recs.phases);
+        info.start_ns = recs.min_ts;
+        info.end_ns = recs.max_end;
+        finish(recs, input, strings, registry, arena, top, diags)
+    }
+
+    fn assemble(
+        mut info: TraceInfo,
+        built: (Tables, Diagnostics, TraceFacts),
+        text: Box<dyn TraceText>,
+    ) -> Trace {
+        let (tables, diagnostics, facts) = built;
+        info.num_cpus = facts.num_cpus;
+        let (process_order, thread_order) = display_order(&tables);
+        Trace {
+            info,
+            tables,
+            diagnostics,
+            process_order,
+            thread_order,
+            text,
+        }
+    }
+
+    /// The trace text (JSON input), for raw excerpts.
+    pub fn text(&self) -> &str {
+        self.text.text()
+    }
+
+    /// The raw JSON text behind a [`TextRef`].
+    pub fn raw(&self, r: TextRef) -> &str {
+        resolve(self.text.text(), &self.tables.arena, r)
+    }
+
+    pub fn str(&self, id: StrId) -> &str {
+        self.tables.strings.get(id)
+    }
+
+    /// A name for display: "(unnamed)" when absent.
+    pub fn name(&self, id: StrId) -> &str {
+        if id.is_none() {
+            "(unnamed)"
+        } else {
+            self.str(id)
+        }
+    }
+
+    pub fn pid_text(&self, p: PidK) -> Cow<'_, str> {
+        match p {
+            PidK::Int(i) => Cow::Owned(i.to_string()),
+            PidK::Str(s) => Cow::Borrowed(self.str(s)),
+        }
+    }
+
+    pub fn id_text(&self, id: IdVal) -> Option<Cow<'_, str>> {
+        match id {
+            IdVal::None => None,
+            IdVal::Int(i) => Some(Cow::Owned(i.to_string())),
+            IdVal::Str(s) => Some(Cow::Borrowed(self.str(s))),
+        }
+    }
+
+    /// Compact JSON of `args` merged with the closing event's `args` (its keys win).
+    pub fn merged_args(&self, args: TextRef, end_args: TextRef) -> Option<String> {
+        let a = (!args.is_none()).then(|| self.raw(args));
+        let e = (!end_args.is_none()).then(|| self.raw(end_args));
+        match (a, e) {
+            (None, None) => None,
+            (Some(a), None) => Some(json::value::compact(a)),
+            (None, Some(e)) => Some(json::value::compact(e)),
+            (Some(a), Some(e)) => match (Value::parse(a), Value::parse(e)) {
+                (Ok(Value::Object(mut am)), Ok(Value::Object(em))) => {
+                    for (k, v) in em {
+                        match am.iter_mut().find(|(ak, _)| *ak == k) {
+                            Some(slot) => slot.1 = v,
+                            None => am.push((k, v)),
+                        }
+                    }
+                    Some(Value::Object(am).to_compact())
+                }
+                _ => Some(json::value::compact(e)),
+            },
+        }
+    }
+
+    /// The process's display name: its name, else "Process <pid>".
+    pub fn process_label(&self, p: u32) -> String {
+        let proc_ = &self.tables.processes[p as usize];
+        if proc_.name.is_none() {
+            format!("Process {}", self.pid_text(proc_.pid))
+        } else {
+            self.str(proc_.name).to_string()
+        }
+    }
+
+    pub fn thread_label(&self, t: u32) -> String {
+        let th = &self.tables.threads[t as usize];
+        if th.name.is_none() {
+            format!("Thread {}", self.pid_text(th.tid))
+        } else {
+            self.str(th.name).to_string()
+        }
+    }
+}
+
+/// The range of `input` a borrowed value covers (the reader only borrows top-level
+/// values from the input).
+fn raw_ref(input: &str, c: &Cow<'_, str>) -> TextRef {
+    let (base, p) = (input.as_ptr() as usize, c.as_ptr() as usize);
+    match c {
+        Cow::Borrowed(s) if p >= base && p + s.len() <= base + input.len() => TextRef {
+            start: (p - base) as u64,
+            len: s.len().min(u32::MAX as usize) as u32,
+        },
+        _ => TextRef::NONE,
+    }
+}
+
+/// Sort key for names and ids: present before absent.
+fn pid_order(p: PidK, strings: &StringTable) -> (u8, Int64, String) {
+    match p {
+        PidK::Int(i) => (0, i, String::new()),
+        PidK::Str(s) => (1, Int64::I(0), strings.get(s).to_string()),
+    }
+}
+
+/// Processes: frame renderers first, then sort index (absent after), name (absent
+/// after), id. Threads the same way within their process.
+fn display_order(t: &Tables) -> (Vec<u32>, Vec<u32>) {
+    let s = &t.strings;
+    let mut procs: Vec<u32> = (0..t.processes.len() as u32).collect();
+    procs.sort_by_cached_key(|&p| {
+        let pr = &t.processes[p as usize];
+        (
+            !pr.renders_frames,
+            pr.sort_index.is_none(),
+            pr.sort_index,
+            pr.name.is_none(),
+            s.get(pr.name).to_string(),
+            pid_order(pr.pid, s),
+        )
+    });
+    let mut rank = vec![0u32; t.processes.len()];
+    for (i, &p) in procs.iter().enumerate() {
+        rank[p as usize] = i as u32;
+    }
+    let mut threads: Vec<u32> = (0..t.threads.len() as u32).collect();
+    threads.sort_by_cached_key(|&i| {
+        let th = &t.threads[i as usize];
+        (
+            rank[th.process as usize],
+            th.sort_index.is_none(),
+            th.sort_index,
+            th.name.is_none(),
+            s.get(th.name).to_string(),
+            pid_order(th.tid, s),
+        )
+    });
+    (procs, threads)
+}
+
+impl TraceText for tracescope_format::Source {
+    fn text(&self) -> &str {
+        tracescope_format::Source::text(self)
+    }
+}
+
+impl Trace {
+    /// Loads an opened source (plain, gzip or zstd JSON): the reader's diagnostics
+    /// about the bytes (invalid UTF-8, truncated compression) join the trace's.
+    pub fn from_source(
+        source: tracescope_format::Source,
+        opts: &LoadOptions,
+    ) -> Result<Trace, ReadError> {
+        let bytes = source.input_len();
+        let source_diags = source.diagnostics().clone();
+        let mut trace = Trace::from_json(Box::new(source), bytes, opts)?;
+        trace.diagnostics.merge(source_diags);
+        Ok(trace)
+    }
+}

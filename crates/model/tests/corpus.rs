@@ -1,0 +1,85 @@
+//! Every real trace under `shared/corpus/` (catapult, speedscope, perfetto) loads
+//! without panic, with counts that agree with the events read.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use tracescope_format::Source;
+use tracescope_model::{LoadOptions, Trace};
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+fn load(p: &Path) -> Trace {
+    let src = Source::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let opts = LoadOptions {
+        source_name: p.file_name().unwrap().to_string_lossy().into(),
+        ..Default::default()
+    };
+    Trace::from_source(src, &opts).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn every_json_corpus_file_loads_with_consistent_counts() {
+    let root = common::shared().join("corpus");
+    let mut all = Vec::new();
+    for d in ["catapult", "speedscope", "perfetto"] {
+        files(&root.join(d), &mut all);
+    }
+    all.sort();
+    assert!(all.len() > 80, "corpus not found at {}", root.display());
+    for p in &all {
+        let t = load(p);
+        let st = t.stats();
+        let phase_total: u64 = st.phases.iter().map(|(_, n)| n).sum();
+        assert_eq!(phase_total, st.events, "{}", p.display());
+        let n = |ph: &str| st.phases.iter().find(|(q, _)| q == ph).map_or(0, |p| p.1) as usize;
+        // Every X makes a slice, every B at most one; ui-nest slices are B too.
+        assert!(
+            st.slices >= n("X") && st.slices <= n("X") + n("B"),
+            "{}: slices {} X {} B {}",
+            p.display(),
+            st.slices,
+            n("X"),
+            n("B")
+        );
+        assert_eq!(st.instants, n("I") + n("i") + n("R"), "{}", p.display());
+        assert_eq!(st.metadata_events, n("M"), "{}", p.display());
+        if let (Some(a), Some(b)) = (st.start_ns, st.end_ns) {
+            assert!(a <= b, "{}", p.display());
+        }
+        for k in 0..t.tables.slices.len() {
+            assert!(
+                t.tables.slices.dur[k] >= 0,
+                "{}: negative duration",
+                p.display()
+            );
+        }
+        // Every table renders.
+        for table in tracescope_model::TABLE_NAMES {
+            t.rows(table).unwrap();
+        }
+        eprintln!(
+            "{:<70} {:>7} events {:>7} slices {:>5} async {:>5} flows {:>6} samples {:>3} diags",
+            p.strip_prefix(&root).unwrap().display(),
+            st.events,
+            st.slices,
+            st.async_slices,
+            st.flows,
+            st.samples,
+            t.diagnostics.len()
+        );
+    }
+}
