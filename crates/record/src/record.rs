@@ -112,31 +112,35 @@ pub(crate) fn write<A: ArgList>(
         flags |= F_DYN_NAME;
     }
     let len = 3 + usize::from(id.is_some()) + name.map_or(0, |n| str_words(n.len())) + args.words();
-    ring::with_current(|ring| {
-        let t = match ticks {
-            Some(t) => t,
-            None => clock::ticks(),
+    let Some(ring) = ring::current() else {
+        return false;
+    };
+    let t = match ticks {
+        Some(t) => t,
+        None => clock::ticks(),
+    };
+    // SAFETY: `current` is the calling thread's own ring, nothing below records
+    // events (arguments were converted beforehand), and `len` is bounded by
+    // `MAX_STR` to far below a quarter of the smallest ring.
+    unsafe {
+        let Some(p) = ring.reserve(len) else {
+            return false;
         };
-        // SAFETY: `with_current` hands out the calling thread's own ring, and
-        // nothing below records events (arguments were converted beforehand).
-        unsafe {
-            ring.push(len, |p| {
-                *p = header(len, kind, flags, A::TAGS);
-                *p.add(1) = t;
-                *p.add(2) = site as u64;
-                let mut q = p.add(3);
-                if let Some(id) = id {
-                    *q = id;
-                    q = q.add(1);
-                }
-                if let Some(name) = name {
-                    q = write_str(q, name.as_bytes());
-                }
-                args.write(q);
-            })
+        *p = header(len, kind, flags, A::TAGS);
+        *p.add(1) = t;
+        *p.add(2) = site as u64;
+        let mut q = p.add(3);
+        if let Some(id) = id {
+            *q = id;
+            q = q.add(1);
         }
-    })
-    .unwrap_or(false)
+        if let Some(name) = name {
+            q = write_str(q, name.as_bytes());
+        }
+        args.write(q);
+        ring.commit(len);
+    }
+    true
 }
 
 /// Records one event of a [`Callsite`]; used by the macros.

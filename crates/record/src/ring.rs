@@ -30,10 +30,15 @@ pub(crate) fn set_buffer_bytes(bytes: usize) {
 #[repr(align(128))]
 struct Padded<T>(T);
 
-/// What only the owning thread touches.
+/// What only the owning thread touches, in one cache line.
 struct Producer {
+    /// Next free position (words written since the ring was made).
     head: u64,
-    cached_tail: u64,
+    /// Positions below this can be written without looking at the consumer or
+    /// the end of the buffer: min(tail seen last + capacity, start of next lap).
+    limit: u64,
+    base: *mut u64,
+    mask: u64,
 }
 
 /// Names and sort order of a thread, written as metadata events.
@@ -68,12 +73,16 @@ unsafe impl Send for Ring {}
 
 impl Ring {
     fn new(words: usize, tid: u64, name: Option<String>) -> Ring {
+        let buf: Box<[UnsafeCell<u64>]> = (0..words).map(|_| UnsafeCell::new(0)).collect();
+        let base = buf.as_ptr() as *mut u64;
         Ring {
-            words: (0..words).map(|_| UnsafeCell::new(0)).collect(),
+            words: buf,
             mask: words as u64 - 1,
             producer: Padded(UnsafeCell::new(Producer {
                 head: 0,
-                cached_tail: 0,
+                limit: words as u64,
+                base,
+                mask: words as u64 - 1,
             })),
             head: Padded(AtomicU64::new(0)),
             tail: Padded(AtomicU64::new(0)),
@@ -92,36 +101,66 @@ impl Ring {
         self.mask + 1
     }
 
-    /// Appends one record of `len` words, filled by `fill` (which must write all
-    /// of them). Returns false, and counts a drop, when the ring is full.
+    /// Reserves `len` contiguous words for one record; None (and a counted
+    /// drop) when the ring is full. Follow with [`Ring::commit`].
     ///
     /// # Safety
-    /// Only the owning thread may call this, and not re-entrantly.
+    /// Only the owning thread may call this, not re-entrantly, with `len` at
+    /// most a quarter of the capacity.
     #[inline(always)]
-    pub(crate) unsafe fn push(&self, len: usize, fill: impl FnOnce(*mut u64)) -> bool {
+    pub(crate) unsafe fn reserve(&self, len: usize) -> Option<*mut u64> {
+        let p = &mut *self.producer.0.get();
+        if p.head + len as u64 <= p.limit {
+            return Some(p.base.add((p.head & p.mask) as usize));
+        }
+        self.reserve_slow(len as u64)
+    }
+
+    /// Publishes the record reserved last.
+    ///
+    /// # Safety
+    /// As for `reserve`, after a successful `reserve(len)` whose words are written.
+    #[inline(always)]
+    pub(crate) unsafe fn commit(&self, len: usize) {
+        let p = &mut *self.producer.0.get();
+        p.head += len as u64;
+        self.head.0.store(p.head, Ordering::Release);
+    }
+
+    #[cold]
+    #[inline(never)]
+    unsafe fn reserve_slow(&self, len: u64) -> Option<*mut u64> {
         let p = &mut *self.producer.0.get();
         let cap = self.capacity();
-        let len = len as u64;
-        let mut head = p.head;
-        let offset = head & self.mask;
-        let room_to_end = cap - offset;
+        let tail = self.tail.0.load(Ordering::Acquire);
+        let room_to_end = cap - (p.head & p.mask);
         let need = if len <= room_to_end { len } else { room_to_end + len };
-        if head + need - p.cached_tail > cap {
-            p.cached_tail = self.tail.0.load(Ordering::Acquire);
-            if head + need - p.cached_tail > cap {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-                return false;
-            }
+        if p.head + need - tail > cap {
+            p.limit = tail + cap;
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            return None;
         }
-        let base = self.words.as_ptr() as *mut u64;
         if len > room_to_end {
-            *base.add(offset as usize) = header(room_to_end as usize, KIND_PAD, 0, 0);
-            head += room_to_end;
+            // Fill the rest of this lap with padding; the record starts at 0.
+            *p.base.add((p.head & p.mask) as usize) = header(room_to_end as usize, KIND_PAD, 0, 0);
+            p.head += room_to_end;
+            self.head.0.store(p.head, Ordering::Release);
         }
-        fill(base.add((head & self.mask) as usize));
-        p.head = head + len;
-        self.head.0.store(p.head, Ordering::Release);
-        true
+        let lap_end = (p.head | p.mask) + 1;
+        p.limit = (tail + cap).min(lap_end);
+        Some(p.base.add((p.head & p.mask) as usize))
+    }
+
+    #[cfg(test)]
+    unsafe fn push(&self, len: usize, fill: impl FnOnce(*mut u64)) -> bool {
+        match self.reserve(len) {
+            Some(dst) => {
+                fill(dst);
+                self.commit(len);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The committed records: `(tail, head)` positions.
@@ -184,29 +223,28 @@ impl Drop for Owner {
     }
 }
 
-/// Runs `f` with the current thread's ring, registering one on first use.
-/// Returns None (and counts the event as dropped) during thread teardown.
+/// The current thread's ring, registered on first use. None (and the event
+/// counted as dropped) during thread teardown.
 #[inline(always)]
-pub(crate) fn with_current<R>(f: impl FnOnce(&Ring) -> R) -> Option<R> {
+pub(crate) fn current() -> Option<&'static Ring> {
     let p = CURRENT.with(|c| c.get());
     if p as usize > DEAD as usize {
-        // SAFETY: the ring is kept alive by OWNER until CURRENT is set to DEAD.
-        Some(f(unsafe { &*p }))
+        // SAFETY: the ring is kept alive by OWNER until CURRENT is set to DEAD,
+        // and the reference is only used by this thread before it returns.
+        Some(unsafe { &*p })
     } else {
-        with_new(f)
+        current_slow()
     }
 }
 
 #[cold]
 #[inline(never)]
-fn with_new<R>(f: impl FnOnce(&Ring) -> R) -> Option<R> {
-    match register_current() {
-        Some(ring) => Some(f(ring)),
-        None => {
-            ORPHAN_DROPS.fetch_add(1, Ordering::Relaxed);
-            None
-        }
+fn current_slow() -> Option<&'static Ring> {
+    let ring = register_current();
+    if ring.is_none() {
+        ORPHAN_DROPS.fetch_add(1, Ordering::Relaxed);
     }
+    ring
 }
 
 fn register_current() -> Option<&'static Ring> {
@@ -273,11 +311,11 @@ fn thread_name() -> Option<String> {
 /// Runs `f` on the current thread's metadata (registering its ring if needed)
 /// and marks it for writing.
 pub(crate) fn update_thread_meta(f: impl FnOnce(&mut ThreadMeta)) {
-    let _ = with_current(|ring| {
+    if let Some(ring) = current() {
         let mut meta = ring.meta();
         f(&mut meta);
         meta.version += 1;
-    });
+    }
 }
 
 #[cfg(test)]
