@@ -74,7 +74,8 @@ impl Callsite {
             let head = HEAD.load(Ordering::Relaxed);
             self.next.store(head, Ordering::Relaxed);
             HEAD.store(self as *const Callsite as *mut Callsite, Ordering::Release);
-            self.state.store(config.state_for(self.cat), Ordering::Relaxed);
+            self.state
+                .store(config.state_for(self.cat), Ordering::Relaxed);
         }
         self.state.load(Ordering::Relaxed) == ENABLED
     }

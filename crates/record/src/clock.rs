@@ -9,6 +9,7 @@
 //! anchor and strictly follows the tick order between them; no calibration
 //! spin is needed at start-up.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 
@@ -36,7 +37,8 @@ fn invariant_tsc() -> bool {
     // power state, which is what makes it a clock.
     // SAFETY: cpuid is available on every x86_64 CPU.
     let max_ext = unsafe { core::arch::x86_64::__cpuid(0x8000_0000) }.eax;
-    max_ext >= 0x8000_0007 && unsafe { core::arch::x86_64::__cpuid(0x8000_0007) }.edx & (1 << 8) != 0
+    max_ext >= 0x8000_0007
+        && unsafe { core::arch::x86_64::__cpuid(0x8000_0007) }.edx & (1 << 8) != 0
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -65,7 +67,9 @@ pub fn monotonic_ns() -> i64 {
         };
         // SAFETY: valid pointer; CLOCK_MONOTONIC always exists on unix.
         unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-        ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+        #[allow(clippy::unnecessary_cast)] // time_t and c_long are narrower on some targets
+        let ns = ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64;
+        ns
     }
     #[cfg(not(unix))]
     {
@@ -124,44 +128,72 @@ fn serialized_ticks() -> u64 {
     }
 }
 
-/// Converts ticks to monotonic nanoseconds with the segment between the two
-/// latest anchors (extrapolated on either side).
+/// Converts ticks to monotonic nanoseconds: piecewise linear through the
+/// anchors taken so far (the latest `MAX_ANCHORS`), extrapolated beyond the
+/// first and last. The same ticks convert to the same time whenever they are
+/// formatted, so an event written late (the `tracing` layer's async begin)
+/// lines up exactly with the slice it started with.
 #[derive(Clone, Debug)]
 pub(crate) struct Timebase {
-    prev: Anchor,
-    cur: Anchor,
-    /// Nanoseconds per tick, as a 32.32 fixed-point number.
-    mult: u64,
+    anchors: VecDeque<Anchor>,
+    /// `mults[i]`: nanoseconds per tick (32.32 fixed point) from `anchors[i]`
+    /// to `anchors[i + 1]`.
+    mults: VecDeque<u64>,
 }
+
+const MAX_ANCHORS: usize = 1024;
 
 impl Timebase {
     pub fn new(start: Anchor) -> Timebase {
         Timebase {
-            prev: start,
-            cur: start,
-            mult: 1 << 32,
+            anchors: VecDeque::from([start]),
+            mults: VecDeque::new(),
         }
     }
 
-    /// Adds a newer anchor; later conversions use the segment ending at it.
+    /// Adds a newer anchor.
     pub fn advance(&mut self, next: Anchor) {
-        if next.ticks <= self.cur.ticks || next.ns < self.cur.ns {
-            return; // no time has passed (or a clock misbehaved): keep the segment
+        let Some(&last) = self.anchors.back() else {
+            self.anchors.push_back(next);
+            return;
+        };
+        if next.ticks <= last.ticks || next.ns < last.ns {
+            return; // no time has passed (or a clock misbehaved): keep the segments
         }
-        let dticks = next.ticks - self.cur.ticks;
-        let dns = (next.ns - self.cur.ns) as u128;
-        self.mult = ((dns << 32) / dticks as u128).min(u64::MAX as u128) as u64;
-        self.prev = self.cur;
-        self.cur = next;
+        let dns = (next.ns - last.ns) as u128;
+        let mult = ((dns << 32) / (next.ticks - last.ticks) as u128).min(u64::MAX as u128) as u64;
+        self.anchors.push_back(next);
+        self.mults.push_back(mult);
+        if self.anchors.len() > MAX_ANCHORS {
+            self.anchors.pop_front();
+            self.mults.pop_front();
+        }
     }
 
     /// Monotonic nanoseconds of a tick count.
     pub fn ns(&self, ticks: u64) -> i64 {
-        let scale = |d: u64| ((d as u128 * self.mult as u128) >> 32).min(i64::MAX as u128) as i64;
-        if ticks >= self.prev.ticks {
-            self.prev.ns.saturating_add(scale(ticks - self.prev.ticks))
+        let n = self.mults.len();
+        if n == 0 {
+            // One anchor only: ticks are nanoseconds or close to it; only the
+            // drop counter can ask this early.
+            let a = self.anchors[0];
+            return a.ns.saturating_add(ticks.wrapping_sub(a.ticks) as i64);
+        }
+        // The segment starting at the latest anchor at or below `ticks` (the
+        // newest one almost always), or the first segment before the first anchor.
+        let seg = if ticks >= self.anchors[n - 1].ticks {
+            n - 1
         } else {
-            self.prev.ns.saturating_sub(scale(self.prev.ticks - ticks))
+            self.anchors
+                .partition_point(|a| a.ticks <= ticks)
+                .saturating_sub(1)
+        };
+        let (a, mult) = (self.anchors[seg], self.mults[seg]);
+        let scale = |d: u64| ((d as u128 * mult as u128) >> 32).min(i64::MAX as u128) as i64;
+        if ticks >= a.ticks {
+            a.ns.saturating_add(scale(ticks - a.ticks))
+        } else {
+            a.ns.saturating_sub(scale(a.ticks - ticks))
         }
     }
 }
@@ -172,16 +204,34 @@ mod tests {
 
     #[test]
     fn timebase_interpolates_exactly_at_anchors() {
-        let mut tb = Timebase::new(Anchor { ticks: 1000, ns: 50 });
-        tb.advance(Anchor { ticks: 3000, ns: 1050 });
+        let mut tb = Timebase::new(Anchor {
+            ticks: 1000,
+            ns: 50,
+        });
+        tb.advance(Anchor {
+            ticks: 3000,
+            ns: 1050,
+        });
         assert_eq!(tb.ns(1000), 50);
         assert_eq!(tb.ns(3000), 1050);
         assert_eq!(tb.ns(2000), 550);
         assert_eq!(tb.ns(5000), 2050);
         assert_eq!(tb.ns(0), -450);
         // A stale or equal anchor changes nothing.
-        tb.advance(Anchor { ticks: 3000, ns: 2000 });
+        tb.advance(Anchor {
+            ticks: 3000,
+            ns: 2000,
+        });
         assert_eq!(tb.ns(3000), 1050);
+        // A steeper next segment leaves earlier ticks where they were.
+        tb.advance(Anchor {
+            ticks: 4000,
+            ns: 2050,
+        });
+        assert_eq!(tb.ns(2000), 550);
+        assert_eq!(tb.ns(3500), 1550);
+        assert_eq!(tb.ns(5000), 3050);
+        assert_eq!(tb.ns(500), -200);
     }
 
     #[test]

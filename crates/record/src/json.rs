@@ -89,7 +89,10 @@ mod tests {
 
     #[test]
     fn formats() {
-        assert_eq!(s(|o| string(o, "a\"b\\c\n\u{1}é".as_bytes())), r#""a\"b\\c\n\u0001é""#);
+        assert_eq!(
+            s(|o| string(o, "a\"b\\c\n\u{1}é".as_bytes())),
+            r#""a\"b\\c\n\u0001é""#
+        );
         assert_eq!(s(|o| micros(o, 1_234_567)), "1234.567");
         assert_eq!(s(|o| micros(o, 5)), "0.005");
         assert_eq!(s(|o| micros(o, -1_500)), "-1.500");

@@ -153,7 +153,15 @@ pub fn emit<A: ArgList>(
     name: Option<&str>,
     args: A,
 ) -> bool {
-    write(kind, 0, None, site as *const Callsite as usize, id, name, &args)
+    write(
+        kind,
+        0,
+        None,
+        site as *const Callsite as usize,
+        id,
+        name,
+        &args,
+    )
 }
 
 /// Records a `B` event and returns the guard that records its `E`.

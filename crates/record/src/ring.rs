@@ -134,7 +134,11 @@ impl Ring {
         let cap = self.capacity();
         let tail = self.tail.0.load(Ordering::Acquire);
         let room_to_end = cap - (p.head & p.mask);
-        let need = if len <= room_to_end { len } else { room_to_end + len };
+        let need = if len <= room_to_end {
+            len
+        } else {
+            room_to_end + len
+        };
         if p.head + need - tail > cap {
             p.limit = tail + cap;
             self.dropped.fetch_add(1, Ordering::Relaxed);
@@ -202,6 +206,7 @@ pub(crate) fn registry() -> MutexGuard<'static, Vec<Arc<Ring>>> {
 }
 
 /// Marks a thread whose ring is gone (thread-local teardown has begun).
+#[allow(clippy::manual_dangling_ptr)] // a sentinel compared by address, never read
 const DEAD: *const Ring = 1 as *const Ring;
 
 thread_local! {

@@ -160,7 +160,12 @@ fn start(builder: Builder, sink: Box<dyn Write + Send>) -> io::Result<Guard> {
     }
     ring::ORPHAN_DROPS.store(0, Ordering::Relaxed);
     let shared = Arc::new(Shared::new());
-    let writer = Writer::new(sink, shared.clone(), builder.flush_interval, clock::anchor());
+    let writer = Writer::new(
+        sink,
+        shared.clone(),
+        builder.flush_interval,
+        clock::anchor(),
+    );
     let thread = std::thread::Builder::new()
         .name("tracescope-writer".into())
         .spawn(move || writer.run())?;

@@ -49,7 +49,9 @@ mod imp {
                             libc::signal(libc::c_int::from(byte), libc::SIG_DFL);
                             libc::raise(libc::c_int::from(byte));
                         }
-                    } else if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                    } else if n < 0
+                        && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+                    {
                         return;
                     }
                 });

@@ -324,8 +324,16 @@ impl Writer {
         let ticks = *rec.get(1)?;
         let site = *rec.get(2)? as usize;
         let mut cur = Cursor { rec, i: 3 };
-        let id = if flags & F_ID != 0 { Some(cur.word()?) } else { None };
-        let dyn_name = if flags & F_DYN_NAME != 0 { Some(cur.bytes()?) } else { None };
+        let id = if flags & F_ID != 0 {
+            Some(cur.word()?)
+        } else {
+            None
+        };
+        let dyn_name = if flags & F_DYN_NAME != 0 {
+            Some(cur.bytes()?)
+        } else {
+            None
+        };
         let ph: &[u8] = match kind {
             KIND_BEGIN => b"B",
             KIND_END => b"E",
@@ -403,11 +411,9 @@ impl Writer {
                     TAG_I64 => json::int(out, cur.word()? as i64),
                     TAG_U64 => json::int(out, cur.word()?),
                     TAG_F64 => json::float(out, f64::from_bits(cur.word()?)),
-                    TAG_BOOL => out.extend_from_slice(if cur.word()? != 0 {
-                        b"true"
-                    } else {
-                        b"false"
-                    }),
+                    TAG_BOOL => {
+                        out.extend_from_slice(if cur.word()? != 0 { b"true" } else { b"false" })
+                    }
                     TAG_STR => json::string(out, cur.bytes()?),
                     _ => return None,
                 }
@@ -432,10 +438,15 @@ impl Writer {
             });
         }
         if let Some(index) = meta.sort_index {
-            metadata(&mut self.out, b"process_sort_index", &self.process_ids, |o| {
-                o.extend_from_slice(b"\"sort_index\":");
-                json::int(o, index);
-            });
+            metadata(
+                &mut self.out,
+                b"process_sort_index",
+                &self.process_ids,
+                |o| {
+                    o.extend_from_slice(b"\"sort_index\":");
+                    json::int(o, index);
+                },
+            );
         }
     }
 
@@ -452,7 +463,9 @@ impl Writer {
         }
         let total = self.shared.dropped.fetch_add(new, Ordering::Relaxed) + new;
         let out = &mut self.out;
-        out.extend_from_slice(b"{\"ph\":\"C\",\"cat\":\"tracescope\",\"name\":\"tracescope dropped events\",\"ts\":");
+        out.extend_from_slice(
+            b"{\"ph\":\"C\",\"cat\":\"tracescope\",\"name\":\"tracescope dropped events\",\"ts\":",
+        );
         json::micros(out, clock::monotonic_ns());
         out.extend_from_slice(&self.process_ids);
         out.extend_from_slice(b",\"args\":{\"dropped\":");
@@ -484,7 +497,11 @@ impl Writer {
         if self.out.is_empty() {
             return;
         }
-        match self.sink.write_all(&self.out).and_then(|_| self.sink.flush()) {
+        match self
+            .sink
+            .write_all(&self.out)
+            .and_then(|_| self.sink.flush())
+        {
             Ok(()) => {
                 self.shared
                     .bytes

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{parse, serial, timed, ts_ns, MemSink};
+use common::{assert_diagnostics, load, parse, serial, timed, ts_ns, MemSink};
 use serde_json::{json, Value};
 use tracescope_record::*;
 
@@ -15,7 +15,13 @@ fn record(f: impl FnOnce()) -> (Vec<Value>, Stats) {
         .unwrap();
     f();
     let stats = guard.finish();
-    (parse(&sink.bytes()), stats)
+    let bytes = sink.bytes();
+    let events = parse(&bytes);
+    // tracescope reads every event of a cleanly ended trace, with no repair.
+    let trace = load(&bytes);
+    assert_eq!(trace.info.events, events.len() as u64);
+    assert_diagnostics(&trace, &[]);
+    (events, stats)
 }
 
 /// The fields of an event that do not depend on time or ids of the machine.
@@ -45,9 +51,19 @@ fn every_macro_writes_its_exact_event() {
         trace_async_begin!("net", "fetch", 0x2au64, "url" => String::from("http://x"));
         trace_async_step!("net", "headers", 0x2au64);
         trace_async_end!("net", "fetch", 0x2au64);
-        trace_flow_start!("q", "job", 7u32);
-        trace_flow_step!("q", "job", 7u32);
-        trace_flow_end!("q", "job", 7u32);
+        // Flow events bind to the slice around them.
+        {
+            trace_event!("q", "post");
+            trace_flow_start!("q", "job", 7u32);
+        }
+        {
+            trace_event!("q", "hop");
+            trace_flow_step!("q", "job", 7u32);
+        }
+        {
+            trace_event!("q", "run");
+            trace_flow_end!("q", "job", 7u32);
+        }
         trace_object_new!("obj", "Widget", 5u64);
         trace_object_snapshot!("obj", "Widget", 5u64, "size" => 3, "label" => display(1.5));
         trace_object_delete!("obj", "Widget", 5u64);
@@ -72,9 +88,15 @@ fn every_macro_writes_its_exact_event() {
         json!({"ph":"b","cat":"net","name":"fetch","id":"0x2a","args":{"url":"http://x"}}),
         json!({"ph":"n","cat":"net","name":"headers","id":"0x2a"}),
         json!({"ph":"e","cat":"net","name":"fetch","id":"0x2a"}),
+        json!({"ph":"B","cat":"q","name":"post"}),
         json!({"ph":"s","cat":"q","name":"job","id":"0x7"}),
+        json!({"ph":"E","cat":"q","name":"post"}),
+        json!({"ph":"B","cat":"q","name":"hop"}),
         json!({"ph":"t","cat":"q","name":"job","id":"0x7"}),
+        json!({"ph":"E","cat":"q","name":"hop"}),
+        json!({"ph":"B","cat":"q","name":"run"}),
         json!({"ph":"f","cat":"q","name":"job","bp":"e","id":"0x7"}),
+        json!({"ph":"E","cat":"q","name":"run"}),
         json!({"ph":"N","cat":"obj","name":"Widget","id":"0x5"}),
         json!({"ph":"O","cat":"obj","name":"Widget","id":"0x5","args":{"snapshot":{"size":3,"label":"1.5"}}}),
         json!({"ph":"D","cat":"obj","name":"Widget","id":"0x5"}),
@@ -103,7 +125,9 @@ fn every_macro_writes_its_exact_event() {
     assert!(ts[0] <= now && now - ts[0] < 10_000_000_000);
 
     let meta: Vec<&Value> = events.iter().filter(|e| e["ph"] == "M").collect();
-    assert!(meta.contains(&&json!({"ph":"M","name":"thread_name","pid":pid,"tid":tid,"args":{"name":"tester"}})));
+    assert!(meta.contains(
+        &&json!({"ph":"M","name":"thread_name","pid":pid,"tid":tid,"args":{"name":"tester"}})
+    ));
     let last = events.last().unwrap();
     assert_eq!(
         last,
@@ -164,7 +188,12 @@ fn categories_change_at_run_time_and_scopes_stay_balanced() {
     });
     let names: Vec<(String, String)> = timed(&events)
         .iter()
-        .map(|e| (e["ph"].as_str().unwrap().into(), e["name"].as_str().unwrap().into()))
+        .map(|e| {
+            (
+                e["ph"].as_str().unwrap().into(),
+                e["name"].as_str().unwrap().into(),
+            )
+        })
         .collect();
     let want: Vec<(String, String)> = [("B", "kept"), ("E", "kept"), ("i", "now_on")]
         .iter()
@@ -180,17 +209,30 @@ fn nothing_records_without_a_session_and_a_second_session_is_refused() {
     trace_instant!("cat", "before");
     assert!(!flush());
     let sink = MemSink::default();
-    let guard = Builder::new().signals(false).to_writer(sink.clone()).unwrap();
+    let guard = Builder::new()
+        .signals(false)
+        .to_writer(sink.clone())
+        .unwrap();
     assert!(Builder::new().to_writer(MemSink::default()).is_err());
     trace_instant!("cat", "during");
     assert!(guard.flush());
     let mid = parse(&sink.bytes());
-    assert_eq!(timed(&mid).len(), 1, "flush wrote the event, before the end");
-    assert!(!String::from_utf8(sink.bytes()).unwrap().trim_end().ends_with(']'));
+    assert_eq!(
+        timed(&mid).len(),
+        1,
+        "flush wrote the event, before the end"
+    );
+    assert!(!String::from_utf8(sink.bytes())
+        .unwrap()
+        .trim_end()
+        .ends_with(']'));
     drop(guard);
     trace_instant!("cat", "after");
     let events = parse(&sink.bytes());
-    let names: Vec<&str> = timed(&events).iter().map(|e| e["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = timed(&events)
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["during"]);
     assert!(String::from_utf8(sink.bytes()).unwrap().ends_with("]\n"));
 }
