@@ -222,6 +222,11 @@ impl Arg for FmtBuf {
 #[doc(hidden)]
 pub trait ArgList {
     const TAGS: u64;
+    /// The type tags of these arguments (fixed by the type, except for C's).
+    #[inline(always)]
+    fn tags(&self) -> u64 {
+        Self::TAGS
+    }
     fn words(&self) -> usize;
     /// # Safety
     /// `p` must have room for `self.words()` words.
@@ -256,8 +261,10 @@ arg_list!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
 arg_list!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 
 /// Pre-formatted JSON object body (`"k":v,...`), from the `tracing` layer.
+#[cfg(feature = "tracing")]
 pub(crate) struct JsonArgs<'a>(pub &'a [u8]);
 
+#[cfg(feature = "tracing")]
 impl ArgList for JsonArgs<'_> {
     const TAGS: u64 = 0;
     fn words(&self) -> usize {
@@ -265,6 +272,59 @@ impl ArgList for JsonArgs<'_> {
     }
     unsafe fn write(&self, p: *mut u64) -> *mut u64 {
         write_str(p, self.0)
+    }
+}
+
+/// One argument whose type is known only at run time (from the C ABI).
+#[cfg(feature = "capi")]
+pub(crate) enum DynArg<'a> {
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    Bool(bool),
+    Str(&'a str),
+}
+
+/// Up to eight run-time typed arguments.
+#[cfg(feature = "capi")]
+pub(crate) struct DynArgs<'a>(pub &'a [DynArg<'a>]);
+
+#[cfg(feature = "capi")]
+impl ArgList for DynArgs<'_> {
+    const TAGS: u64 = 0;
+    fn tags(&self) -> u64 {
+        self.0.iter().take(8).enumerate().fold(0, |tags, (i, a)| {
+            let tag = match a {
+                DynArg::I64(_) => I64::TAG,
+                DynArg::U64(_) => U64::TAG,
+                DynArg::F64(_) => F64::TAG,
+                DynArg::Bool(_) => Bool::TAG,
+                DynArg::Str(_) => Str::TAG,
+            };
+            tags | tag << (4 * i)
+        })
+    }
+    fn words(&self) -> usize {
+        self.0
+            .iter()
+            .take(8)
+            .map(|a| match a {
+                DynArg::Str(s) => str_words(clip(s).len()),
+                _ => 1,
+            })
+            .sum()
+    }
+    unsafe fn write(&self, mut p: *mut u64) -> *mut u64 {
+        for a in self.0.iter().take(8) {
+            p = match *a {
+                DynArg::I64(v) => I64(v).write(p),
+                DynArg::U64(v) => U64(v).write(p),
+                DynArg::F64(v) => F64(v).write(p),
+                DynArg::Bool(v) => Bool(v).write(p),
+                DynArg::Str(s) => Str(clip(s)).write(p),
+            };
+        }
+        p
     }
 }
 

@@ -126,7 +126,7 @@ pub(crate) fn write<A: ArgList>(
         let Some(p) = ring.reserve(len) else {
             return false;
         };
-        *p = header(len, kind, flags, A::TAGS);
+        *p = header(len, kind, flags, args.tags());
         *p.add(1) = t;
         *p.add(2) = site as u64;
         let mut q = p.add(3);
