@@ -135,6 +135,8 @@ fn serialized_ticks() -> u64 {
 /// lines up exactly with the slice it started with.
 #[derive(Clone, Debug)]
 pub(crate) struct Timebase {
+    /// The newest segment's start and slope: almost every tick converts with it.
+    newest: (Anchor, u64),
     anchors: VecDeque<Anchor>,
     /// `mults[i]`: nanoseconds per tick (32.32 fixed point) from `anchors[i]`
     /// to `anchors[i + 1]`.
@@ -146,6 +148,7 @@ const MAX_ANCHORS: usize = 1024;
 impl Timebase {
     pub fn new(start: Anchor) -> Timebase {
         Timebase {
+            newest: (start, 0),
             anchors: VecDeque::from([start]),
             mults: VecDeque::new(),
         }
@@ -162,6 +165,7 @@ impl Timebase {
         }
         let dns = (next.ns - last.ns) as u128;
         let mult = ((dns << 32) / (next.ticks - last.ticks) as u128).min(u64::MAX as u128) as u64;
+        self.newest = (last, mult);
         self.anchors.push_back(next);
         self.mults.push_back(mult);
         if self.anchors.len() > MAX_ANCHORS {
@@ -171,7 +175,19 @@ impl Timebase {
     }
 
     /// Monotonic nanoseconds of a tick count.
+    #[inline]
     pub fn ns(&self, ticks: u64) -> i64 {
+        let (a, mult) = self.newest;
+        if ticks >= a.ticks && mult != 0 {
+            let d = ((ticks - a.ticks) as u128 * mult as u128) >> 32;
+            if d < (1u128 << 62) {
+                return a.ns.saturating_add(d as i64);
+            }
+        }
+        self.ns_slow(ticks)
+    }
+
+    fn ns_slow(&self, ticks: u64) -> i64 {
         let n = self.mults.len();
         if n == 0 {
             // One anchor only: ticks are nanoseconds or close to it; only the

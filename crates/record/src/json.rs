@@ -66,6 +66,58 @@ pub(crate) fn micros(out: &mut Vec<u8>, ns: i64) {
     ]);
 }
 
+/// Formats trace timestamps (`ns` as microseconds with three decimals) fast:
+/// consecutive events share their leading digits, so the digits above the
+/// millisecond are cached and the rest are written with a fixed-width table.
+#[derive(Default)]
+pub(crate) struct TsFormatter {
+    /// `ns / 1e9` of the cached prefix, and its digits (the whole seconds).
+    secs: Option<u64>,
+    prefix: Vec<u8>,
+}
+
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+impl TsFormatter {
+    pub fn write(&mut self, out: &mut Vec<u8>, ns: i64) {
+        if ns < 0 {
+            return micros(out, ns);
+        }
+        let ns = ns as u64;
+        let secs = ns / 1_000_000_000;
+        if self.secs != Some(secs) {
+            self.secs = Some(secs);
+            self.prefix.clear();
+            if secs > 0 {
+                int(&mut self.prefix, secs);
+            }
+        }
+        // The nine digits below the second: six of microseconds, then three of ns.
+        let sub = (ns % 1_000_000_000) as u32;
+        let mut d = [0u8; 10];
+        let pair = |v: u32| &PAIRS[(v as usize) * 2..(v as usize) * 2 + 2];
+        let (us, frac) = (sub / 1000, sub % 1000);
+        d[0..2].copy_from_slice(pair(us / 10_000));
+        d[2..4].copy_from_slice(pair(us / 100 % 100));
+        d[4..6].copy_from_slice(pair(us % 100));
+        d[6] = b'.';
+        d[7] = b'0' + (frac / 100) as u8;
+        d[8..10].copy_from_slice(pair(frac % 100));
+        if self.prefix.is_empty() {
+            // Below one second: no leading zeros in the integer part.
+            let skip = d[..5].iter().take_while(|&&c| c == b'0').count();
+            out.extend_from_slice(&d[skip..]);
+        } else {
+            out.extend_from_slice(&self.prefix);
+            out.extend_from_slice(&d);
+        }
+    }
+}
+
 /// An id as a hex string (`"0x1f"`): exact in every reader, JavaScript included.
 pub(crate) fn hex_id(out: &mut Vec<u8>, id: u64) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -102,5 +154,9 @@ mod tests {
         assert_eq!(s(|o| float(o, 2.5)), "2.5");
         assert_eq!(s(|o| float(o, f64::NAN)), "\"NaN\"");
         assert_eq!(s(|o| int(o, -7i64)), "-7");
+        let mut t = TsFormatter::default();
+        for ns in [0i64, 5, 999_999, 1_000_000_000, 3_238_448_479_522_123, 3_238_448_479_522_124, 12_345_678_901] {
+            assert_eq!(s(|o| t.write(o, ns)), s(|o| micros(o, ns)), "{ns}");
+        }
     }
 }

@@ -141,6 +141,7 @@ pub(crate) struct Writer {
     /// `,"pid":P,"tid":P`: process-level events go on the main thread's track.
     process_ids: Vec<u8>,
     rings: HashMap<usize, RingState>,
+    ts: json::TsFormatter,
     process_version: u64,
     interval: Duration,
     shared: Arc<Shared>,
@@ -173,6 +174,7 @@ impl Writer {
             pid,
             process_ids,
             rings: HashMap::new(),
+            ts: json::TsFormatter::default(),
             process_version: 0,
             interval,
             shared,
@@ -371,9 +373,10 @@ impl Writer {
             json::string(out, name);
         }
         out.extend_from_slice(b",\"ts\":");
-        json::micros(out, self.timebase.ns(ticks));
+        self.ts.write(out, self.timebase.ns(ticks));
         match kind {
-            KIND_INSTANT_T => out.extend_from_slice(b",\"s\":\"t\""),
+            // Thread scope is what a missing `s` means: no bytes spent on it.
+            KIND_INSTANT_T => {}
             KIND_INSTANT_P => out.extend_from_slice(b",\"s\":\"p\""),
             KIND_INSTANT_G => out.extend_from_slice(b",\"s\":\"g\""),
             // A flow end binds to the slice around it, like its start.

@@ -89,10 +89,10 @@ fn c_program_records_a_trace_tracescope_reads() {
         vec![
             json!({"ph":"B","cat":"c","name":"main","args":{"label":"demo \"quoted\"","n":2}}),
             json!({"ph":"B","cat":"c","name":"work","args":{"i":0}}),
-            json!({"ph":"i","cat":"c","name":"tick","s":"t","args":{"half":0.0,"odd":false}}),
+            json!({"ph":"i","cat":"c","name":"tick","args":{"half":0.0,"odd":false}}),
             json!({"ph":"E","cat":"c","name":"work"}),
             json!({"ph":"B","cat":"c","name":"work","args":{"i":1}}),
-            json!({"ph":"i","cat":"c","name":"tick","s":"t","args":{"half":0.5,"odd":true}}),
+            json!({"ph":"i","cat":"c","name":"tick","args":{"half":0.5,"odd":true}}),
             json!({"ph":"E","cat":"c","name":"work"}),
             json!({"ph":"C","cat":"c","name":"bytes","args":{"value":4096}}),
             json!({"ph":"C","cat":"c","name":"mem","args":{"used":1.5,"free":-3}}),

@@ -77,7 +77,7 @@ fn every_macro_writes_its_exact_event() {
     let want = vec![
         json!({"ph":"B","cat":"cat","name":"outer","args":{"n":1,"s":"two"}}),
         json!({"ph":"B","cat":"cat","name":"inner"}),
-        json!({"ph":"i","cat":"cat","name":"tick","s":"t","args":{"f":2.5,"b":true}}),
+        json!({"ph":"i","cat":"cat","name":"tick","args":{"f":2.5,"b":true}}),
         json!({"ph":"i","cat":"cat","name":"proc_tick","s":"p"}),
         json!({"ph":"i","cat":"cat","name":"global_tick","s":"g"}),
         json!({"ph":"E","cat":"cat","name":"inner"}),
@@ -100,9 +100,9 @@ fn every_macro_writes_its_exact_event() {
         json!({"ph":"N","cat":"obj","name":"Widget","id":"0x5"}),
         json!({"ph":"O","cat":"obj","name":"Widget","id":"0x5","args":{"snapshot":{"size":3,"label":"1.5"}}}),
         json!({"ph":"D","cat":"obj","name":"Widget","id":"0x5"}),
-        json!({"ph":"i","cat":"cat","name":"job-3","s":"t","args":{"d":"\"q\\\"uote\""}}),
+        json!({"ph":"i","cat":"cat","name":"job-3","args":{"d":"\"q\\\"uote\""}}),
         json!({"ph":"B","cat":"cat","name":"job-3"}),
-        json!({"ph":"i","cat":"disabled-by-default-on","name":"named","s":"t"}),
+        json!({"ph":"i","cat":"disabled-by-default-on","name":"named"}),
         // The dynamically named scope ends with the closure; its `E` has no name.
         json!({"ph":"E","cat":"cat"}),
     ];

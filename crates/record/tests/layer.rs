@@ -47,7 +47,7 @@ fn span_on_one_thread_is_a_slice_and_events_are_instants() {
         got,
         vec![
             json!({"ph":"B","cat":"app","name":"work","args":{"n":3,"who":"me"}}),
-            json!({"ph":"i","cat":"app","name":"hello 7","s":"t",
+            json!({"ph":"i","cat":"app","name":"hello 7",
                    "args":{"level":"WARN","k":1.5,"ok":true}}),
             json!({"ph":"E","cat":"app","name":"work","args":{"n":4}}),
         ]
