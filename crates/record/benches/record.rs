@@ -58,7 +58,10 @@ fn record(c: &mut Criterion) {
     });
     g.bench_function("instant_2_args", |b| {
         b.iter_custom(|iters| {
-            batched(iters, |i| trace_instant!("bench", "instant", "i" => i, "f" => 0.5))
+            batched(
+                iters,
+                |i| trace_instant!("bench", "instant", "i" => i, "f" => 0.5),
+            )
         })
     });
     g.bench_function("scope", |b| {

@@ -16,7 +16,7 @@ fn build_staticlib() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let exe = std::env::current_exe().unwrap();
     // target/<profile>/deps/<test> -> target
-    let target = exe.ancestors().nth(3).unwrap().join("capi-test");
+    let target = exe.ancestors().nth(3).unwrap().join("nested");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
         .args([
