@@ -32,30 +32,26 @@ fn demo_trace_loads_in_devtools_without_errors() {
         eprintln!("SKIPPED: node is not installed");
         return;
     }
-    // Build the example in its own target directory, leaving the outer build alone.
+    // `cargo test` builds the examples beside the test binaries; when this test
+    // was built alone, build the example in its own target directory.
     let exe = std::env::current_exe().unwrap();
-    let target = exe.ancestors().nth(3).unwrap().join("nested");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "-p",
-            "tracescope-record",
-            "--example",
-            "demo",
-            "--target-dir",
-        ])
-        .arg(&target)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    let mut demo = exe.ancestors().nth(2).unwrap().join("examples/demo");
+    if !demo.is_file() {
+        let target = exe.ancestors().nth(3).unwrap().join("nested");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "-p", "tracescope-record", "--example", "demo"])
+            .arg("--target-dir")
+            .arg(&target)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        demo = target.join("debug/examples/demo");
+    }
     let trace =
         std::env::temp_dir().join(format!("tracescope-devtools-{}.json", std::process::id()));
-    let status = Command::new(target.join("debug/examples/demo"))
-        .arg(&trace)
-        .status()
-        .unwrap();
+    let status = Command::new(&demo).arg(&trace).status().unwrap();
     assert!(status.success());
     let lines = std::fs::read_to_string(&trace).unwrap().lines().count();
 
