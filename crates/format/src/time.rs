@@ -5,6 +5,54 @@
 /// Digits below one nanosecond are rounded half away from zero. Returns `None` if the
 /// text is not a number or the value does not fit in an `i64` of nanoseconds.
 pub fn micros_text_to_ns(text: &str) -> Option<i64> {
+    if let Some(v) = micros_fast(text.as_bytes()) {
+        return Some(v);
+    }
+    micros_exact(text)
+}
+
+/// The common case on the hot path: `[-]digits[.digits]` with at most 15 integer
+/// digits and 3 fraction digits, in plain u64 arithmetic.
+#[inline]
+fn micros_fast(b: &[u8]) -> Option<i64> {
+    let (neg, b) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        _ => (false, b),
+    };
+    let mut i = 0;
+    let mut v: u64 = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        v = v * 10 + (b[i] - b'0') as u64;
+        i += 1;
+        if i > 15 {
+            return None;
+        }
+    }
+    if i == 0 {
+        return None;
+    }
+    let mut frac = 0;
+    let mut scale = 1000;
+    if i < b.len() {
+        if b[i] != b'.' {
+            return None;
+        }
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() && i - start < 3 {
+            scale /= 10;
+            frac += (b[i] - b'0') as u64 * scale;
+            i += 1;
+        }
+        if i == start || i != b.len() {
+            return None;
+        }
+    }
+    let ns = (v * 1000 + frac) as i64;
+    Some(if neg { -ns } else { ns })
+}
+
+fn micros_exact(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     let mut i = 0;
     let neg = match b.first() {
@@ -264,6 +312,14 @@ mod tests {
         assert_eq!(micros_text_to_ns("9e-5"), Some(0)); // 0.09 ns
         for bad in ["", "-", "abc", "1.2.3", "100a", "1e", ".", "0x10"] {
             assert_eq!(micros_text_to_ns(bad), None, "{bad}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_path_agrees_with_exact(int in 0u64..1_000_000_000_000_000, frac in proptest::option::of("[0-9]{1,4}"), neg: bool) {
+            let text = format!("{}{int}{}", if neg { "-" } else { "" }, frac.map(|f| format!(".{f}")).unwrap_or_default());
+            proptest::prop_assert_eq!(micros_text_to_ns(&text), micros_exact(&text), "{}", text);
         }
     }
 

@@ -10,7 +10,11 @@ use tracescope_format::Source;
 #[test]
 fn every_corpus_file_loads() {
     let files = corpus_files();
-    assert!(files.len() > 100, "corpus not found under {:?}", common::shared());
+    assert!(
+        files.len() > 100,
+        "corpus not found under {:?}",
+        common::shared()
+    );
     let mut total = 0;
     for path in &files {
         let src = Source::open(path).unwrap();
@@ -20,8 +24,17 @@ fn every_corpus_file_loads() {
             assert!(trace.cpu_profile.is_some());
         }
         total += events.len();
-        let name = path.strip_prefix(common::shared()).unwrap().display().to_string();
-        eprintln!("{name}: {} {} events {:?}", trace.form.as_str(), events.len(), diags(&trace.diagnostics));
+        let name = path
+            .strip_prefix(common::shared())
+            .unwrap()
+            .display()
+            .to_string();
+        eprintln!(
+            "{name}: {} {} events {:?}",
+            trace.form.as_str(),
+            events.len(),
+            diags(&trace.diagnostics)
+        );
     }
     eprintln!("{} files, {total} events", files.len());
 }

@@ -5,6 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use tracescope_format::json::ReadOptions;
 use tracescope_format::Source;
 use tracescope_model::{LoadOptions, Trace};
 
@@ -23,12 +24,14 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn load(p: &Path) -> Trace {
+    load_with(p, ReadOptions::default())
+}
+
+fn load_with(p: &Path, read: ReadOptions) -> Trace {
     let src = Source::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    let opts = LoadOptions {
-        source_name: p.file_name().unwrap().to_string_lossy().into(),
-        ..Default::default()
-    };
-    Trace::from_source(src, &opts).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    let source_name = p.file_name().unwrap().to_string_lossy().into();
+    Trace::from_source(src, &LoadOptions { source_name, read })
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 #[test]
@@ -81,5 +84,32 @@ fn every_json_corpus_file_loads_with_consistent_counts() {
             st.samples,
             t.diagnostics.len()
         );
+    }
+}
+
+/// Reading in many small parallel parts (some started from wrong guesses of an event
+/// boundary and thrown away) gives exactly the model of the default read.
+#[test]
+fn tiny_parallel_parts_give_the_same_model() {
+    let root = common::shared().join("corpus");
+    let mut all = Vec::new();
+    for d in ["catapult", "perfetto"] {
+        files(&root.join(d), &mut all);
+    }
+    all.sort();
+    for p in &all {
+        let a = load(p);
+        let b = load_with(
+            p,
+            ReadOptions {
+                threads: 2,
+                chunk_bytes: 2048,
+            },
+        );
+        assert_eq!(a.stats().events, b.stats().events, "{}", p.display());
+        for table in tracescope_model::TABLE_NAMES {
+            let (ra, rb) = (a.rows(table).unwrap(), b.rows(table).unwrap());
+            assert!(ra.rows == rb.rows, "{}: table {table} differs", p.display());
+        }
     }
 }

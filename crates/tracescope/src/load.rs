@@ -7,13 +7,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use tracescope_format::Source;
 use tracescope_model::{LoadOptions, Trace};
 
 /// Opens and loads `path`; errors name the file and, for unreadable JSON, the line
 /// and column.
 pub fn load(path: &Path) -> Result<Trace> {
-    let source = Source::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let source = match crate::input::open(path)? {
+        crate::input::Input::Json(source) => source,
+        crate::input::Input::Events {
+            format,
+            events,
+            diags,
+            bytes,
+        } => {
+            let mut trace = Trace::from_events(events, format, bytes);
+            trace.diagnostics.merge(diags);
+            return Ok(trace);
+        }
+    };
     let done = Arc::new(AtomicBool::new(false));
     let spinner = std::io::stderr()
         .is_terminal()

@@ -3,6 +3,8 @@
 //! A thin binary over `tracescope-format` (reading and writing) and
 //! `tracescope-model` (the loaded trace). Each subcommand lives in its own module.
 
+mod convert;
+mod input;
 mod load;
 mod stats;
 mod tables;
@@ -45,7 +47,8 @@ enum Command {
     },
     /// List what the reader repaired or could not place. Exit 0 clean, 1 diagnostics, 2 unreadable.
     Validate { file: PathBuf },
-    /// Convert a trace to JSON (gzip when OUT ends in .gz), keeping every event and field.
+    /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
+    /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
 }
 
@@ -59,11 +62,7 @@ fn main() -> ExitCode {
             format,
         } => tables::run(&file, &table, format),
         Command::Validate { file } => return validate::run(&file),
-        Command::Convert { input, output } => Err(anyhow::anyhow!(
-            "convert needs the JSON writer ({} -> {})",
-            input.display(),
-            output.display()
-        )),
+        Command::Convert { input, output } => convert::run(&input, &output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -87,7 +87,10 @@ impl<'a> Lexer<'a> {
             Some(_) => return Err(Fail::Syntax(self.pos)),
             None => return Err(Fail::Eof),
         }
-        let mut ev = Event { offset: start as u64, ..Event::default() };
+        let mut ev = Event {
+            offset: start as u64,
+            ..Event::default()
+        };
         let mut seen = 0u32;
         loop {
             let key_at = self.pos;
@@ -110,7 +113,13 @@ impl<'a> Lexer<'a> {
                         self.duplicate(&mut ev, &key, key_at);
                     }
                     let (_, raw, clean) = self.raw_value(DEPTH)?;
-                    ev.extra.push((key, RawJson { text: Cow::Borrowed(raw), clean }));
+                    ev.extra.push((
+                        key,
+                        RawJson {
+                            text: Cow::Borrowed(raw),
+                            clean,
+                        },
+                    ));
                 }
             }
             if self.after_member(b'}')? {
@@ -135,7 +144,13 @@ impl<'a> Lexer<'a> {
         let at = self.pos;
         let first = self.peek();
         let ok = match f {
-            Field::Ph | Field::Name | Field::Cat | Field::Scope | Field::S | Field::Bp | Field::Cname => {
+            Field::Ph
+            | Field::Name
+            | Field::Cat
+            | Field::Scope
+            | Field::S
+            | Field::Bp
+            | Field::Cname => {
                 if first == Some(b'"') {
                     let (s, esc) = self.string_str()?;
                     *string_slot(ev, f) = Some(cow(s, esc));
@@ -164,7 +179,11 @@ impl<'a> Lexer<'a> {
                 }
                 Some(b'-' | b'0'..=b'9') => match Int64::parse_number(self.number()?) {
                     Some(n) => {
-                        *if f == Field::Pid { &mut ev.pid } else { &mut ev.tid } = Some(Pid::Int(n));
+                        *if f == Field::Pid {
+                            &mut ev.pid
+                        } else {
+                            &mut ev.tid
+                        } = Some(Pid::Int(n));
                         true
                     }
                     None => false,
@@ -193,13 +212,20 @@ impl<'a> Lexer<'a> {
                 };
                 if let Some(v) = v {
                     self.pos += if v { 4 } else { 5 };
-                    *if f == Field::FlowIn { &mut ev.flow_in } else { &mut ev.flow_out } = Some(v);
+                    *if f == Field::FlowIn {
+                        &mut ev.flow_in
+                    } else {
+                        &mut ev.flow_out
+                    } = Some(v);
                 }
                 v.is_some()
             }
             Field::Stack | Field::Estack | Field::Args => {
                 let (_, raw, clean) = self.raw_value(DEPTH)?;
-                let v = Some(RawJson { text: Cow::Borrowed(raw), clean });
+                let v = Some(RawJson {
+                    text: Cow::Borrowed(raw),
+                    clean,
+                });
                 match f {
                     Field::Stack => ev.stack = v,
                     Field::Estack => ev.estack = v,
@@ -213,7 +239,13 @@ impl<'a> Lexer<'a> {
             self.pos = at;
             let (_, raw, clean) = self.raw_value(DEPTH)?;
             self.diag(DiagKind::BadField, at);
-            ev.extra.push((key, RawJson { text: Cow::Borrowed(raw), clean }));
+            ev.extra.push((
+                key,
+                RawJson {
+                    text: Cow::Borrowed(raw),
+                    clean,
+                },
+            ));
         }
         Ok(())
     }
@@ -283,7 +315,11 @@ impl<'a> Lexer<'a> {
             return None;
         }
         self.pos = probe.pos + 1;
-        Some(if global { Id2::Global(id) } else { Id2::Local(id) })
+        Some(if global {
+            Id2::Global(id)
+        } else {
+            Id2::Local(id)
+        })
     }
 }
 
@@ -320,9 +356,13 @@ fn id_slot<'e, 'a>(ev: &'e mut Event<'a>, f: Field) -> &'e mut Option<Id<'a>> {
 /// Forgets a field's earlier value when its key comes again.
 fn clear(ev: &mut Event<'_>, f: Field) {
     match f {
-        Field::Ph | Field::Name | Field::Cat | Field::Scope | Field::S | Field::Bp | Field::Cname => {
-            *string_slot(ev, f) = None
-        }
+        Field::Ph
+        | Field::Name
+        | Field::Cat
+        | Field::Scope
+        | Field::S
+        | Field::Bp
+        | Field::Cname => *string_slot(ev, f) = None,
         Field::Ts | Field::Dur | Field::Tts | Field::Tdur => *time_slot(ev, f) = None,
         Field::Id | Field::BindId | Field::Sf | Field::Esf => *id_slot(ev, f) = None,
         Field::Pid => ev.pid = None,

@@ -39,11 +39,21 @@ pub(crate) struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(text: &'a str, pos: usize) -> Self {
-        Lexer { text, b: text.as_bytes(), pos, diags: Diagnostics::new(), dirty: false, quiet: false }
+        Lexer {
+            text,
+            b: text.as_bytes(),
+            pos,
+            diags: Diagnostics::new(),
+            dirty: false,
+            quiet: false,
+        }
     }
 
     fn quiet(text: &'a str, pos: usize) -> Self {
-        Lexer { quiet: true, ..Lexer::new(text, pos) }
+        Lexer {
+            quiet: true,
+            ..Lexer::new(text, pos)
+        }
     }
 
     #[inline]
@@ -79,7 +89,9 @@ impl<'a> Lexer<'a> {
         let rest = &self.b[at..];
         let end = match rest.get(1) {
             Some(b'/') => memchr::memchr(b'\n', rest).map_or(self.b.len(), |p| at + p + 1),
-            Some(b'*') => memchr::memmem::find(&rest[2..], b"*/").map_or(self.b.len(), |p| at + 2 + p + 2),
+            Some(b'*') => {
+                memchr::memmem::find(&rest[2..], b"*/").map_or(self.b.len(), |p| at + 2 + p + 2)
+            }
             _ => return false,
         };
         self.diag(DiagKind::Comment, at);
@@ -270,7 +282,9 @@ impl<'a> Lexer<'a> {
         }
         let mut has_ph = false;
         loop {
-            let Ok((key, _)) = p.string_str() else { return false };
+            let Ok((key, _)) = p.string_str() else {
+                return false;
+            };
             has_ph |= key == "ph";
             if p.expect(b':').is_err() || p.skip_value(1).is_err() {
                 return false;
@@ -389,24 +403,52 @@ mod tests {
 
     #[test]
     fn skips_valid_values() {
-        for s in
-            ["1", "-0.5e+3", "\"a\\\"b\"", "true", "null", "[]", "{}", "[1,[2,{\"a\":[3]}]]", "{\"a\":{\"b\":\"}\"}}"]
-        {
+        for s in [
+            "1",
+            "-0.5e+3",
+            "\"a\\\"b\"",
+            "true",
+            "null",
+            "[]",
+            "{}",
+            "[1,[2,{\"a\":[3]}]]",
+            "{\"a\":{\"b\":\"}\"}}",
+        ] {
             let (r, pos, dirty, _) = skip(s);
             assert_eq!((r, pos, dirty), (Ok(()), s.len(), false), "{s}");
         }
         let (r, pos, dirty, d) = skip("[1, /* c */ 2, // x\n]");
         assert_eq!((r, pos, dirty), (Ok(()), 21, true));
-        assert_eq!((d.count(DiagKind::Comment), d.count(DiagKind::TrailingComma)), (2, 1));
+        assert_eq!(
+            (d.count(DiagKind::Comment), d.count(DiagKind::TrailingComma)),
+            (2, 1)
+        );
         assert_eq!(d.get(DiagKind::TrailingComma).unwrap().offset, 13);
     }
 
     #[test]
     fn eof_and_syntax_are_told_apart() {
-        for s in ["[1,", "{\"a\"", "\"abc", "tru", "-", "1.", "{\"a\":1", "[1 /* open"] {
+        for s in [
+            "[1,",
+            "{\"a\"",
+            "\"abc",
+            "tru",
+            "-",
+            "1.",
+            "{\"a\":1",
+            "[1 /* open",
+        ] {
             assert_eq!(skip(s).0, Err(Fail::Eof), "{s}");
         }
-        for (s, at) in [("[1 2]", 3), ("{1:2}", 1), ("tx", 0), ("{\"a\" 1}", 5), ("-x", 1), ("[,]", 1), ("1.e", 2)] {
+        for (s, at) in [
+            ("[1 2]", 3),
+            ("{1:2}", 1),
+            ("tx", 0),
+            ("{\"a\" 1}", 5),
+            ("-x", 1),
+            ("[,]", 1),
+            ("1.e", 2),
+        ] {
             assert_eq!(skip(s).0, Err(Fail::Syntax(at)), "{s}");
         }
         let deep = "[".repeat(600);

@@ -73,13 +73,21 @@ impl FindMemo {
             return self.found;
         }
         let found = Lexer::find_event_start(text, from, text.len());
-        *self = FindMemo { from, found, valid: true };
+        *self = FindMemo {
+            from,
+            found,
+            valid: true,
+        };
         found
     }
 }
 
 /// Reads one part of an event list into `sink`.
-pub(crate) fn read_part<'a, S: EventSink<'a>>(text: &'a str, plan: PartPlan, mut sink: S) -> Part<S> {
+pub(crate) fn read_part<'a, S: EventSink<'a>>(
+    text: &'a str,
+    plan: PartPlan,
+    mut sink: S,
+) -> Part<S> {
     let mut lx = Lexer::new(text, plan.start);
     let mut events = 0u64;
     let mut memo = FindMemo::default();
@@ -88,7 +96,9 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(text: &'a str, plan: PartPlan, mut
     let end = 'list: loop {
         lx.ws();
         let at = lx.pos;
-        let Some(c) = lx.peek() else { break end_of_input(&mut lx, plan.closer, pending_comma) };
+        let Some(c) = lx.peek() else {
+            break end_of_input(&mut lx, plan.closer, pending_comma);
+        };
         if Some(c) == plan.closer {
             if let Some(comma) = pending_comma {
                 lx.diag(DiagKind::TrailingComma, comma);
@@ -154,7 +164,9 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(text: &'a str, plan: PartPlan, mut
                 None => break 'list end_of_input(&mut lx, plan.closer, None),
                 // A bare list (no brackets) ends where something other than an event
                 // follows; the caller reports that text as trailing content.
-                Some(_) if plan.closer.is_none() && lx.peek() != Some(b'{') => break 'list PartEnd::Closed(sep),
+                Some(_) if plan.closer.is_none() && lx.peek() != Some(b'{') => {
+                    break 'list PartEnd::Closed(sep)
+                }
                 Some(b'{') => {
                     // A missing comma between two objects (JSON Lines style): read on.
                     lx.diag(DiagKind::SyntaxError, sep);
@@ -173,7 +185,13 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(text: &'a str, plan: PartPlan, mut
             }
         }
     };
-    Part { start: plan.start, sink, diags: lx.diags, events, end }
+    Part {
+        start: plan.start,
+        sink,
+        diags: lx.diags,
+        events,
+        end,
+    }
 }
 
 /// The input ended between elements.
@@ -191,10 +209,18 @@ fn end_of_input(lx: &mut Lexer<'_>, closer: Option<u8>, pending_comma: Option<us
 /// After a syntax error at `bad` in the element starting at `elem`: skip that element
 /// if its brackets close before the next event start and a separator follows them,
 /// else go to the next event start.
-fn recover(lx: &mut Lexer<'_>, memo: &mut FindMemo, elem: usize, bad: usize, closer: Option<u8>) -> Resume {
+fn recover(
+    lx: &mut Lexer<'_>,
+    memo: &mut FindMemo,
+    elem: usize,
+    bad: usize,
+    closer: Option<u8>,
+) -> Resume {
     let next = memo.next_event(lx.text, bad.max(elem + 1));
     let bracketed = matches!(lx.b.get(elem), Some(b'{' | b'['));
-    if let Some(end) = Lexer::bracket_end(lx.b, elem, next.unwrap_or(lx.b.len())).filter(|_| bracketed) {
+    if let Some(end) =
+        Lexer::bracket_end(lx.b, elem, next.unwrap_or(lx.b.len())).filter(|_| bracketed)
+    {
         let mut after = end;
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = lx.b.get(after) {
             after += 1;

@@ -15,9 +15,11 @@ mod list;
 mod parallel;
 mod reader;
 pub mod value;
+pub mod writer;
 
 pub use reader::{read_events, read_json};
 pub use value::Value;
+pub use writer::{JsonWriter, Trailer};
 
 /// Receives the events of one contiguous part of the event list, in file order.
 ///

@@ -27,7 +27,11 @@ pub(crate) struct PartLists<'o, F, S> {
 
 impl<'o, F, S> PartLists<'o, F, S> {
     pub fn new(make_sink: &'o F, opts: &'o ReadOptions) -> Self {
-        PartLists { make_sink, opts, parts: Vec::new() }
+        PartLists {
+            make_sink,
+            opts,
+            parts: Vec::new(),
+        }
     }
 }
 
@@ -53,7 +57,12 @@ impl Cuts {
     }
 
     fn plan(self, start: usize, closer: Option<u8>, speculative: bool) -> PartPlan {
-        PartPlan { start, closer, stop_at: self.after(start), speculative }
+        PartPlan {
+            start,
+            closer,
+            stop_at: self.after(start),
+            speculative,
+        }
     }
 }
 
@@ -63,7 +72,11 @@ where
     F: Fn() -> S + Sync,
 {
     fn read_list(&mut self, text: &'a str, start: usize, closer: Option<u8>) -> ListOutcome {
-        let cuts = Cuts { start, chunk: self.opts.chunk_bytes.max(1), len: text.len() };
+        let cuts = Cuts {
+            start,
+            chunk: self.opts.chunk_bytes.max(1),
+            len: text.len(),
+        };
         let make = self.make_sink;
         let threads = match self.opts.threads {
             0 => rayon::current_num_threads(),
@@ -80,7 +93,12 @@ where
                 let at = Lexer::find_event_start(text, cut, cut.saturating_add(cuts.chunk))?;
                 Some(read_part(text, cuts.plan(at, closer, true), make()))
             };
-            let run = || (0..=cuts.count()).into_par_iter().map(guess).collect::<Vec<_>>();
+            let run = || {
+                (0..=cuts.count())
+                    .into_par_iter()
+                    .map(guess)
+                    .collect::<Vec<_>>()
+            };
             guessed = if self.opts.threads == 0 {
                 run()
             } else {
@@ -92,7 +110,11 @@ where
             };
         }
 
-        let mut out = ListOutcome { end: PartEnd::Lost, events: 0, diags: Diagnostics::new() };
+        let mut out = ListOutcome {
+            end: PartEnd::Lost,
+            events: 0,
+            diags: Diagnostics::new(),
+        };
         let mut next = guessed.first_mut().and_then(Option::take);
         let mut pos = start;
         loop {
@@ -106,7 +128,9 @@ where
             match part.end {
                 PartEnd::Boundary(at) => {
                     pos = at;
-                    next = guessed.get_mut((at - start) / cuts.chunk).and_then(Option::take);
+                    next = guessed
+                        .get_mut((at - start) / cuts.chunk)
+                        .and_then(Option::take);
                 }
                 end => {
                     out.end = end;

@@ -17,7 +17,11 @@ use crate::{DiagKind, Diagnostics, Event, RawJson};
 /// every thread count gives the same parts, events and diagnostics.
 ///
 /// A parallel read may call `make_sink` for guessed parts it then drops unused.
-pub fn read_json<'a, S, F>(text: &'a str, make_sink: F, opts: &ReadOptions) -> Result<JsonTrace<'a, S>, ReadError>
+pub fn read_json<'a, S, F>(
+    text: &'a str,
+    make_sink: F,
+    opts: &ReadOptions,
+) -> Result<JsonTrace<'a, S>, ReadError>
 where
     S: EventSink<'a> + Send,
     F: Fn() -> S + Sync,
@@ -34,9 +38,18 @@ where
     F: FnMut(Event<'a>, &mut Diagnostics),
 {
     let mut lists = |text: &'a str, start: usize, closer: Option<u8>| {
-        let plan = PartPlan { start, closer, stop_at: usize::MAX, speculative: false };
+        let plan = PartPlan {
+            start,
+            closer,
+            stop_at: usize::MAX,
+            speculative: false,
+        };
         let part = read_part(text, plan, &mut f);
-        ListOutcome { end: part.end, events: part.events, diags: part.diags }
+        ListOutcome {
+            end: part.end,
+            events: part.events,
+            diags: part.diags,
+        }
     };
     Ok(read_document(text, &mut lists)?.into_trace(Vec::new()))
 }
@@ -110,24 +123,39 @@ impl<'a> Doc<'a> {
 
 fn fatal(text: &str, at: usize, message: &str) -> ReadError {
     let (line, column) = line_col(text, at);
-    ReadError { message: message.to_string(), offset: at as u64, line, column }
+    ReadError {
+        message: message.to_string(),
+        offset: at as u64,
+        line,
+        column,
+    }
 }
 
 fn read_document<'a>(text: &'a str, lists: &mut dyn Lists<'a>) -> Result<Doc<'a>, ReadError> {
-    let bom = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let bom = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
     let mut lx = Lexer::new(text, bom);
     lx.ws();
     match lx.peek() {
         None => Err(fatal(text, lx.pos, "no trace: the input is empty")),
         Some(b'[') => {
             let mut doc = Doc::new(Form::Array, std::mem::take(&mut lx.diags));
-            if let PartEnd::Closed(end) = doc.add_list(lists.read_list(text, lx.pos + 1, Some(b']'))) {
+            if let PartEnd::Closed(end) =
+                doc.add_list(lists.read_list(text, lx.pos + 1, Some(b']')))
+            {
                 trailing(&mut lx, &mut doc.diags, end);
             }
             Ok(doc)
         }
         Some(b'{') => object(text, lx, lists),
-        Some(_) => Err(fatal(text, lx.pos, "no trace: expected a JSON array or object")),
+        Some(_) => Err(fatal(
+            text,
+            lx.pos,
+            "no trace: expected a JSON array or object",
+        )),
     }
 }
 
@@ -180,7 +208,11 @@ impl Keys {
 }
 
 /// A top-level object: the object form, a raw `.cpuprofile`, or bare events.
-fn object<'a>(text: &'a str, mut lx: Lexer<'a>, lists: &mut dyn Lists<'a>) -> Result<Doc<'a>, ReadError> {
+fn object<'a>(
+    text: &'a str,
+    mut lx: Lexer<'a>,
+    lists: &mut dyn Lists<'a>,
+) -> Result<Doc<'a>, ReadError> {
     let open = lx.pos;
     let leading = lx.diags.clone();
     let mut doc = Doc::new(Form::Object, Diagnostics::new());
@@ -219,7 +251,10 @@ fn object<'a>(text: &'a str, mut lx: Lexer<'a>, lists: &mut dyn Lists<'a>) -> Re
                 Ok(v) => v,
                 Err(e) => break Stop::from_fail(e, key_at),
             };
-            let value = RawJson { text: Cow::Borrowed(raw), clean };
+            let value = RawJson {
+                text: Cow::Borrowed(raw),
+                clean,
+            };
             member(&mut lx, &mut doc, &mut keys, key, key_at, at, value);
         }
         match lx.after_member(b'}') {
@@ -246,7 +281,10 @@ fn object<'a>(text: &'a str, mut lx: Lexer<'a>, lists: &mut dyn Lists<'a>) -> Re
         // A raw V8 profile: the whole document is the profile.
         let close = end.unwrap_or(text.len());
         let mut doc = Doc::new(Form::CpuProfile, leading);
-        doc.cpu_profile = Some(RawJson { text: Cow::Borrowed(&text[open..close]), clean: !lx.dirty });
+        doc.cpu_profile = Some(RawJson {
+            text: Cow::Borrowed(&text[open..close]),
+            clean: !lx.dirty,
+        });
         doc.diags.merge(lx.diags);
         if let Some(end) = end {
             trailing(&mut Lexer::new(text, end), &mut doc.diags, end);
@@ -303,7 +341,11 @@ fn member<'a>(
             match &*key {
                 "traceEvents" => lx.diag(DiagKind::BadField, at),
                 "displayTimeUnit" => {
-                    let unit = value.text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).map(unescape);
+                    let unit = value
+                        .text
+                        .strip_prefix('"')
+                        .and_then(|t| t.strip_suffix('"'))
+                        .map(unescape);
                     if !matches!(unit.as_deref(), Some("ms" | "ns")) {
                         lx.diag(DiagKind::BadDisplayTimeUnit, at);
                     }

@@ -21,18 +21,33 @@ pub fn read_with<'a>(
     opts: &ReadOptions,
 ) -> Result<(JsonTrace<'a, Collect<'a>>, Vec<Event<'a>>), ReadError> {
     let mut trace = read_json(text, Collect::default, opts)?;
-    let events = trace.parts.iter_mut().flat_map(|p| std::mem::take(&mut p.0)).collect();
+    let events = trace
+        .parts
+        .iter_mut()
+        .flat_map(|p| std::mem::take(&mut p.0))
+        .collect();
     Ok((trace, events))
 }
 
 /// Reads on one thread with one part.
 pub fn read(text: &str) -> (JsonTrace<'_, Collect<'_>>, Vec<Event<'_>>) {
-    read_with(text, &ReadOptions { threads: 1, chunk_bytes: usize::MAX }).expect("a trace")
+    read_with(
+        text,
+        &ReadOptions {
+            threads: 1,
+            chunk_bytes: usize::MAX,
+        },
+    )
+    .expect("a trace")
 }
 
 /// `(kind, count, offset)` of every diagnostic, ordered by kind name.
 pub fn diags(d: &Diagnostics) -> Vec<(&'static str, u64, u64)> {
-    let mut v: Vec<_> = d.sorted().into_iter().map(|d| (d.kind.as_str(), d.count, d.offset)).collect();
+    let mut v: Vec<_> = d
+        .sorted()
+        .into_iter()
+        .map(|d| (d.kind.as_str(), d.count, d.offset))
+        .collect();
     v.sort();
     v
 }
@@ -44,7 +59,9 @@ pub fn shared() -> PathBuf {
 /// Every JSON trace of the shared corpus and examples (compressed ones included).
 pub fn corpus_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -55,7 +72,12 @@ pub fn corpus_files() -> Vec<PathBuf> {
         }
     }
     let mut out = Vec::new();
-    for d in ["corpus/catapult", "corpus/speedscope", "corpus/perfetto", "examples"] {
+    for d in [
+        "corpus/catapult",
+        "corpus/speedscope",
+        "corpus/perfetto",
+        "examples",
+    ] {
         walk(&shared().join(d), &mut out);
     }
     out.sort();
