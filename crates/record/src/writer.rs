@@ -1,0 +1,609 @@
+//! The writer thread: drains every ring, formats JSON, streams it to the sink.
+//!
+//! Output is the JSON array form, one event per line, each followed by `,`:
+//! after every write the sink holds a loadable trace (readers accept the missing
+//! `]`). A clean stop ends the array with a final metadata event and `]`.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::args::{TAG_BOOL, TAG_F64, TAG_I64, TAG_STR, TAG_U64};
+use crate::callsite::Callsite;
+use crate::clock::{self, Anchor, Timebase};
+use crate::json;
+use crate::record::*;
+use crate::ring::{self, Ring};
+
+/// Bytes of formatted output held before they are written out mid-pass.
+const OUT_CHUNK: usize = 1 << 20;
+
+/// Counters of a recording session.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Events written to the sink (metadata events not included).
+    pub events: u64,
+    /// Events dropped because a thread's buffer was full (also in the trace).
+    pub dropped: u64,
+    /// Writes to the sink that failed (their events are lost).
+    pub write_errors: u64,
+    /// Bytes written to the sink.
+    pub bytes: u64,
+}
+
+/// Process-wide metadata, written at start and whenever it changes.
+#[derive(Default)]
+pub(crate) struct ProcessMeta {
+    pub name: Option<String>,
+    pub sort_index: Option<i64>,
+    pub version: u64,
+}
+
+pub(crate) static PROCESS: Mutex<ProcessMeta> = Mutex::new(ProcessMeta {
+    name: None,
+    sort_index: None,
+    version: 0,
+});
+
+pub(crate) fn process_meta() -> MutexGuard<'static, ProcessMeta> {
+    PROCESS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+struct Ctl {
+    stop: bool,
+    requested: u64,
+    completed: u64,
+}
+
+/// What the session shares with its writer thread.
+pub(crate) struct Shared {
+    ctl: Mutex<Ctl>,
+    cv: Condvar,
+    events: AtomicU64,
+    dropped: AtomicU64,
+    write_errors: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl Shared {
+    pub fn new() -> Shared {
+        Shared {
+            ctl: Mutex::new(Ctl {
+                stop: false,
+                requested: 0,
+                completed: 0,
+            }),
+            cv: Condvar::new(),
+            events: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            write_errors: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+        }
+    }
+
+    fn ctl(&self) -> MutexGuard<'_, Ctl> {
+        self.ctl.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Asks for a pass over every ring and waits until it is written.
+    /// False when the writer did not answer within `timeout`.
+    pub fn flush(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut ctl = self.ctl();
+        if ctl.stop {
+            return false;
+        }
+        ctl.requested += 1;
+        let ticket = ctl.requested;
+        self.cv.notify_all();
+        while ctl.completed < ticket {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            ctl = self
+                .cv
+                .wait_timeout(ctl, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+
+    pub fn stop(&self) {
+        self.ctl().stop = true;
+        self.cv.notify_all();
+    }
+
+    pub fn stats(&self) -> Stats {
+        Stats {
+            events: self.events.load(Ordering::Relaxed),
+            dropped: self.dropped.load(Ordering::Relaxed),
+            write_errors: self.write_errors.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+        }
+    }
+}
+
+struct RingState {
+    /// `,"pid":P,"tid":T` of the ring's thread.
+    ids: Vec<u8>,
+    meta_version: u64,
+}
+
+pub(crate) struct Writer {
+    sink: Box<dyn Write + Send>,
+    out: Vec<u8>,
+    timebase: Timebase,
+    pid: u32,
+    /// `,"pid":P,"tid":P`: process-level events go on the main thread's track.
+    process_ids: Vec<u8>,
+    rings: HashMap<usize, RingState>,
+    ts: json::TsFormatter,
+    process_version: u64,
+    interval: Duration,
+    shared: Arc<Shared>,
+    tracing_sites: TracingSites,
+}
+
+thread_local! {
+    static IS_WRITER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the calling thread is a writer thread (which must not wait on itself).
+pub(crate) fn on_writer_thread() -> bool {
+    IS_WRITER.with(|w| w.get())
+}
+
+impl Writer {
+    pub fn new(
+        sink: Box<dyn Write + Send>,
+        shared: Arc<Shared>,
+        interval: Duration,
+        start: Anchor,
+    ) -> Writer {
+        let pid = std::process::id();
+        let mut process_ids = Vec::new();
+        ids(&mut process_ids, pid, u64::from(pid));
+        Writer {
+            sink,
+            out: Vec::with_capacity(OUT_CHUNK + (64 << 10)),
+            timebase: Timebase::new(start),
+            pid,
+            process_ids,
+            rings: HashMap::new(),
+            ts: json::TsFormatter::default(),
+            process_version: 0,
+            interval,
+            shared,
+            tracing_sites: TracingSites::default(),
+        }
+    }
+
+    pub fn run(mut self) {
+        IS_WRITER.with(|w| w.set(true));
+        self.out.extend_from_slice(b"[\n");
+        self.write_out();
+        loop {
+            let (ticket, stop) = {
+                let mut ctl = self.shared.ctl();
+                if !ctl.stop && ctl.requested == ctl.completed {
+                    ctl = self
+                        .shared
+                        .cv
+                        .wait_timeout(ctl, self.interval)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+                (ctl.requested, ctl.stop)
+            };
+            // Keep draining without sleeping while the rings are filling up.
+            while self.pass() && !stop {}
+            if stop {
+                self.pass();
+                self.trailer();
+            }
+            self.shared.ctl().completed = ticket;
+            self.shared.cv.notify_all();
+            if stop {
+                return;
+            }
+        }
+    }
+
+    /// One sweep over every ring. Returns true when some ring was more than an
+    /// eighth full, i.e. when the writer should not sleep.
+    fn pass(&mut self) -> bool {
+        let rings: Vec<Arc<Ring>> = ring::registry().clone();
+        let snaps: Vec<(bool, u64, u64)> = rings
+            .iter()
+            .map(|r| {
+                // `closed` first: a ring closed before its head was read is
+                // drained completely by this pass.
+                let closed = r.closed.load(Ordering::Acquire);
+                let (tail, head) = r.pending();
+                (closed, tail, head)
+            })
+            .collect();
+        if snaps.iter().any(|&(_, tail, head)| head > tail) {
+            // Every record below was committed before this anchor was taken.
+            self.timebase.advance(clock::anchor());
+        }
+        self.process_meta();
+        let mut busy = false;
+        for (ring, &(_, tail, head)) in rings.iter().zip(&snaps) {
+            busy |= (head - tail) * 8 > ring.room_to_end(0);
+            self.drain(ring, tail, head);
+        }
+        self.report_drops(&rings);
+        let gone: Vec<usize> = rings
+            .iter()
+            .zip(&snaps)
+            .filter(|(_, s)| s.0)
+            .map(|(r, _)| Arc::as_ptr(r) as usize)
+            .collect();
+        if !gone.is_empty() {
+            ring::registry().retain(|r| !gone.contains(&(Arc::as_ptr(r) as usize)));
+            for key in gone {
+                self.rings.remove(&key);
+            }
+        }
+        self.write_out();
+        busy
+    }
+
+    fn drain(&mut self, ring: &Ring, tail: u64, head: u64) {
+        let key = ring as *const Ring as usize;
+        let pid = self.pid;
+        let state = self.rings.entry(key).or_insert_with(|| {
+            let mut v = Vec::new();
+            ids(&mut v, pid, ring.tid);
+            RingState {
+                ids: v,
+                meta_version: 0,
+            }
+        });
+        let ids = state.ids.clone();
+        let meta = ring.meta();
+        if meta.version != state.meta_version {
+            state.meta_version = meta.version;
+            if let Some(name) = &meta.name {
+                metadata(&mut self.out, b"thread_name", &ids, |o| {
+                    o.extend_from_slice(b"\"name\":");
+                    json::string(o, name.as_bytes());
+                });
+            }
+            if let Some(index) = meta.sort_index {
+                metadata(&mut self.out, b"thread_sort_index", &ids, |o| {
+                    o.extend_from_slice(b"\"sort_index\":");
+                    json::int(o, index);
+                });
+            }
+        }
+        drop(meta);
+        let mut pos = tail;
+        let mut events = 0u64;
+        while pos < head {
+            // SAFETY: positions between tail and head hold committed records.
+            let h = unsafe { ring.words(pos, 1) }[0];
+            let len = header_len(h);
+            if len == 0 || pos + len as u64 > head || len as u64 > ring.room_to_end(pos) {
+                // Never produced by `Ring::push`; skip the rest rather than guess.
+                break;
+            }
+            if header_kind(h) != KIND_PAD {
+                // SAFETY: as above, and the record does not wrap (checked).
+                let rec = unsafe { ring.words(pos, len) };
+                if self.event(rec, &ids) {
+                    events += 1;
+                }
+            }
+            pos += len as u64;
+            if self.out.len() >= OUT_CHUNK {
+                self.write_out();
+                ring.release(pos);
+            }
+        }
+        ring.release(head);
+        self.shared.events.fetch_add(events, Ordering::Relaxed);
+    }
+
+    /// Formats one record; false (and nothing written) if it is malformed.
+    fn event(&mut self, rec: &[u64], ids: &[u8]) -> bool {
+        let mark = self.out.len();
+        let ok = self.try_event(rec, ids).is_some();
+        if !ok {
+            self.out.truncate(mark);
+        }
+        ok
+    }
+
+    fn try_event(&mut self, rec: &[u64], ids: &[u8]) -> Option<()> {
+        let h = rec[0];
+        let (kind, flags, tags) = (header_kind(h), header_flags(h), header_tags(h));
+        let ticks = *rec.get(1)?;
+        let site = *rec.get(2)? as usize;
+        let mut cur = Cursor { rec, i: 3 };
+        let id = if flags & F_ID != 0 {
+            Some(cur.word()?)
+        } else {
+            None
+        };
+        let dyn_name = if flags & F_DYN_NAME != 0 {
+            Some(cur.bytes()?)
+        } else {
+            None
+        };
+        let ph: &[u8] = match kind {
+            KIND_BEGIN => b"B",
+            KIND_END => b"E",
+            KIND_INSTANT_T | KIND_INSTANT_P | KIND_INSTANT_G => b"i",
+            KIND_COUNTER => b"C",
+            KIND_ASYNC_BEGIN => b"b",
+            KIND_ASYNC_STEP => b"n",
+            KIND_ASYNC_END => b"e",
+            KIND_FLOW_START => b"s",
+            KIND_FLOW_STEP => b"t",
+            KIND_FLOW_END => b"f",
+            KIND_OBJECT_NEW => b"N",
+            KIND_OBJECT_SNAPSHOT => b"O",
+            KIND_OBJECT_DELETE => b"D",
+            _ => return None,
+        };
+        let out = &mut self.out;
+        out.extend_from_slice(b"{\"ph\":\"");
+        out.extend_from_slice(ph);
+        out.extend_from_slice(b"\",");
+        let arg_names: &[&str] = if flags & F_TRACING != 0 {
+            if !self.tracing_sites.push(out, site, flags) {
+                return None;
+            }
+            &[]
+        } else {
+            // SAFETY: without F_TRACING, `site` is the address of a `'static Callsite`.
+            let site: &'static Callsite = unsafe { &*(site as *const Callsite) };
+            let (frag, cat_len) = site.json.get_or_init(|| callsite_json(site));
+            push_site(out, frag, *cat_len, flags);
+            site.arg_names
+        };
+        if let Some(name) = dyn_name {
+            out.extend_from_slice(b",\"name\":");
+            json::string(out, name);
+        }
+        out.extend_from_slice(b",\"ts\":");
+        self.ts.write(out, self.timebase.ns(ticks));
+        match kind {
+            // Thread scope is what a missing `s` means: no bytes spent on it.
+            KIND_INSTANT_T => {}
+            KIND_INSTANT_P => out.extend_from_slice(b",\"s\":\"p\""),
+            KIND_INSTANT_G => out.extend_from_slice(b",\"s\":\"g\""),
+            // A flow end binds to the slice around it, like its start.
+            KIND_FLOW_END => out.extend_from_slice(b",\"bp\":\"e\""),
+            _ => {}
+        }
+        if let Some(id) = id {
+            out.extend_from_slice(b",\"id\":");
+            json::hex_id(out, id);
+        }
+        out.extend_from_slice(ids);
+        if flags & F_JSON_ARGS != 0 {
+            let body = cur.bytes()?;
+            if !body.is_empty() {
+                out.extend_from_slice(b",\"args\":{");
+                out.extend_from_slice(body);
+                out.push(b'}');
+            }
+        } else if tags != 0 {
+            let snapshot = kind == KIND_OBJECT_SNAPSHOT;
+            out.extend_from_slice(if snapshot {
+                b",\"args\":{\"snapshot\":{"
+            } else {
+                b",\"args\":{"
+            });
+            let mut n = 0;
+            while n < 8 && (tags >> (4 * n)) & 15 != 0 {
+                if n > 0 {
+                    out.push(b',');
+                }
+                let key = arg_names.get(n).copied().unwrap_or("arg");
+                json::string(out, key.as_bytes());
+                out.push(b':');
+                match ((tags >> (4 * n)) & 15) as u64 {
+                    TAG_I64 => json::int(out, cur.word()? as i64),
+                    TAG_U64 => json::int(out, cur.word()?),
+                    TAG_F64 => json::float(out, f64::from_bits(cur.word()?)),
+                    TAG_BOOL => {
+                        out.extend_from_slice(if cur.word()? != 0 { b"true" } else { b"false" })
+                    }
+                    TAG_STR => json::string(out, cur.bytes()?),
+                    _ => return None,
+                }
+                n += 1;
+            }
+            out.extend_from_slice(if snapshot { b"}}" } else { b"}" });
+        }
+        out.extend_from_slice(b"},\n");
+        Some(())
+    }
+
+    fn process_meta(&mut self) {
+        let meta = process_meta();
+        if meta.version == self.process_version {
+            return;
+        }
+        self.process_version = meta.version;
+        if let Some(name) = &meta.name {
+            metadata(&mut self.out, b"process_name", &self.process_ids, |o| {
+                o.extend_from_slice(b"\"name\":");
+                json::string(o, name.as_bytes());
+            });
+        }
+        if let Some(index) = meta.sort_index {
+            metadata(
+                &mut self.out,
+                b"process_sort_index",
+                &self.process_ids,
+                |o| {
+                    o.extend_from_slice(b"\"sort_index\":");
+                    json::int(o, index);
+                },
+            );
+        }
+    }
+
+    /// Collects drops from every ring; when there are new ones, writes the
+    /// running total as a counter and as a metadata event.
+    fn report_drops(&mut self, rings: &[Arc<Ring>]) {
+        let new: u64 = rings
+            .iter()
+            .map(|r| r.dropped.swap(0, Ordering::Relaxed))
+            .sum::<u64>()
+            + ring::ORPHAN_DROPS.swap(0, Ordering::Relaxed);
+        if new == 0 {
+            return;
+        }
+        let total = self.shared.dropped.fetch_add(new, Ordering::Relaxed) + new;
+        let out = &mut self.out;
+        out.extend_from_slice(
+            b"{\"ph\":\"C\",\"cat\":\"tracescope\",\"name\":\"tracescope dropped events\",\"ts\":",
+        );
+        json::micros(out, clock::monotonic_ns());
+        out.extend_from_slice(&self.process_ids);
+        out.extend_from_slice(b",\"args\":{\"dropped\":");
+        json::int(out, total);
+        out.extend_from_slice(b"}},\n");
+        metadata(out, b"tracescope_dropped_events", &self.process_ids, |o| {
+            o.extend_from_slice(b"\"count\":");
+            json::int(o, total);
+        });
+    }
+
+    /// Ends the array: a last metadata event with the session's totals, then `]`.
+    fn trailer(&mut self) {
+        let stats = self.shared.stats();
+        let out = &mut self.out;
+        out.extend_from_slice(b"{\"ph\":\"M\",\"name\":\"tracescope_stats\"");
+        out.extend_from_slice(&self.process_ids);
+        out.extend_from_slice(b",\"args\":{\"events\":");
+        json::int(out, stats.events);
+        out.extend_from_slice(b",\"dropped_events\":");
+        json::int(out, stats.dropped);
+        out.extend_from_slice(b",\"write_errors\":");
+        json::int(out, stats.write_errors);
+        out.extend_from_slice(b"}}\n]\n");
+        self.write_out();
+    }
+
+    fn write_out(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        match self
+            .sink
+            .write_all(&self.out)
+            .and_then(|_| self.sink.flush())
+        {
+            Ok(()) => {
+                self.shared
+                    .bytes
+                    .fetch_add(self.out.len() as u64, Ordering::Relaxed);
+            }
+            Err(_) => {
+                self.shared.write_errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.out.clear();
+    }
+}
+
+struct Cursor<'a> {
+    rec: &'a [u64],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn word(&mut self) -> Option<u64> {
+        let w = *self.rec.get(self.i)?;
+        self.i += 1;
+        Some(w)
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = self.word()? as usize;
+        let words = len.div_ceil(8);
+        if self.rec.len() - self.i < words {
+            return None;
+        }
+        // SAFETY: the words `i..i + words` are in `rec`, and cover `len` bytes.
+        let bytes =
+            unsafe { std::slice::from_raw_parts(self.rec.as_ptr().add(self.i).cast::<u8>(), len) };
+        self.i += words;
+        Some(bytes)
+    }
+}
+
+fn ids(out: &mut Vec<u8>, pid: u32, tid: u64) {
+    out.extend_from_slice(b",\"pid\":");
+    json::int(out, pid);
+    out.extend_from_slice(b",\"tid\":");
+    json::int(out, tid);
+}
+
+fn metadata(out: &mut Vec<u8>, name: &[u8], ids: &[u8], args: impl FnOnce(&mut Vec<u8>)) {
+    out.extend_from_slice(b"{\"ph\":\"M\",\"name\":\"");
+    out.extend_from_slice(name);
+    out.push(b'"');
+    out.extend_from_slice(ids);
+    out.extend_from_slice(b",\"args\":{");
+    args(out);
+    out.extend_from_slice(b"}},\n");
+}
+
+/// `"cat":"..","name":".."` and the length of its `"cat":".."` part.
+pub(crate) fn site_json(cat: &str, name: &str) -> (Box<[u8]>, usize) {
+    let mut v = b"\"cat\":".to_vec();
+    json::string(&mut v, cat.as_bytes());
+    let cat_len = v.len();
+    v.extend_from_slice(b",\"name\":");
+    json::string(&mut v, name.as_bytes());
+    (v.into_boxed_slice(), cat_len)
+}
+
+fn callsite_json(site: &Callsite) -> (Box<[u8]>, usize) {
+    site_json(site.cat, site.name)
+}
+
+/// Names of `tracing` call sites, keyed by their `Metadata` address.
+#[derive(Default)]
+struct TracingSites {
+    #[cfg(feature = "tracing")]
+    map: HashMap<usize, (Box<[u8]>, usize)>,
+}
+
+impl TracingSites {
+    /// Writes the site's category and name; false if it cannot be known.
+    #[cfg(feature = "tracing")]
+    fn push(&mut self, out: &mut Vec<u8>, site: usize, flags: u8) -> bool {
+        let (frag, cat_len) = self
+            .map
+            .entry(site)
+            .or_insert_with(|| crate::layer::site_json(site));
+        push_site(out, frag, *cat_len, flags);
+        true
+    }
+
+    #[cfg(not(feature = "tracing"))]
+    fn push(&mut self, _out: &mut Vec<u8>, _site: usize, _flags: u8) -> bool {
+        false
+    }
+}
+
+fn push_site(out: &mut Vec<u8>, frag: &[u8], cat_len: usize, flags: u8) {
+    if flags & (F_DYN_NAME | F_NO_NAME) != 0 {
+        out.extend_from_slice(&frag[..cat_len]);
+    } else {
+        out.extend_from_slice(frag);
+    }
+}
