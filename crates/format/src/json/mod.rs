@@ -27,6 +27,13 @@ pub use writer::{JsonWriter, Trailer};
 /// may fill several at once on different threads; the parts come back in file order.
 pub trait EventSink<'a> {
     fn event(&mut self, event: Event<'a>, diags: &mut Diagnostics);
+
+    /// Called once the part's last event has been given, with the bytes of the text
+    /// the part covered: a sink that keeps only offsets into a mapped file can hand
+    /// those pages back here with [`Source::release`](crate::Source::release).
+    fn part_done(&mut self, bytes: std::ops::Range<usize>, diags: &mut Diagnostics) {
+        let _ = (bytes, diags);
+    }
 }
 
 impl<'a, F: FnMut(Event<'a>, &mut Diagnostics)> EventSink<'a> for F {
