@@ -4,6 +4,13 @@
 //! truncated input, trailing commas, JSONC comments, `{}` elements, bare event lists,
 //! raw `.cpuprofile` documents. Every repair is a [`Diagnostic`](crate::Diagnostic);
 //! only text that holds no trace at all is a [`ReadError`].
+//!
+//! Entry points: [`read_json`] (parts read in parallel, one sink each, the same result
+//! as a sequential read), [`read_events`] (one pass into a closure) and [`JsonWriter`].
+//! Offsets count bytes of the text given to the reader (with
+//! [`Source`](crate::Source), its `text()`). Layout: `lexer` scans bytes, `fields`
+//! reads one event, `list` reads a run of the event list with recovery, `parallel`
+//! cuts the list into parts, `reader` handles the document around it, `writer` writes.
 
 use std::borrow::Cow;
 
