@@ -1,7 +1,8 @@
 //! Throughput of `read_json` on a realistic generated trace (~80 MB in memory) into a
 //! sink that only counts events: the reader's own cost, without the model's.
 //!
-//! Run: `cargo bench -p tracescope-format --bench read_json`.
+//! Run: `cargo bench -p tracescope-format --bench read_json` (`TRACESCOPE_BENCH_MB=16` for
+//! another size).
 //!
 //! Before criterion's wall-clock runs it prints throughput per CPU-second (process CPU
 //! time from `/proc/self/stat`), which stays meaningful when other jobs share the
@@ -217,7 +218,12 @@ fn bench(c: &mut Criterion, text: &str) {
 }
 
 fn main() {
-    let text = trace(80 << 20);
+    // TRACESCOPE_BENCH_MB picks another size (a small one helps when profiling).
+    let mb = std::env::var("TRACESCOPE_BENCH_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(80);
+    let text = trace(mb << 20);
     if std::env::args().any(|a| a == "--bench") {
         cpu_report(&text);
     }

@@ -141,3 +141,46 @@ fn sink_diagnostics_merge_like_a_sequential_read() {
     // Pieces 0, 7 (malformed), 2, 9, 4 (empty) have a time or are skipped; 11 has none.
     assert_eq!(missing.offset, text.find(TRICKY[11]).unwrap() as u64);
 }
+
+/// Records the bytes its part covered.
+#[derive(Default)]
+struct Span(Option<std::ops::Range<usize>>, u64);
+
+impl<'a> EventSink<'a> for Span {
+    fn event(&mut self, _: Event<'a>, _: &mut Diagnostics) {
+        self.1 += 1;
+    }
+
+    fn part_done(&mut self, bytes: std::ops::Range<usize>, _: &mut Diagnostics) {
+        assert!(self.0.replace(bytes).is_none(), "part_done is called once");
+    }
+}
+
+#[test]
+fn parts_tile_the_event_list() {
+    let pieces: Vec<usize> = (0..300).map(|i| (i * 5) % TRICKY.len()).collect();
+    let text = list(&pieces, true, None);
+    let list_start = text.find('[').unwrap() + 1;
+    let list_end = text.find("],\"k\"").unwrap() + 1;
+    for threads in [1, 2] {
+        let t = read_json(
+            &text,
+            Span::default,
+            &ReadOptions {
+                threads,
+                chunk_bytes: 200,
+            },
+        )
+        .unwrap();
+        let ranges: Vec<_> = t.parts.iter().map(|p| p.0.clone().unwrap()).collect();
+        assert!(ranges.len() > 20);
+        assert_eq!(
+            (ranges[0].start, ranges.last().unwrap().end),
+            (list_start, list_end)
+        );
+        assert!(ranges
+            .windows(2)
+            .all(|w| w[0].end == w[1].start && text.as_bytes()[w[1].start] == b'{'));
+        assert_eq!(t.parts.iter().map(|p| p.1).sum::<u64>(), t.events);
+    }
+}

@@ -174,9 +174,7 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
                 None => break 'list end_of_input(&mut lx, plan.closer, None),
                 // A bare list (no brackets) ends where something other than an event
                 // follows; the caller reports that text as trailing content.
-                Some(_) if plan.closer.is_none() && lx.peek() != Some(b'{') => {
-                    break 'list PartEnd::Closed(sep)
-                }
+                Some(c) if plan.closer.is_none() && c != b'{' => break 'list PartEnd::Closed(sep),
                 Some(b'{') => {
                     // A missing comma between two objects (JSON Lines style): read on.
                     lx.diag(DiagKind::SyntaxError, sep);
@@ -195,6 +193,13 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
             }
         }
     };
+    let stop = match end {
+        PartEnd::Boundary(at) | PartEnd::Closed(at) => at,
+        PartEnd::Truncated | PartEnd::Lost | PartEnd::Aborted => text.len(),
+    };
+    if end != PartEnd::Aborted {
+        sink.part_done(plan.start..stop, &mut lx.diags);
+    }
     Part {
         start: plan.start,
         sink,

@@ -4,6 +4,13 @@
 //! truncated input, trailing commas, JSONC comments, `{}` elements, bare event lists,
 //! raw `.cpuprofile` documents. Every repair is a [`Diagnostic`](crate::Diagnostic);
 //! only text that holds no trace at all is a [`ReadError`].
+//!
+//! Entry points: [`read_json`] (parts read in parallel, one sink each, the same result
+//! as a sequential read), [`read_events`] (one pass into a closure) and [`JsonWriter`].
+//! Offsets count bytes of the text given to the reader (with
+//! [`Source`](crate::Source), its `text()`). Layout: `lexer` scans bytes, `fields`
+//! reads one event, `list` reads a run of the event list with recovery, `parallel`
+//! cuts the list into parts, `reader` handles the document around it, `writer` writes.
 
 use std::borrow::Cow;
 
@@ -27,6 +34,13 @@ pub use writer::{JsonWriter, Trailer};
 /// may fill several at once on different threads; the parts come back in file order.
 pub trait EventSink<'a> {
     fn event(&mut self, event: Event<'a>, diags: &mut Diagnostics);
+
+    /// Called once the part's last event has been given, with the bytes of the text
+    /// the part covered: a sink that keeps only offsets into a mapped file can hand
+    /// those pages back here with [`Source::release`](crate::Source::release).
+    fn part_done(&mut self, bytes: std::ops::Range<usize>, diags: &mut Diagnostics) {
+        let _ = (bytes, diags);
+    }
 }
 
 impl<'a, F: FnMut(Event<'a>, &mut Diagnostics)> EventSink<'a> for F {
