@@ -17,6 +17,10 @@ use crate::tables::*;
 /// The text a trace was read from, kept for lazy args.
 pub trait TraceText: Send + Sync {
     fn text(&self) -> &str;
+
+    /// The bytes in `range` have been parsed and are not needed for now (a mapped
+    /// file can drop them from memory; they come back when args are read).
+    fn release(&self, _range: std::ops::Range<usize>) {}
 }
 
 impl TraceText for String {
@@ -52,6 +56,8 @@ pub struct TraceInfo {
     pub num_cpus: Option<i64>,
     pub system_trace_events: Option<TextRef>,
     pub load_ms: f64,
+    /// Milliseconds per load step (`read` is parsing into records, in parallel).
+    pub load_phases: Vec<(&'static str, f64)>,
 }
 
 /// All tables of a trace.
@@ -107,11 +113,13 @@ impl Trace {
         let strings = SharedStrings::default();
         let registry = SharedRegistry::default();
         let arena = SharedArena::default();
+        let release = |r: std::ops::Range<usize>| text.release(r);
         let shared = Shared {
             input,
             strings: &strings,
             registry: &registry,
             arena: &arena,
+            release: Some(&release),
         };
         let json::JsonTrace {
             form,
@@ -124,10 +132,15 @@ impl Trace {
             cpu_profile,
             diagnostics,
         } = json::read_json(input, || PartBuilder::new(&shared), &opts.read)?;
+        let read_ms = t0.elapsed().as_secs_f64() * 1e3;
         let recs = Records::concat(parts.into_iter().map(|p| p.records).collect());
         let mut info = TraceInfo {
             format: form.as_str().to_string(),
             bytes,
+            load_phases: vec![
+                ("read", read_ms),
+                ("join", t0.elapsed().as_secs_f64() * 1e3 - read_ms),
+            ],
             ..TraceInfo::default()
         };
         // Top-level values borrow the input; re-slice them from it (or copy the rare
@@ -184,6 +197,7 @@ impl Trace {
             strings: &strings,
             registry: &registry,
             arena: &arena,
+            release: None,
         };
         let mut part = PartBuilder::new(&shared);
         let mut diags = Diagnostics::new();
@@ -244,6 +258,7 @@ impl Trace {
     ) -> Trace {
         let (tables, diagnostics, facts) = built;
         info.num_cpus = facts.num_cpus;
+        info.load_phases.extend(facts.phases);
         let (process_order, thread_order) = display_order(&tables);
         Trace {
             info,
@@ -396,6 +411,10 @@ fn display_order(t: &Tables) -> (Vec<u32>, Vec<u32>) {
 impl TraceText for tracescope_format::Source {
     fn text(&self) -> &str {
         tracescope_format::Source::text(self)
+    }
+
+    fn release(&self, range: std::ops::Range<usize>) {
+        tracescope_format::Source::release(self, range)
     }
 }
 

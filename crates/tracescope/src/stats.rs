@@ -42,6 +42,7 @@ pub fn stats_json(trace: &Trace) -> Value {
         "end_ns": s.end_ns,
         "diagnostics": diagnostics,
         "load_ms": (s.load_ms * 1000.0).round() / 1000.0,
+        "load_phases": trace.info.load_phases.iter().map(|(k, v)| (k.to_string(), json!((v * 1000.0).round() / 1000.0))).collect::<Map<String, Value>>(),
     })
 }
 

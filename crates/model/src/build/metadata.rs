@@ -13,6 +13,8 @@ use crate::tables::{MetadataEvent, PidK, NONE};
 #[derive(Clone, Debug, Default)]
 pub struct TraceFacts {
     pub num_cpus: Option<i64>,
+    /// Milliseconds per build step.
+    pub phases: Vec<(&'static str, f64)>,
 }
 
 pub fn apply(

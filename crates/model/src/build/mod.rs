@@ -24,6 +24,31 @@ use registry::SharedRegistry;
 
 pub use metadata::TraceFacts;
 
+/// Wall time of each build step, for `stats --json` (`load_phases`).
+#[derive(Debug)]
+pub(crate) struct Phases {
+    last: std::time::Instant,
+    pub done: Vec<(&'static str, f64)>,
+}
+
+impl Default for Phases {
+    fn default() -> Self {
+        Phases {
+            last: std::time::Instant::now(),
+            done: Vec::new(),
+        }
+    }
+}
+
+impl Phases {
+    pub fn mark(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        self.done
+            .push((name, (now - self.last).as_secs_f64() * 1e3));
+        self.last = now;
+    }
+}
+
 /// A short excerpt of the input at `offset`, for diagnostics.
 pub(crate) fn excerpt(input: &str, offset: u64) -> String {
     let start = (offset as usize).min(input.len());
@@ -48,6 +73,7 @@ pub(crate) fn finish(
     top: &TopLevel<'_>,
     mut diags: Diagnostics,
 ) -> (Tables, Diagnostics, TraceFacts) {
+    let mut clock = Phases::default();
     let mut registry = registry.0.into_inner().unwrap_or_else(|e| e.into_inner());
     let (mut used_p, mut used_t) = (
         vec![false; registry.processes.len()],
@@ -67,6 +93,7 @@ pub(crate) fn finish(
     );
     let (pmap, tmap) = registry.canonicalize(&used_p, &used_t);
     recs.remap(&pmap, &tmap);
+    clock.mark("canonicalize");
     let arena_text = arena.take();
     let trace_end = recs.max_end.unwrap_or(0);
     let texts = (input, arena_text.as_str());
@@ -78,8 +105,11 @@ pub(crate) fn finish(
         texts,
         &mut diags,
     );
+    clock.mark("metadata");
     let slices = slices::build(recs.dur, &recs.thread_end, &mut diags, input);
+    clock.mark("slices");
     let async_slices = asyncs::build(recs.asyncs, trace_end, &mut diags, input);
+    clock.mark("async");
     let flows = flows::build(
         recs.flows,
         recs.flows_v2,
@@ -88,8 +118,11 @@ pub(crate) fn finish(
         &mut diags,
         input,
     );
+    clock.mark("flows");
     let counters = counters::build(recs.counters);
+    clock.mark("counters");
     let (objects, snapshots) = objects::build(recs.objects, trace_end, &mut diags, input);
+    clock.mark("objects");
     let inputs = profiles::ProfileInputs {
         input,
         arena: texts.1,
@@ -107,8 +140,10 @@ pub(crate) fn finish(
         &strings,
         &mut diags,
     );
+    clock.mark("profiles");
     let instants = instants(recs.instants);
     let other = other(recs.other);
+    clock.mark("instants+other");
     let tables = Tables {
         strings: strings.into_inner(),
         processes: registry.processes,
@@ -127,6 +162,8 @@ pub(crate) fn finish(
         other,
         arena: arena_text,
     };
+    let mut facts = facts;
+    facts.phases = clock.done;
     (tables, diags, facts)
 }
 

@@ -20,6 +20,8 @@ pub struct Shared<'s> {
     pub strings: &'s SharedStrings,
     pub registry: &'s SharedRegistry,
     pub arena: &'s SharedArena,
+    /// Called with each part's byte range once it is parsed.
+    pub release: Option<&'s (dyn Fn(std::ops::Range<usize>) + Sync)>,
 }
 
 pub struct PartBuilder<'a, 's> {
@@ -139,6 +141,12 @@ impl<'a, 's> PartBuilder<'a, 's> {
 }
 
 impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
+    fn part_done(&mut self, bytes: std::ops::Range<usize>, _diags: &mut Diagnostics) {
+        if let Some(release) = self.shared.release {
+            release(bytes);
+        }
+    }
+
     fn event(&mut self, ev: Event<'a>, diags: &mut Diagnostics) {
         self.records.events += 1;
         let ph = ev.ph_str();

@@ -36,30 +36,28 @@ pub fn build(
     diags: &mut Diagnostics,
     input: &str,
 ) -> SliceTable {
-    let recs = group_by_thread(recs);
-    let mut ranges = Vec::new();
-    let mut i = 0;
-    while i < recs.len() {
-        let t = recs[i].thread;
-        let j = i + recs[i..].partition_point(|r| r.thread == t);
-        ranges.push((i, j));
-        i = j;
-    }
-    let results: Vec<(ThreadSlices, Diagnostics)> = ranges
+    let (order, ranges) = group_by_thread(&recs);
+    // Each thread's slices become a table of their own, in parallel; then the
+    // tables are joined in thread order.
+    let parts: Vec<(SliceTable, Diagnostics)> = ranges
         .par_iter()
         .map(|&(a, b)| {
             let mut d = Diagnostics::new();
-            let t = recs[a].thread;
+            let idx = &order[a..b];
+            let t = recs[idx[0] as usize].thread;
             let end = thread_end.get(t as usize).copied().unwrap_or(NO_TIME);
-            let ts = thread_slices(&recs[a..b], end, &mut d, input);
-            (ts, d)
+            let ts = thread_slices(&recs, idx, end, &mut d, input);
+            let mut frag = SliceTable::default();
+            emit(&mut frag, ts, &recs);
+            (frag, d)
         })
         .collect();
     let mut table = SliceTable::default();
-    let all_recs = ranges.iter().map(|&(a, b)| &recs[a..b]);
-    for ((ts, d), recs) in results.into_iter().zip(all_recs) {
+    let total: usize = parts.iter().map(|(f, _)| f.len()).sum();
+    table.reserve(total);
+    for (frag, d) in parts {
         diags.merge(d);
-        emit(&mut table, ts, recs);
+        table.append(frag);
     }
     table
 }
@@ -110,41 +108,47 @@ fn emit(table: &mut SliceTable, ts: ThreadSlices, recs: &[DurRec]) {
     }
 }
 
-/// Groups records by thread (a counting sort: one pass, file order kept within a thread).
-fn group_by_thread(recs: Vec<DurRec>) -> Vec<DurRec> {
+/// Record indexes grouped by thread (a counting sort: file order kept within a
+/// thread), and the range of each thread's indexes.
+fn group_by_thread(recs: &[DurRec]) -> (Vec<u32>, Vec<(usize, usize)>) {
     let threads = recs
         .iter()
         .map(|r| r.thread as usize + 1)
         .max()
         .unwrap_or(0);
     let mut start = vec![0usize; threads + 1];
-    for r in &recs {
+    for r in recs {
         start[r.thread as usize + 1] += 1;
     }
     for t in 1..start.len() {
         start[t] += start[t - 1];
     }
+    let ranges = (0..threads)
+        .map(|t| (start[t], start[t + 1]))
+        .filter(|(a, b)| a < b)
+        .collect();
     let mut order = vec![0u32; recs.len()];
     for (i, r) in recs.iter().enumerate() {
         let slot = &mut start[r.thread as usize];
         order[*slot] = i as u32;
         *slot += 1;
     }
-    order.into_iter().map(|i| recs[i as usize]).collect()
+    (order, ranges)
 }
 
 fn thread_slices(
     recs: &[DurRec],
+    idx: &[u32],
     thread_end: i64,
     diags: &mut Diagnostics,
     input: &str,
 ) -> ThreadSlices {
-    let thread = recs[0].thread;
+    let thread = recs[idx[0] as usize].thread;
     // The seeds require B/E in time order per thread; out-of-band ui-nest events
     // and X (written when they complete) may come in any order.
     let mut last = i64::MIN;
     let mut unsorted_at = None;
-    for r in recs.iter() {
+    for r in idx.iter().map(|&i| &recs[i as usize]) {
         if matches!(r.kind, DurKind::B | DurKind::E) {
             if r.ts < last && unsorted_at.is_none() {
                 unsorted_at = Some(r.offset);
@@ -158,8 +162,10 @@ fn thread_slices(
         });
     }
     // Time order (file order among equal times): indexes, so records stay put.
-    let mut order: Vec<u32> = (0..recs.len() as u32).collect();
-    order.sort_unstable_by_key(|&i| (recs[i as usize].ts, i));
+    // Sorting (ts, index) pairs keeps the sort in cache; `idx` is in file order.
+    let mut keyed: Vec<(i64, u32)> = idx.iter().map(|&i| (recs[i as usize].ts, i)).collect();
+    keyed.sort_unstable();
+    let order: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
 
     let mut stack: Vec<Built> = Vec::new();
     let mut ui_open: Vec<Built> = Vec::new();
