@@ -165,6 +165,11 @@ impl QueryIndex {
         self.flows.get_or_init(|| flows::FlowIndex::build(trace))
     }
 
+    /// The flow lookups, for [`flows::flows_in_window`].
+    pub fn flows_index(&self, trace: &Trace) -> &flows::FlowIndex {
+        self.flows(trace)
+    }
+
     /// Heap bytes of the indexes built so far (for the memory benchmark).
     pub fn heap_bytes(&self) -> usize {
         let rows = |v: &[OnceLock<lod::Rows>]| -> usize {
