@@ -25,10 +25,16 @@ pub struct Options {
 /// Serves `trace` until Ctrl-C.
 pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
     let t0 = Instant::now();
+    let rss0 = rss_mb();
     let state = Arc::new(AppState::new(trace, name));
     state.warm();
+    let mb = state.index.heap_bytes() as f64 / (1 << 20) as f64;
+    let rss = match (rss0, rss_mb()) {
+        (Some(a), Some(b)) => format!(", process RSS {a:.0} -> {b:.0} MB"),
+        _ => String::new(),
+    };
     eprintln!(
-        "tracescope: indexes ready in {:.0} ms",
+        "tracescope: indexes ready in {:.0} ms ({mb:.1} MB{rss})",
         t0.elapsed().as_secs_f64() * 1e3
     );
     if !opts.bind.is_loopback() {
@@ -66,6 +72,14 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
             .await
             .context("server error")
     })
+}
+
+/// Resident memory of this process (Linux), for the startup report.
+fn rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
 }
 
 /// Starts the desktop's browser on `url`; failing to is not an error (the URL is printed).
