@@ -339,3 +339,17 @@ fn merged_args_are_compact_json() {
         )]
     );
 }
+
+/// Regression: times near the ends of i64 nanoseconds once overflowed a duration.
+#[test]
+fn extreme_times_saturate_instead_of_overflowing() {
+    let t = load(
+        r#"[{"ph":"b","cat":"c","name":"op","id":1,"ts":-9223372036854775,"pid":1},
+        {"ph":"X","name":"x","ts":9223372036854775,"dur":9223372036854775,"pid":1,"tid":1},
+        {"ph":"B","name":"open","ts":-9223372036854775,"pid":1,"tid":1}]"#,
+    );
+    assert_eq!(col(&t, "async_slices", "dur_ns"), vec![i(i64::MAX)]);
+    let durs = col(&t, "slices", "dur_ns");
+    assert_eq!(durs.len(), 2);
+    assert!(durs.iter().all(|d| matches!(d, Cell::Int(v) if *v >= 0)));
+}

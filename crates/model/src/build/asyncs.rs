@@ -244,7 +244,7 @@ fn pack(rows: Vec<Row>, unfinished: Vec<bool>) -> AsyncSliceTable {
                 .map(|&i| rows[i as usize].end)
                 .max()
                 .unwrap_or(start)
-                .max(start + 1);
+                .max(start.saturating_add(1));
             let height = members
                 .iter()
                 .map(|&i| rows[i as usize].depth)
@@ -276,7 +276,7 @@ fn pack(rows: Vec<Row>, unfinished: Vec<bool>) -> AsyncSliceTable {
                 t.cat.push(r.cat);
                 t.id.push(r.id);
                 t.ts.push(r.ts);
-                t.dur.push(r.end - r.ts);
+                t.dur.push(r.end.saturating_sub(r.ts));
                 t.depth.push(r.depth);
                 t.parent.push(local.get(&r.parent).copied().unwrap_or(NONE));
                 t.did_not_finish.push(unfinished[i as usize]);

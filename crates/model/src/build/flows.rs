@@ -182,7 +182,7 @@ fn build_v2(
             let i = i as usize;
             (
                 asyncs.ts[i],
-                asyncs.ts[i] + asyncs.dur[i],
+                asyncs.ts[i].saturating_add(asyncs.dur[i]),
                 asyncs.thread[i],
                 asyncs.name[i],
                 asyncs.cat[i],

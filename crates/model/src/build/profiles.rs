@@ -326,7 +326,9 @@ fn cpu_profile(
         let end = secs("endTime").unwrap_or(start);
         let n = samples.len().max(1) as i64;
         times = (0..samples.len() as i64)
-            .map(|i| start + (end - start) * i / n)
+            .map(|i| {
+                start.saturating_add(((end as i128 - start as i128) * i as i128 / n as i128) as i64)
+            })
             .collect();
     }
     if times.len() != samples.len() {

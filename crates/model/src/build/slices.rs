@@ -68,10 +68,14 @@ fn emit(table: &mut SliceTable, ts: ThreadSlices, recs: &[DurRec]) {
             continue;
         }
         let base = table.len() as u32;
-        let mut self_ns: Vec<i64> = built.iter().map(|b| b.end - b.start).collect();
+        let mut self_ns: Vec<i64> = built
+            .iter()
+            .map(|b| b.end.saturating_sub(b.start))
+            .collect();
         for b in &built {
             if b.parent != NONE {
-                self_ns[b.parent as usize] -= b.end - b.start;
+                let p = &mut self_ns[b.parent as usize];
+                *p = p.saturating_sub(b.end.saturating_sub(b.start));
             }
         }
         let mut max_depth = 0;
@@ -81,7 +85,7 @@ fn emit(table: &mut SliceTable, ts: ThreadSlices, recs: &[DurRec]) {
             table.thread.push(ts.thread);
             table.lane.push(lane);
             table.ts.push(b.start);
-            table.dur.push(b.end - b.start);
+            table.dur.push(b.end.saturating_sub(b.start));
             table.name.push(r.name);
             table.cat.push(r.cat);
             table.depth.push(b.depth);
