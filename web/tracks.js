@@ -1,0 +1,294 @@
+// Drawing one track's content from its tiles: slices (nested rows, names that fit,
+// did-not-finish and overlap marks), instants, counters as filled step charts.
+import { colorFor, needsDarkText } from './colors.js';
+import { ROW_H, TRACK_PAD } from './layout.js';
+import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
+
+/** @typedef {import('./types.js').SliceTile} SliceTile */
+/** @typedef {import('./types.js').CounterTile} CounterTile */
+/** @typedef {import('./timescale.js').TimeScale} TimeScale */
+
+/**
+ * Colours of the current theme, read from the CSS variables of style.css.
+ * @typedef {{dark: boolean, bg: string, fg: string, muted: string, grid: string,
+ *   headerBg: string, labelBg: string, trackAlt: string, accent: string, select: string,
+ *   warn: string, mark: string, textDark: string, textLight: string, stripes: CanvasPattern|null}} Theme
+ */
+
+/**
+ * Per-tile drawing data, computed once per tile and theme: each item's fill and
+ * text colour, and the items ordered by fill so a frame sets each colour once.
+ * @typedef {{theme: Theme, fill: string[], darkText: Uint8Array, order: Int32Array,
+ *   runs: Array<{fill: string, start: number, end: number}>, match: Uint8Array|null, query: string|null}} Prepared
+ */
+
+/**
+ * @param {SliceTile} d
+ * @param {Theme} theme
+ * @returns {Prepared}
+ */
+export function prepareSlices(d, theme) {
+  const n = d.ts.length;
+  /** @type {Map<string, string>} fill by name|cname, since names repeat a lot */
+  const byName = new Map();
+  const fill = new Array(n);
+  const darkText = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const name = d.strings[d.name[i]] ?? '';
+    const cname = d.color && d.color[i] >= 0 ? d.strings[d.color[i]] : null;
+    const key = cname ? `${name}\u0000${cname}` : name;
+    let f = byName.get(key);
+    if (f === undefined) {
+      f = colorFor(name, cname, theme.dark);
+      byName.set(key, f);
+    }
+    fill[i] = f;
+    darkText[i] = needsDarkText(f) ? 1 : 0;
+  }
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  order.sort((a, b) => (fill[a] < fill[b] ? -1 : fill[a] > fill[b] ? 1 : a - b));
+  const runs = [];
+  for (let k = 0; k < n; ) {
+    const f = fill[order[k]];
+    let e = k + 1;
+    while (e < n && fill[order[e]] === f) e++;
+    runs.push({ fill: f, start: k, end: e });
+    k = e;
+  }
+  return { theme, fill, darkText, order, runs, match: null, query: null };
+}
+
+/**
+ * Which of a tile's strings match the search (a substring, case-insensitive, or a
+ * regex), computed once per tile and query.
+ * @param {SliceTile} d
+ * @param {Prepared} p
+ * @param {string} query lower-cased
+ * @param {RegExp|null} regex
+ */
+function matches(d, p, query, regex) {
+  if (p.query !== query) {
+    p.match = new Uint8Array(d.strings.length);
+    d.strings.forEach((s, i) => {
+      /** @type {Uint8Array} */ (p.match)[i] = (regex ? regex.test(s) : s.toLowerCase().includes(query)) ? 1 : 0;
+    });
+    p.query = query;
+  }
+  return /** @type {Uint8Array} */ (p.match);
+}
+
+/** @type {Map<string, number>} text widths by font+string; bounded */
+const widths = new Map();
+
+/**
+ * Width of `s` in the current font, cached (measureText is the slow part of text).
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} s
+ */
+export function textWidth(ctx, s) {
+  const key = ctx.font + '\u0000' + s;
+  let w = widths.get(key);
+  if (w === undefined) {
+    if (widths.size > 20000) widths.clear();
+    w = ctx.measureText(s).width;
+    widths.set(key, w);
+  }
+  return w;
+}
+
+/**
+ * `s` cut to fit `avail` pixels with an ellipsis, or null when not even 2 characters fit.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} s
+ * @param {number} avail
+ */
+export function fitText(ctx, s, avail) {
+  const w = textWidth(ctx, s);
+  if (w <= avail) return s;
+  let n = Math.floor((s.length * avail) / w) - 1;
+  while (n >= 2) {
+    const t = s.slice(0, n) + '…';
+    if (textWidth(ctx, t) <= avail) return t;
+    n--;
+  }
+  return null;
+}
+
+/**
+ * Draw the slices of `tiles` on one track whose top is `y` (canvas px), with the
+ * time axis starting at `x0` px.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {Array<{data: SliceTile, prepared: unknown}>} tiles
+ * @param {TimeScale} scale
+ * @param {number} x0
+ * @param {number} y
+ * @param {Theme} theme
+ * @param {{query: string, regex: RegExp|null} | null} search
+ */
+export function drawSlices(ctx, tiles, scale, x0, y, theme, search) {
+  const t0 = scale.t0;
+  const r = scale.nsPerPx;
+  const width = scale.width;
+  const top = y + TRACK_PAD / 2;
+  for (const tile of tiles) {
+    const d = tile.data;
+    let p = /** @type {Prepared|null} */ (tile.prepared);
+    if (!p || p.theme !== theme) tile.prepared = p = prepareSlices(d, theme);
+    const { ts, dur, row, flags } = d;
+    const order = p.order;
+    for (const run of p.runs) {
+      ctx.fillStyle = run.fill;
+      for (let k = run.start; k < run.end; k++) {
+        const i = order[k];
+        let x = (ts[i] - t0) / r;
+        let w = dur[i] / r;
+        if (x > width || x + w < 0) continue;
+        if (x < -2) {
+          w += x + 2;
+          x = -2;
+        }
+        if (x + w > width + 2) w = width + 2 - x;
+        ctx.fillRect(x0 + x, top + row[i] * ROW_H, w < 1 ? 1 : w, ROW_H - 1);
+      }
+    }
+    // Marks and names in a second pass, only for items wide enough to carry them.
+    const match = search ? matches(d, p, search.query, search.regex) : null;
+    for (let i = 0; i < ts.length; i++) {
+      const x = (ts[i] - t0) / r;
+      const w = dur[i] / r;
+      if (x > width || x + w < 0) continue;
+      const yy = top + row[i] * ROW_H;
+      const f = flags ? flags[i] : 0;
+      if (f & FLAG_DID_NOT_FINISH && theme.stripes && w >= 3) {
+        ctx.fillStyle = theme.stripes;
+        ctx.fillRect(x0 + Math.max(x, -2), yy, Math.min(w, width + 4), ROW_H - 1);
+      }
+      if (f & FLAG_OVERLAP) {
+        ctx.strokeStyle = theme.warn;
+        ctx.lineWidth = 1;
+        ctx.setLineDash([3, 2]);
+        ctx.strokeRect(x0 + Math.max(x, -2) + 0.5, yy + 0.5, Math.max(1, Math.min(w, width + 4) - 1), ROW_H - 2);
+        ctx.setLineDash([]);
+      }
+      if (match && match[d.name[i]]) {
+        ctx.strokeStyle = theme.accent;
+        ctx.lineWidth = 2;
+        ctx.strokeRect(x0 + Math.max(x, -2) + 1, yy + 1, Math.max(2, Math.min(w, width + 4) - 2), ROW_H - 3);
+      }
+      if (w < 20) continue;
+      const left = Math.max(x, 0) + 3;
+      const avail = Math.min(x + w, width) - left - 3;
+      if (avail < 12) continue;
+      let name = d.strings[d.name[i]] ?? '';
+      if (d.count && d.count[i] > 1) name = `${name} (+${d.count[i] - 1})`;
+      if (f & FLAG_DID_NOT_FINISH) name += ' (did not finish)';
+      const text = fitText(ctx, name, avail);
+      if (text === null) continue;
+      ctx.fillStyle = p.darkText[i] ? theme.textDark : theme.textLight;
+      ctx.fillText(text, x0 + left, yy + ROW_H / 2);
+    }
+  }
+}
+
+/**
+ * Thread and process instants of slices tiles: a small flag at the top of the
+ * track; a process instant also draws a dashed line over its process group.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {Array<{data: SliceTile}>} tiles
+ * @param {TimeScale} scale
+ * @param {number} x0
+ * @param {number} y
+ * @param {{y0: number, y1: number} | null} group process group span in canvas px
+ * @param {Theme} theme
+ */
+export function drawInstants(ctx, tiles, scale, x0, y, group, theme) {
+  for (const tile of tiles) {
+    const ins = tile.data.instants;
+    if (!ins) continue;
+    for (let i = 0; i < ins.ts.length; i++) {
+      const x = scale.toPx(ins.ts[i]);
+      if (x < -6 || x > scale.width + 6) continue;
+      const name = tile.data.strings[ins.name[i]] ?? '';
+      if (ins.scope[i] === 'p' && group) {
+        ctx.strokeStyle = theme.muted;
+        ctx.setLineDash([2, 3]);
+        ctx.beginPath();
+        ctx.moveTo(x0 + x + 0.5, group.y0);
+        ctx.lineTo(x0 + x + 0.5, group.y1);
+        ctx.stroke();
+        ctx.setLineDash([]);
+      }
+      ctx.fillStyle = colorFor(name, null, theme.dark);
+      ctx.strokeStyle = theme.fg;
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      ctx.moveTo(x0 + x - 4, y + 1);
+      ctx.lineTo(x0 + x + 4, y + 1);
+      ctx.lineTo(x0 + x, y + 9);
+      ctx.closePath();
+      ctx.fill();
+      ctx.stroke();
+    }
+  }
+}
+
+/**
+ * Merge counter tiles (in time order) into one point list.
+ * @param {CounterTile[]} tiles
+ */
+export function mergeCounterTiles(tiles) {
+  /** @type {{ts: number[], value: number[]}} */
+  const out = { ts: [], value: [] };
+  let last = -Infinity;
+  for (const d of tiles) {
+    for (let i = 0; i < d.ts.length; i++) {
+      if (d.ts[i] <= last) continue;
+      out.ts.push(d.ts[i]);
+      out.value.push(d.value[i]);
+      last = d.ts[i];
+    }
+  }
+  return out;
+}
+
+/**
+ * A counter series as a filled step chart between `min` and `max`.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {{ts: number[], value: number[]}} pts
+ * @param {TimeScale} scale
+ * @param {number} x0
+ * @param {number} y
+ * @param {number} h
+ * @param {number} min
+ * @param {number} max
+ * @param {string} color
+ */
+export function drawCounter(ctx, pts, scale, x0, y, h, min, max, color) {
+  const n = pts.ts.length;
+  if (n === 0) return;
+  const lo = Math.min(0, min);
+  const span = max > lo ? max - lo : 1;
+  const base = y + h - 2;
+  const yOf = (/** @type {number} */ v) => base - ((v - lo) / span) * (h - 6);
+  ctx.beginPath();
+  let x = Math.max(-2, scale.toPx(pts.ts[0]));
+  ctx.moveTo(x0 + x, base);
+  for (let i = 0; i < n; i++) {
+    const yv = yOf(pts.value[i]);
+    x = Math.max(-2, Math.min(scale.width + 2, scale.toPx(pts.ts[i])));
+    ctx.lineTo(x0 + x, i === 0 ? yv : yOf(pts.value[i - 1]));
+    ctx.lineTo(x0 + x, yv);
+  }
+  // The last value holds to the right edge of what is shown.
+  ctx.lineTo(x0 + scale.width + 2, yOf(pts.value[n - 1]));
+  ctx.lineTo(x0 + scale.width + 2, base);
+  ctx.closePath();
+  ctx.globalAlpha = 0.55;
+  ctx.fillStyle = color;
+  ctx.fill();
+  ctx.globalAlpha = 1;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 1;
+  ctx.stroke();
+}
