@@ -46,6 +46,9 @@ export class Timeline {
     this.collapsed = new Set();
     this.layout = buildLayout(summary, this.collapsed);
     this.labelW = 200;
+    this.sized = false;
+    /** @type {number|undefined} pointer x on the canvas, for zooming at the mouse */
+    this.mouseX = undefined;
     this.w = 1;
     this.h = 1;
     this.dpr = 1;
@@ -118,7 +121,9 @@ export class Timeline {
     this.canvas.width = Math.round(w * this.dpr);
     this.canvas.height = Math.round(h * this.dpr);
     this.labelW = Math.round(Math.min(280, Math.max(110, w * 0.22)));
-    this.scale.resize(w - this.labelW);
+    if (this.sized) this.scale.resize(w - this.labelW);
+    else this.scale.width = Math.max(1, w - this.labelW); // first fit: the whole trace
+    this.sized = true;
     this.relayout();
   }
 
