@@ -53,7 +53,8 @@ export function installKeys(target, act) {
 
   target.addEventListener('keydown', (e) => {
     const el = /** @type {HTMLElement|null} */ (e.target);
-    const typing = el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA');
+    // Keys go to text fields when one has focus; a checkbox or button does not type.
+    const typing = el && (el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(/** @type {HTMLInputElement} */ (el).type)));
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {
       e.preventDefault();
       act.search();

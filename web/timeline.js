@@ -474,6 +474,8 @@ export class Timeline {
     c.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;
       drag = { x: e.clientX, y: e.clientY, moved: false, scroll: this.scrollTop };
+      // Take focus from the search box or a toggle, so keys navigate again.
+      this.scroller.focus({ preventScroll: true });
       c.setPointerCapture(e.pointerId);
     });
     c.addEventListener('pointermove', (e) => {
