@@ -6,6 +6,7 @@
 // never stalls them behind its connection limit (so their timings are real), the
 // same tile is fetched once however often it is asked for (coalescing), and tiles
 // no longer wanted by the latest frame are dropped or aborted (stale requests).
+// Tiles are fetched and parsed in a worker (tileworker.js) and arrive as typed arrays.
 
 /** @typedef {import('./types.js').SliceTile} SliceTile */
 /** @typedef {import('./types.js').CounterTile} CounterTile */
@@ -77,6 +78,17 @@ export class Api {
     this.details = new Map();
     /** @type {Array<() => void>} */
     this.idleWaiters = [];
+    /** @type {Map<string, (m: {data?: any, error?: string, ms: number}) => void>} */
+    this.replies = new Map();
+    /** Request times in ms (fetch to last byte, measured in the worker), for benchmarks. */
+    /** @type {number[]|null} */
+    this.timings = null;
+    this.worker = new Worker(new URL('./tileworker.js', import.meta.url));
+    this.worker.onmessage = (e) => {
+      const f = this.replies.get(e.data.key);
+      this.replies.delete(e.data.key);
+      if (f) f(e.data);
+    };
   }
 
   /** Start a frame: tiles asked for from now on are the wanted ones. */
@@ -131,7 +143,6 @@ export class Api {
       // In flight for a view left two frames ago: abort, the answer would be unused.
       if (t.state === 'loading' && t.used < frame - 1 && t.ctrl) {
         t.ctrl.abort();
-        this.tiles.delete(t.key);
       }
     }
     this.pump();
@@ -155,26 +166,34 @@ export class Api {
   async load(t) {
     const w = 2 ** t.level;
     const t0 = t.index * w;
-    const url = `${this.base}/api/track/${encodeURIComponent(t.track)}?t0=${t0}&t1=${t0 + w}&px=${TILE_PX}`;
+    const url = new URL(`${this.base}/api/track/${encodeURIComponent(t.track)}?t0=${t0}&t1=${t0 + w}&px=${TILE_PX}`, location.href).href;
     t.state = 'loading';
-    t.ctrl = new AbortController();
     this.inflight++;
-    try {
-      t.data = await getJSON(url, t.ctrl.signal);
+    /** @type {{data?: any, error?: string, ms: number}} */
+    const reply = await new Promise((resolve) => {
+      this.replies.set(t.key, resolve);
+      t.ctrl = new AbortController();
+      t.ctrl.signal.addEventListener('abort', () => {
+        this.worker.postMessage({ key: t.key, abort: true });
+        this.replies.delete(t.key);
+        resolve({ error: 'abort', ms: 0 });
+      });
+      this.worker.postMessage({ key: t.key, url });
+    });
+    t.ctrl = null;
+    this.inflight--;
+    if (this.timings && reply.error !== 'abort') this.timings.push(reply.ms);
+    if (reply.error === 'abort') {
+      if (this.tiles.get(t.key) === t) this.tiles.delete(t.key);
+    } else if (reply.error !== undefined) {
+      // Kept as an error so it is not fetched again in a loop; shown as empty.
+      t.state = 'error';
+      console.warn(`tile ${url}: ${reply.error}`);
+    } else {
+      t.data = reply.data;
       t.state = 'ready';
-    } catch (e) {
-      if (/** @type {Error} */ (e).name === 'AbortError') {
-        this.tiles.delete(t.key);
-      } else {
-        // Kept as an error so it is not fetched again in a loop; shown as empty.
-        t.state = 'error';
-        console.warn(`tile ${url}: ${/** @type {Error} */ (e).message}`);
-      }
-    } finally {
-      t.ctrl = null;
-      this.inflight--;
+      this.onTile();
     }
-    if (t.state === 'ready') this.onTile();
     this.pump();
     this.checkIdle();
   }

@@ -71,6 +71,9 @@ export function paletteIndex(name) {
  * @returns {string[]}
  */
 export function palette(dark) {
+  const cached = dark ? PALETTES.dark : PALETTES.light;
+  if (cached) return cached;
+  /** @type {string[]} */
   const out = [];
   for (let i = 0; i < PALETTE_SIZE; i++) {
     const hue = Math.round((i * 360 * 7) / PALETTE_SIZE) % 360;
@@ -78,8 +81,14 @@ export function palette(dark) {
     const light = dark ? 36 + (i % 2) * 8 : 62 + (i % 2) * 10;
     out.push(`hsl(${hue} ${sat}% ${light}%)`);
   }
+  if (dark) PALETTES.dark = out;
+  else PALETTES.light = out;
   return out;
 }
+
+/** Both palettes, built once: colours are looked up for every new name of every tile. */
+/** @type {{light: string[]|null, dark: string[]|null}} */
+const PALETTES = { light: null, dark: null };
 
 /**
  * The fill for an item: its `cname` if reserved, else its name's palette entry.

@@ -118,6 +118,20 @@ export function createHook(win, booted, rulerH) {
       const r = tl.canvas.getBoundingClientRect();
       return { x: r.left + tl.labelW + (a + b) / 2, y: r.top + y };
     },
+    /** Start (or stop and return) logging the milliseconds each frame's drawing takes. */
+    logDraws(/** @type {boolean} */ on) {
+      const { tl } = need();
+      const log = tl.drawLog;
+      tl.drawLog = on ? [] : null;
+      return log;
+    },
+    /** Start (or stop and return) logging tile request times (ms, measured in the worker). */
+    logRequests(/** @type {boolean} */ on) {
+      const { api } = need();
+      const log = api.timings;
+      api.timings = on ? [] : null;
+      return log;
+    },
     rulerH,
   };
   win.__tracescope = hook;

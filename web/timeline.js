@@ -66,6 +66,8 @@ export class Timeline {
     this.allArrows = [];
     this.pending = false;
     this.frames = 0;
+    /** @type {number[]|null} milliseconds of each draw, when a benchmark asks */
+    this.drawLog = null;
     /** @type {Map<string, any[]>} tiles drawn per track in the last frame */
     this.frameTiles = new Map();
     /** @type {Array<() => void>} */
@@ -164,6 +166,7 @@ export class Timeline {
   }
 
   draw() {
+    const began = performance.now();
     this.pending = false;
     const { ctx, theme } = this;
     const x0 = this.labelW;
@@ -197,6 +200,7 @@ export class Timeline {
     this.drawRuler(ticks);
     this.api.endFrame();
     this.frames++;
+    if (this.drawLog) this.drawLog.push(performance.now() - began);
     const waiters = this.frameWaiters;
     this.frameWaiters = [];
     for (const f of waiters) f();

@@ -29,32 +29,39 @@ import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
  */
 export function prepareSlices(d, theme) {
   const n = d.ts.length;
-  /** @type {Map<string, string>} fill by name|cname, since names repeat a lot */
-  const byName = new Map();
+  // Colours per distinct (name, cname): names repeat a lot within a tile.
+  /** @type {Map<number, {fill: string, dark: number, items: number[]}>} */
+  const byKey = new Map();
+  /** @type {Map<string, {fill: string, dark: number, items: number[]}>} */
+  const byFill = new Map();
   const fill = new Array(n);
   const darkText = new Uint8Array(n);
+  const ns = d.strings.length;
   for (let i = 0; i < n; i++) {
-    const name = d.strings[d.name[i]] ?? '';
-    const cname = d.color && d.color[i] >= 0 ? d.strings[d.color[i]] : null;
-    const key = cname ? `${name}\u0000${cname}` : name;
-    let f = byName.get(key);
-    if (f === undefined) {
-      f = colorFor(name, cname, theme.dark);
-      byName.set(key, f);
+    const c = d.color ? d.color[i] : -1;
+    const key = d.name[i] + (c >= 0 ? (c + 1) * ns : 0);
+    let g = byKey.get(key);
+    if (g === undefined) {
+      const f = colorFor(d.strings[d.name[i]] ?? '', c >= 0 ? d.strings[c] : null, theme.dark);
+      g = byFill.get(f);
+      if (g === undefined) {
+        g = { fill: f, dark: needsDarkText(f) ? 1 : 0, items: [] };
+        byFill.set(f, g);
+      }
+      byKey.set(key, g);
     }
-    fill[i] = f;
-    darkText[i] = needsDarkText(f) ? 1 : 0;
+    g.items.push(i);
+    fill[i] = g.fill;
+    darkText[i] = g.dark;
   }
+  // Items grouped by fill, so a frame sets each colour once per tile.
   const order = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  order.sort((a, b) => (fill[a] < fill[b] ? -1 : fill[a] > fill[b] ? 1 : a - b));
   const runs = [];
-  for (let k = 0; k < n; ) {
-    const f = fill[order[k]];
-    let e = k + 1;
-    while (e < n && fill[order[e]] === f) e++;
-    runs.push({ fill: f, start: k, end: e });
-    k = e;
+  let k = 0;
+  for (const g of byFill.values()) {
+    const start = k;
+    for (const i of g.items) order[k++] = i;
+    runs.push({ fill: g.fill, start, end: k });
   }
   return { theme, fill, darkText, order, runs, match: null, query: null };
 }

@@ -259,7 +259,7 @@ export function syntheticSpec(n, threads = 16) {
     procs.push({ id: t, pid: 100 + t, name: `proc${t}`, label: `proc${t} (pid ${100 + t})`, sort_index: null, labels: null, frame_url: null, tracks: [],
       threads: [{ id: t, tid: t + 1, name: `worker${t}`, label: `worker${t} (tid ${t + 1})`, tracks: [{ id: track, kind: 'slices', name: `worker${t}`, rows: maxRow + 1 }] }] });
   }
-  const end = Math.max(...slices.map((s) => s.ts + s.dur));
+  const end = slices.reduce((m, s) => Math.max(m, s.ts + s.dur), 0);
   return { summary: { name: `synthetic-${n}.json`, format: 'json-array', bytes: 0, events: slices.length, start_ns: 0, end_ns: end, display_time_unit: null,
     processes: procs, global_instants: { ts: [], name: [], id: [] }, diagnostics: [], stats: {} }, slices };
 }
