@@ -38,6 +38,7 @@ export function createHook(win, booted, rulerH) {
       const { tl } = need();
       return tl.layout.rows.map((r) => ({
         kind: r.kind, label: r.label, process: r.process.label, pid: r.process.pid,
+        tid: r.thread === null ? null : r.process.threads.find((t) => t.id === r.thread)?.tid ?? null,
         track: r.track ? r.track.id : null, trackKind: r.track ? r.track.kind : null,
         rows: r.track ? r.track.rows : 0, y: r.y, h: r.h, collapsed: r.collapsed,
       }));
