@@ -17,8 +17,8 @@ export const TILE_PX = 512;
 export const MIN_LEVEL = 6;
 /** Requests in flight at once (below the browser's 6 per host). */
 export const MAX_INFLIGHT = 4;
-/** Tiles kept in memory, least recently used dropped first. */
-export const MAX_TILES = 1500;
+/** Tiles kept in memory, least recently used dropped first: a few screens' worth. */
+export const MAX_TILES = 600;
 
 /**
  * The tile level for a scale: tiles span 2^level ns and are fetched at TILE_PX

@@ -8,7 +8,7 @@ import { tileLevel, tileRange } from './api.js';
 import { drawSlices, drawInstants, drawCounter, mergeCounterTiles, fitText } from './tracks.js';
 import { hitItem, hitInstant, rowAt, counterValueAt } from './hittest.js';
 import { colorFor } from './colors.js';
-import { formatDuration } from './format.js';
+import { formatDuration, formatValue } from './format.js';
 
 /** @typedef {import('./types.js').Summary} Summary */
 /** @typedef {import('./types.js').Track} Track */
@@ -533,10 +533,16 @@ export class Timeline {
     const p = this.pick(x, y);
     if (!p || 'header' in p) return this.onHover(null, 0, 0);
     if (p.value !== null && p.row.track) {
-      return this.onHover(`<b>${esc(p.row.track.name)}</b> ${p.value}`, cx, cy);
+      return this.onHover(`<b>${esc(p.row.track.name)}</b> ${formatValue(p.value)}`, cx, cy);
     }
     const h = p.hit;
-    if (!h) return this.onHover(null, 0, 0);
+    if (!h) {
+      // A global instant's line, when nothing else is under the pointer.
+      const g = this.summary.global_instants;
+      const j = hitInstant(g, p.t, 3 * this.scale.nsPerPx);
+      if (j >= 0) return this.onHover(`<b>${esc(g.name[j])}</b> global instant`, cx, cy);
+      return this.onHover(null, 0, 0);
+    }
     const what = h.kind === 'merged' ? ` · ${h.count} items (zoom in)` : '';
     this.onHover(`<b>${esc(h.name)}</b> ${h.kind === 'instant' ? 'instant' : formatDuration(h.dur)}${what}`, cx, cy);
   }

@@ -215,6 +215,31 @@ test('wheel zooms at the mouse and drag pans', async () => {
   assert.ok(Math.abs(dragged.t0 - after.t0 - 200 * after.nsPerPx) < after.nsPerPx * 2, 'drag pans by the dragged pixels');
 });
 
+test('hovering shows slice durations, counter values and global instants', async () => {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('f');
+  await idle();
+  const box = await page.locator('#canvas').boundingBox();
+  const rows = await hook(() => window.__tracescope.tracks());
+  const rulerH = await hook(() => window.__tracescope.rulerH);
+  const v = await view();
+  const xOf = (t) => box.x + box.width - (v.t1 - t) / v.nsPerPx;
+  const counter = rows.find((r) => r.label === 'JSHeapUsed');
+  // At 5.2 ms the last sample is at 5 ms: value round(50 + 40 sin(10/4)) = 74.
+  await page.mouse.move(xOf(5_200_000), box.y + rulerH + counter.y + counter.h / 2);
+  const tip = page.locator('#tooltip');
+  await tip.waitFor();
+  assert.equal(await tip.innerText(), 'JSHeapUsed 74');
+  const p = await hook(() => window.__tracescope.locate('Layout'));
+  await page.mouse.move(p.x, p.y);
+  assert.equal(await tip.innerText(), 'Layout 2 ms');
+  const empty = rows.find((r) => r.label === 'CrBrowserMain (tid 1)');
+  await page.mouse.move(xOf(13_500_000), box.y + rulerH + empty.y + empty.h - 3);
+  assert.equal(await tip.innerText(), 'NavigationStart global instant');
+  await page.mouse.move(box.x + box.width - 5, box.y + box.height - 5);
+  await tip.waitFor({ state: 'hidden' });
+});
+
 test('process groups fold and unfold', async () => {
   const box = await page.locator('#canvas').boundingBox();
   const rows = await hook(() => window.__tracescope.tracks());
