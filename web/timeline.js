@@ -68,6 +68,8 @@ export class Timeline {
     this.frames = 0;
     /** @type {number[]|null} milliseconds of each draw, when a benchmark asks */
     this.drawLog = null;
+    /** @type {Array<[string, number, number]>} tiles one step beyond the view, to prefetch */
+    this.margins = [];
     /** @type {Map<string, any[]>} tiles drawn per track in the last frame */
     this.frameTiles = new Map();
     /** @type {Array<() => void>} */
@@ -192,7 +194,10 @@ export class Timeline {
     });
     ctx.fillStyle = theme.grid;
     for (const t of ticks) ctx.fillRect(Math.round(x0 + t.px), RULER_H, 1, this.h - RULER_H);
+    this.margins = [];
     for (const row of rows) this.drawRow(row);
+    // Margin tiles are asked for after every visible one, so they load last.
+    for (const [id, level, i] of this.margins) this.api.tile(id, level, i);
     this.drawOverlays(rows);
     ctx.restore();
 
@@ -245,8 +250,7 @@ export class Timeline {
         add(this.api.peek(id, level - 1, 2 * i + 1));
       }
     }
-    this.api.tile(id, level, idx[0] - 1);
-    this.api.tile(id, level, idx[idx.length - 1] + 1);
+    this.margins.push([id, level, idx[0] - 1], [id, level, idx[idx.length - 1] + 1]);
     // Coarser tiles first, so finer ones drawn later win where both exist.
     out.sort((a, b) => b.level - a.level || a.index - b.index);
     this.frameTiles.set(id, out);
