@@ -217,8 +217,10 @@ export class Timeline {
    * loaded tiles of coarser or finer levels over the same span. Also asks for one
    * tile of margin on each side so a pan finds them ready.
    * @param {string} id
+   * @param {boolean} [withPrev] also the loaded tile before the view: a counter's
+   *   value at the left edge comes from its last point before it
    */
-  tilesFor(id) {
+  tilesFor(id, withPrev = false) {
     const { t0, t1 } = this.scale;
     const level = tileLevel(this.scale.nsPerPx);
     const idx = tileRange(t0, t1, level);
@@ -251,6 +253,7 @@ export class Timeline {
       }
     }
     this.margins.push([id, level, idx[0] - 1], [id, level, idx[idx.length - 1] + 1]);
+    if (withPrev) add(this.api.peek(id, level, idx[0] - 1));
     // Coarser tiles first, so finer ones drawn later win where both exist.
     out.sort((a, b) => b.level - a.level || a.index - b.index);
     this.frameTiles.set(id, out);
@@ -270,7 +273,7 @@ export class Timeline {
     }
     const track = row.track;
     if (!track) return;
-    const tiles = this.tilesFor(track.id);
+    const tiles = this.tilesFor(track.id, track.kind === 'counter');
     if (track.kind === 'counter') {
       const pts = mergeCounterTiles(tiles.filter((t) => t.level === tiles[tiles.length - 1]?.level).map((t) => t.data));
       drawCounter(ctx, pts, this.scale, this.labelW, y, row.h, track.min ?? 0, track.max ?? Math.max(1, ...pts.value),
