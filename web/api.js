@@ -83,12 +83,26 @@ export class Api {
     /** Request times in ms (fetch to last byte, measured in the worker), for benchmarks. */
     /** @type {number[]|null} */
     this.timings = null;
-    this.worker = new Worker(new URL('./tileworker.js', import.meta.url));
-    this.worker.onmessage = (e) => {
-      const f = this.replies.get(e.data.key);
-      this.replies.delete(e.data.key);
-      if (f) f(e.data);
-    };
+    /** @type {{postMessage: (m: unknown) => void, onmessage: ((e: MessageEvent) => void) | null} | null} */
+    this.worker = null;
+  }
+
+  /** The tile worker, started on first use. */
+  tileWorker() {
+    if (!this.worker) {
+      this.worker = this.makeWorker();
+      this.worker.onmessage = (e) => {
+        const f = this.replies.get(e.data.key);
+        this.replies.delete(e.data.key);
+        if (f) f(e.data);
+      };
+    }
+    return this.worker;
+  }
+
+  /** @returns {{postMessage: (m: unknown) => void, onmessage: ((e: MessageEvent) => void) | null}} */
+  makeWorker() {
+    return new Worker(new URL('./tileworker.js', import.meta.url));
   }
 
   /** Start a frame: tiles asked for from now on are the wanted ones. */
@@ -166,7 +180,8 @@ export class Api {
   async load(t) {
     const w = 2 ** t.level;
     const t0 = t.index * w;
-    const url = new URL(`${this.base}/api/track/${encodeURIComponent(t.track)}?t0=${t0}&t1=${t0 + w}&px=${TILE_PX}`, location.href).href;
+    const url = new URL(`${this.base}/api/track/${encodeURIComponent(t.track)}?t0=${t0}&t1=${t0 + w}&px=${TILE_PX}`, globalThis.location?.href ?? 'http://localhost/').href;
+    const worker = this.tileWorker();
     t.state = 'loading';
     this.inflight++;
     /** @type {{data?: any, error?: string, ms: number}} */
@@ -174,11 +189,11 @@ export class Api {
       this.replies.set(t.key, resolve);
       t.ctrl = new AbortController();
       t.ctrl.signal.addEventListener('abort', () => {
-        this.worker.postMessage({ key: t.key, abort: true });
+        worker.postMessage({ key: t.key, abort: true });
         this.replies.delete(t.key);
         resolve({ error: 'abort', ms: 0 });
       });
-      this.worker.postMessage({ key: t.key, url });
+      worker.postMessage({ key: t.key, url });
     });
     t.ctrl = null;
     this.inflight--;
