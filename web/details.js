@@ -1,7 +1,6 @@
 // The details panel: what is selected, with times in sensible units, args as a
 // collapsible tree, and links to parents, children and flow ends.
-import { formatDuration, formatTime } from './format.js';
-import { esc } from './timeline.js';
+import { formatDuration, formatTime, esc } from './format.js';
 
 /** @typedef {import('./types.js').Details} Details */
 /** @typedef {import('./types.js').Ref} Ref */

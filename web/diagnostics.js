@@ -1,6 +1,5 @@
 // The diagnostics badge: what the reader repaired or could not place, per kind.
-import { esc } from './timeline.js';
-import { formatCount } from './format.js';
+import { esc, formatCount } from './format.js';
 
 /**
  * @param {HTMLButtonElement} badge

@@ -81,3 +81,11 @@ export function formatValue(v) {
   if (Math.abs(v) >= 1e6 || Math.abs(v) < 1e-3) return v.toPrecision(4);
   return trimZeros(v.toFixed(Math.max(0, 3 - Math.floor(Math.log10(Math.abs(v) || 1)))));
 }
+
+/**
+ * Escape text for HTML.
+ * @param {string} s
+ */
+export function esc(s) {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,6 +1,6 @@
 // The `?` overlay: every keyboard and mouse shortcut.
 import { SHORTCUTS } from './keys.js';
-import { esc } from './timeline.js';
+import { esc } from './format.js';
 
 /** @param {HTMLElement} el */
 export function setupHelp(el) {

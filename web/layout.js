@@ -5,6 +5,8 @@
 /** @typedef {import('./types.js').Track} Track */
 /** @typedef {import('./types.js').Process} Process */
 
+/** Height of the time ruler above the tracks. */
+export const RULER_H = 26;
 export const ROW_H = 18;
 export const HEADER_H = 24;
 export const COUNTER_H = 40;

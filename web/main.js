@@ -1,13 +1,13 @@
 // Boot: load the summary, build the page, wire the views together, expose the
 // test hook `window.__tracescope`.
 import { Api } from './api.js';
-import { Timeline, RULER_H, esc } from './timeline.js';
+import { Timeline, RULER_H } from './timeline.js';
 import { DetailsPanel } from './details.js';
 import { Search } from './search.js';
 import { installKeys } from './keys.js';
 import { setupHelp } from './help.js';
 import { setupDiagnostics } from './diagnostics.js';
-import { formatCount } from './format.js';
+import { formatCount, esc } from './format.js';
 import { createHook } from './hook.js';
 
 /** @typedef {import('./timeline.js').Selection} Selection */

@@ -3,12 +3,14 @@
 // tracks are drawn, from cached tiles; missing tiles fall back to loaded ones of
 // other levels so a pan or zoom never shows a blank track.
 import { TimeScale } from './timescale.js';
-import { buildLayout, visibleRows, rowIndexAt, ROW_H, TRACK_PAD } from './layout.js';
+import { buildLayout, visibleRows, ROW_H, TRACK_PAD, RULER_H } from './layout.js';
 import { tileLevel, tileRange } from './api.js';
 import { drawSlices, drawInstants, drawCounter, mergeCounterTiles, fitText } from './tracks.js';
-import { hitItem, hitInstant, rowAt, counterValueAt } from './hittest.js';
+import { installPointer } from './pointer.js';
 import { colorFor } from './colors.js';
-import { formatDuration, formatValue } from './format.js';
+import { formatDuration } from './format.js';
+
+export { RULER_H };
 
 /** @typedef {import('./types.js').Summary} Summary */
 /** @typedef {import('./types.js').Track} Track */
@@ -16,7 +18,6 @@ import { formatDuration, formatValue } from './format.js';
 /** @typedef {import('./tracks.js').Theme} Theme */
 /** @typedef {import('./api.js').Api} Api */
 
-export const RULER_H = 26;
 
 /**
  * What is selected: a slice or async item (with an id for details), a merged
@@ -82,7 +83,7 @@ export class Timeline {
     this.onHover = () => {};
     this.theme = this.readTheme();
     api.onTile = () => this.requestDraw();
-    this.bindPointer();
+    installPointer(this);
   }
 
   /** @returns {Theme} */
@@ -432,138 +433,6 @@ export class Timeline {
     ctx.fillText(`${this.summary.name}`.slice(0, 40), 6, RULER_H / 2);
   }
 
-  /**
-   * What lies at canvas point (x, y).
-   * @param {number} x
-   * @param {number} y
-   * @returns {{row: Row, t: number, hit: Selection|null, value: number|null} | {header: Row} | null}
-   */
-  pick(x, y) {
-    if (y < RULER_H) return null;
-    const i = rowIndexAt(this.layout.rows, y - RULER_H + this.scrollTop);
-    if (i < 0) return null;
-    const row = this.layout.rows[i];
-    if (row.kind === 'process' && x < this.labelW) return { header: row };
-    const track = row.track;
-    const t = this.scale.toNs(x - this.labelW);
-    if (!track || x < this.labelW) return { row, t, hit: null, value: null };
-    const tiles = this.frameTiles.get(track.id) || [];
-    const tol = 3 * this.scale.nsPerPx;
-    if (track.kind === 'counter') {
-      const pts = mergeCounterTiles(tiles.map((tl) => tl.data));
-      return { row, t, hit: null, value: counterValueAt(pts, t) };
-    }
-    const dy = y - this.cy(row.y);
-    if (track.kind === 'slices' && dy < 10) {
-      for (let k = tiles.length - 1; k >= 0; k--) {
-        const ins = tiles[k].data.instants;
-        const j = ins ? hitInstant(ins, t, 4 * this.scale.nsPerPx) : -1;
-        if (j >= 0) {
-          const name = tiles[k].data.strings[ins.name[j]] ?? '';
-          return { row, t, value: null, hit: { kind: 'instant', id: ins.id[j], track: track.id, row: 0, ts: ins.ts[j], dur: 0, name, scope: ins.scope[j] } };
-        }
-      }
-    }
-    const sub = rowAt(dy, ROW_H, track.rows, TRACK_PAD / 2);
-    if (sub < 0) return { row, t, hit: null, value: null };
-    for (let k = tiles.length - 1; k >= 0; k--) {
-      const d = tiles[k].data;
-      const j = hitItem(d, sub, t, tol);
-      if (j < 0) continue;
-      const id = d.id[j];
-      const count = d.count ? d.count[j] : 1;
-      const kind = id < 0 || count > 1 ? 'merged' : track.kind === 'slices' ? 'slice' : track.kind === 'async' ? 'async' : 'item';
-      return { row, t, value: null, hit: { kind, id, track: track.id, row: sub, ts: d.ts[j], dur: d.dur[j], name: d.strings[d.name[j]] ?? '', count } };
-    }
-    return { row, t, hit: null, value: null };
-  }
-
-  bindPointer() {
-    const c = this.canvas;
-    /** @type {{x: number, y: number, moved: boolean, scroll: number}|null} */
-    let drag = null;
-    c.addEventListener('pointerdown', (e) => {
-      if (e.button !== 0) return;
-      drag = { x: e.clientX, y: e.clientY, moved: false, scroll: this.scrollTop };
-      // Take focus from the search box or a toggle, so keys navigate again.
-      this.scroller.focus({ preventScroll: true });
-      c.setPointerCapture(e.pointerId);
-    });
-    c.addEventListener('pointermove', (e) => {
-      const r = c.getBoundingClientRect();
-      this.mouseX = e.clientX - r.left;
-      if (drag) {
-        const dx = e.clientX - drag.x;
-        const dy = e.clientY - drag.y;
-        if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
-        drag.moved = true;
-        this.scale.pan(-dx);
-        drag.x = e.clientX;
-        this.scroller.scrollTop = drag.scroll - dy;
-        this.requestDraw();
-        this.onHover(null, 0, 0);
-        return;
-      }
-      this.hover(e.clientX - r.left, e.clientY - r.top, e.clientX, e.clientY);
-    });
-    c.addEventListener('pointerleave', () => this.onHover(null, 0, 0));
-    c.addEventListener('pointerup', (e) => {
-      const d = drag;
-      drag = null;
-      if (!d || d.moved) return;
-      const r = c.getBoundingClientRect();
-      this.click(e.clientX - r.left, e.clientY - r.top);
-    });
-    this.scroller.addEventListener('scroll', () => this.requestDraw());
-    this.scroller.addEventListener('wheel', (e) => {
-      const r = c.getBoundingClientRect();
-      const x = e.clientX - r.left;
-      // Over the labels the wheel scrolls the tracks, as a list would.
-      if (x < this.labelW && !e.ctrlKey) return;
-      e.preventDefault();
-      const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? this.h : 1;
-      if (e.shiftKey) {
-        this.scroller.scrollTop += (e.deltaY || e.deltaX) * unit;
-        return;
-      }
-      if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
-        this.scale.pan(e.deltaX * unit);
-      } else {
-        this.scale.zoom(Math.exp(e.deltaY * unit * 0.002), x - this.labelW);
-      }
-      this.requestDraw();
-    }, { passive: false });
-  }
-
-  /** @param {number} x @param {number} y @param {number} cx @param {number} cy */
-  hover(x, y, cx, cy) {
-    const p = this.pick(x, y);
-    if (!p || 'header' in p) return this.onHover(null, 0, 0);
-    if (p.value !== null && p.row.track) {
-      return this.onHover(`<b>${esc(p.row.track.name)}</b> ${formatValue(p.value)}`, cx, cy);
-    }
-    const h = p.hit;
-    if (!h) {
-      // A global instant's line, when nothing else is under the pointer.
-      const g = this.summary.global_instants;
-      const j = hitInstant(g, p.t, 3 * this.scale.nsPerPx);
-      if (j >= 0) return this.onHover(`<b>${esc(g.name[j])}</b> global instant`, cx, cy);
-      return this.onHover(null, 0, 0);
-    }
-    const what = h.kind === 'merged' ? ` · ${h.count} items (zoom in)` : '';
-    this.onHover(`<b>${esc(h.name)}</b> ${h.kind === 'instant' ? 'instant' : formatDuration(h.dur)}${what}`, cx, cy);
-  }
-
-  /** @param {number} x @param {number} y */
-  click(x, y) {
-    const p = this.pick(x, y);
-    if (p && 'header' in p) {
-      this.toggleProcess(p.header.process.id);
-      return;
-    }
-    this.select(p ? p.hit : null);
-  }
-
   /** @param {Selection|null} sel */
   select(sel) {
     this.selection = sel;
@@ -615,9 +484,4 @@ export class Timeline {
     }
     this.requestDraw();
   }
-}
-
-/** @param {string} s */
-export function esc(s) {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
