@@ -56,18 +56,23 @@ async function main() {
       if (seq !== selSeq) return;
       current = d;
       panel.show(d, sel.kind);
-      tl.selArrows = await arrowsOf(d, sel.kind);
+      tl.selArrows = await arrowsOf(d);
       tl.requestDraw();
     } catch (e) {
       if (seq === selSeq) panel.error(/** @type {Error} */ (e).message);
     }
   };
 
-  /** Arrows for the flows of a selected item: the far ends' tracks come from their details.
-   * @param {Details} d @param {'slice'|'async'} kind */
-  async function arrowsOf(d, kind) {
+  /** Arrows for the flows of a selected item. The far end's track and row come with
+   * the flow when the server gives them, else from that item's details.
+   * @param {Details} d */
+  async function arrowsOf(d) {
     const flows = [...d.flows_in.map((f) => ({ f, far: f.from, out: false })), ...d.flows_out.map((f) => ({ f, far: f.to, out: true }))].slice(0, 50);
-    const ends = await Promise.all(flows.map(({ far }) => api.item(far.kind, far.id).catch(() => null)));
+    const ends = await Promise.all(
+      flows.map(({ far }) =>
+        far.track ? { track: far.track, depth: far.row ?? 0 } : api.item(far.kind, far.id).catch(() => null),
+      ),
+    );
     const arrows = [];
     for (let i = 0; i < flows.length; i++) {
       const e = ends[i];
@@ -78,7 +83,6 @@ async function main() {
       const [a, b] = out ? [me, far] : [far, me];
       arrows.push({ fromTs: f.from_ts, fromTrack: a.track, fromRow: a.row, toTs: f.to_ts, toTrack: b.track, toRow: b.row });
     }
-    void kind;
     return arrows;
   }
 

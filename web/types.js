@@ -20,7 +20,8 @@
  *   instants?: TileInstants}} SliceTile
  * @typedef {{ts: number[], value: number[], min: number[], max: number[]}} CounterTile
  * @typedef {{id: number, name: string, ts: number, dur: number}} Ref
- * @typedef {{kind: 'slice'|'async', id: number, name: string, ts: number, thread: number|null}} FlowEnd
+ * @typedef {{kind: 'slice'|'async', id: number, name: string, ts: number, thread: number|null,
+ *   track?: string|null, row?: number}} FlowEnd
  * @typedef {{id: number, from: FlowEnd, to: FlowEnd, from_ts: number, to_ts: number}} Flow
  * @typedef {{id: number, name: string, cat: string|null, ts: number, dur: number,
  *   self: number|null, tts: number|null, tdur: number|null, depth: number,
