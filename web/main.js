@@ -41,8 +41,10 @@ async function main() {
   /** Select an item by id: fetch its details, reveal it, select it. @param {'slice'|'async'} kind @param {number} id */
   async function goTo(kind, id) {
     const d = await api.item(kind, id);
-    tl.reveal(d.track, d.depth, d.ts, d.dur);
-    tl.select({ kind, id, track: d.track, row: d.depth, ts: d.ts, dur: d.dur, name: d.name });
+    // The row on its track: the depth, unless the server says otherwise (async lanes).
+    const row = d.row ?? d.depth;
+    tl.reveal(d.track, row, d.ts, d.dur);
+    tl.select({ kind, id, track: d.track, row, ts: d.ts, dur: d.dur, name: d.name });
   }
 
   tl.onSelect = async (sel) => {
@@ -78,8 +80,8 @@ async function main() {
       const e = ends[i];
       if (!e) continue;
       const { f, out } = flows[i];
-      const me = { track: d.track, row: d.depth };
-      const far = { track: e.track, row: e.depth };
+      const me = { track: d.track, row: d.row ?? d.depth };
+      const far = { track: e.track, row: 'row' in e && e.row !== undefined ? e.row : e.depth };
       const [a, b] = out ? [me, far] : [far, me];
       arrows.push({ fromTs: f.from_ts, fromTrack: a.track, fromRow: a.row, toTs: f.to_ts, toTrack: b.track, toRow: b.row });
     }

@@ -24,7 +24,7 @@
  *   track?: string|null, row?: number}} FlowEnd
  * @typedef {{id: number, from: FlowEnd, to: FlowEnd, from_ts: number, to_ts: number}} Flow
  * @typedef {{id: number, name: string, cat: string|null, ts: number, dur: number,
- *   self: number|null, tts: number|null, tdur: number|null, depth: number,
+ *   self: number|null, tts: number|null, tdur: number|null, depth: number, row?: number,
  *   did_not_finish: boolean, overlap: boolean, process: number|null, thread: number|null,
  *   track: string, args: unknown, parents: Ref[], children: Ref[],
  *   flows_in: Flow[], flows_out: Flow[], raw: string}} Details
