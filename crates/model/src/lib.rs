@@ -9,6 +9,7 @@
 pub mod args;
 mod build;
 pub mod export;
+pub mod query;
 pub mod stats;
 pub mod strings;
 pub mod tables;

@@ -1,0 +1,283 @@
+//! What lies on one track in a window at a pixel width: the level-of-detail items of
+//! every row, the instants of slices tracks, or counter points.
+
+use super::lod::{counter_points, CounterPoints, Grid, Piece, Rows};
+use super::tracks::{exists, slice_track, TrackRef};
+use super::QueryIndex;
+use crate::strings::StrId;
+use crate::tables::{slice_flags, Lane, Scope, NONE};
+use crate::trace::Trace;
+
+/// Item flags in answers.
+pub mod flags {
+    pub const DID_NOT_FINISH: u8 = 1;
+    pub const OVERLAP: u8 = 2;
+    pub const HAS_FLOWS: u8 = 4;
+}
+
+/// Columns of the items of a slices, async, objects or samples track.
+#[derive(Debug, Default, PartialEq)]
+pub struct Items {
+    pub ts: Vec<i64>,
+    pub dur: Vec<i64>,
+    pub row: Vec<u32>,
+    /// Table row (slice, async slice, object, frame for samples), -1 when merged.
+    pub id: Vec<i64>,
+    /// Name of the item, or of the first item of a merged run.
+    pub name: Vec<StrId>,
+    pub count: Vec<u32>,
+    pub flags: Vec<u8>,
+    /// `cname`, `StrId::NONE` when absent or merged.
+    pub color: Vec<StrId>,
+    /// Slices tracks of the call stack: thread and process instants.
+    pub instants: Option<Instants>,
+}
+
+#[derive(Debug, Default, PartialEq)]
+pub struct Instants {
+    pub ts: Vec<i64>,
+    pub name: Vec<StrId>,
+    /// Instant row, -1 when several instants of one pixel are merged.
+    pub id: Vec<i64>,
+    pub scope: Vec<Scope>,
+    pub count: Vec<u32>,
+}
+
+fn bits(set: &[(bool, u8)]) -> u8 {
+    set.iter().filter(|(on, _)| *on).fold(0, |a, (_, b)| a | b)
+}
+
+#[derive(Debug, PartialEq)]
+pub enum Window {
+    Items(Box<Items>),
+    Counter(CounterPoints),
+}
+
+/// How to describe item `id` of a track: (start, end), name, flags, color.
+struct Item {
+    span: (i64, i64),
+    name: StrId,
+    flags: u8,
+    color: StrId,
+}
+
+impl Items {
+    fn add_row(&mut self, row: u32, pieces: &[Piece], ids: &[u32], item: impl Fn(u32) -> Item) {
+        for p in pieces {
+            let first = item(ids[p.first as usize]);
+            self.ts.push(p.ts);
+            self.dur.push(p.end.saturating_sub(p.ts));
+            self.row.push(row);
+            self.name.push(first.name);
+            self.count.push(p.count);
+            if p.count == 1 {
+                self.id.push(ids[p.first as usize] as i64);
+                self.flags.push(first.flags);
+                self.color.push(first.color);
+            } else {
+                self.id.push(-1);
+                self.flags.push(0);
+                self.color.push(StrId::NONE);
+            }
+        }
+    }
+
+    fn add_rows(&mut self, rows: &Rows, g: Grid, item: impl Fn(u32) -> Item) {
+        for (r, row) in rows.rows.iter().enumerate() {
+            let pieces = row.pieces(g, |id| item(id).span);
+            self.add_row(r as u32, &pieces, &row.ids, &item);
+        }
+    }
+}
+
+/// The window's contents, or `None` when the track does not exist.
+pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> Option<Window> {
+    if !exists(trace, index, r) {
+        return None;
+    }
+    let t = &trace.tables;
+    let mut out = Items::default();
+    match r {
+        TrackRef::Slices { thread, lane } => {
+            let s = &t.slices;
+            let fl = index.flows(trace);
+            if let Some(k) = slice_track(trace, thread, lane) {
+                out.add_rows(index.slice_rows(trace, k), g, |i| {
+                    let i = i as usize;
+                    let f = s.flags[i];
+                    Item {
+                        span: (s.ts[i], s.end(i)),
+                        name: s.name[i],
+                        flags: bits(&[
+                            (f & slice_flags::DID_NOT_FINISH != 0, flags::DID_NOT_FINISH),
+                            (f & slice_flags::OVERLAP != 0, flags::OVERLAP),
+                            (fl.slice_has_flows(i as u32), flags::HAS_FLOWS),
+                        ]),
+                        color: s.cname[i],
+                    }
+                });
+            }
+            if lane == Lane::Stack {
+                out.instants = Some(index.instants(trace).window(trace, thread, g));
+            }
+        }
+        TrackRef::Async { group } => {
+            let a = &t.async_slices;
+            let fl = index.flows(trace);
+            out.add_rows(index.async_rows(trace, group as usize), g, |i| {
+                let i = i as usize;
+                Item {
+                    span: (a.ts[i], a.ts[i].saturating_add(a.dur[i])),
+                    name: a.name[i],
+                    flags: bits(&[
+                        (a.did_not_finish[i], flags::DID_NOT_FINISH),
+                        (fl.async_has_flows(i as u32), flags::HAS_FLOWS),
+                    ]),
+                    color: StrId::NONE,
+                }
+            });
+        }
+        TrackRef::Objects { process } => {
+            let objs = &t.objects;
+            let rows = &index.objects(trace).by_process[process as usize];
+            out.add_rows(rows, g, |i| {
+                let o = &objs[i as usize];
+                Item {
+                    span: (o.start, o.end),
+                    name: o.name,
+                    // An object never deleted lives on to the end, like a slice that did not finish.
+                    flags: o.alive_at_end as u8 * flags::DID_NOT_FINISH,
+                    color: StrId::NONE,
+                }
+            });
+        }
+        TrackRef::Samples { thread } => {
+            let slot = index.flame_slot(thread)?;
+            let f = index.flame(trace, slot);
+            let frames = &t.frames;
+            out.add_rows(&f.rows, g, |i| {
+                let i = i as usize;
+                Item {
+                    span: (f.start[i], f.end[i]),
+                    name: frames
+                        .get(f.frame[i] as usize)
+                        .map_or(StrId::NONE, |fr| fr.name),
+                    flags: 0,
+                    color: StrId::NONE,
+                }
+            });
+            // Ids of a flame chart are frames, not intervals.
+            for id in out.id.iter_mut().filter(|id| **id >= 0) {
+                *id = f.frame[*id as usize] as i64;
+            }
+        }
+        TrackRef::Counter { series } => {
+            let c = &t.counters;
+            let (a, b) = c.series[series as usize].rows;
+            let (a, b) = (a as usize, b as usize);
+            let mm = index.counter(trace, series as usize);
+            return Some(Window::Counter(counter_points(
+                &c.ts[a..b],
+                &c.value[a..b],
+                mm,
+                g,
+            )));
+        }
+    }
+    Some(Window::Items(Box::new(out)))
+}
+
+/// Thread-scoped instants per thread and process-scoped ones per process.
+#[derive(Debug, Default)]
+pub struct InstantIndex {
+    thread: Vec<Rows>,
+    process: Vec<Rows>,
+}
+
+impl InstantIndex {
+    pub fn build(trace: &Trace) -> InstantIndex {
+        let t = &trace.tables;
+        let ins = &t.instants;
+        let mut thread: Vec<Vec<u32>> = vec![Vec::new(); t.threads.len()];
+        let mut process: Vec<Vec<u32>> = vec![Vec::new(); t.processes.len()];
+        // The table is sorted by time, so each list is too.
+        for i in 0..ins.len() {
+            let list = match ins.scope[i] {
+                Scope::Thread => thread.get_mut(ins.thread[i] as usize),
+                Scope::Process => process.get_mut(ins.process[i] as usize),
+                Scope::Global => None,
+            };
+            if let Some(l) = list {
+                l.push(i as u32);
+            }
+        }
+        let rows = |lists: Vec<Vec<u32>>| -> Vec<Rows> {
+            lists
+                .into_iter()
+                .map(|l| {
+                    Rows::build(l.into_iter().map(|i| (i, 0)), 0, |i| {
+                        (ins.ts[i as usize], ins.ts[i as usize])
+                    })
+                })
+                .collect()
+        };
+        InstantIndex {
+            thread: rows(thread),
+            process: rows(process),
+        }
+    }
+
+    /// Whether a thread has instants to show (its own or its process's).
+    pub fn has_thread_instants(&self, trace: &Trace, thread: u32) -> bool {
+        let process = trace
+            .tables
+            .threads
+            .get(thread as usize)
+            .map_or(NONE, |t| t.process);
+        self.thread
+            .get(thread as usize)
+            .is_some_and(|r| !r.rows.is_empty())
+            || self
+                .process
+                .get(process as usize)
+                .is_some_and(|r| !r.rows.is_empty())
+    }
+
+    fn window(&self, trace: &Trace, thread: u32, g: Grid) -> Instants {
+        let ins = &trace.tables.instants;
+        let mut out = Instants::default();
+        let process = trace
+            .tables
+            .threads
+            .get(thread as usize)
+            .map_or(NONE, |t| t.process);
+        for rows in [
+            self.thread.get(thread as usize),
+            self.process.get(process as usize),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let Some(row) = rows.rows.first() else {
+                continue;
+            };
+            for p in row.pieces(g, |i| (ins.ts[i as usize], ins.ts[i as usize])) {
+                let i = row.ids[p.first as usize] as usize;
+                out.ts.push(p.ts);
+                out.name.push(ins.name[i]);
+                out.id.push(if p.count == 1 { i as i64 } else { -1 });
+                out.scope.push(ins.scope[i]);
+                out.count.push(p.count);
+            }
+        }
+        out
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.thread
+            .iter()
+            .chain(&self.process)
+            .map(|r| r.heap_bytes())
+            .sum()
+    }
+}

@@ -1,0 +1,349 @@
+//! The JSON bodies of the API (`docs/api.md`), written from the model's answers.
+
+use rustc_hash::FxHashMap;
+use tracescope_model::query::details::{Brief, Details, FlowEnd, FlowInfo};
+use tracescope_model::query::flows::{end_id, end_place};
+use tracescope_model::query::lod::CounterPoints;
+use tracescope_model::query::search::{Hit, HitKind, Hits};
+use tracescope_model::query::tracks::{process_tracks, thread_tracks, TrackInfo};
+use tracescope_model::query::window::{Instants, Items};
+use tracescope_model::query::{QueryIndex, TrackRef};
+use tracescope_model::{PidK, SliceRef, StrId, Trace, NONE};
+
+use super::json::{self, Obj};
+
+fn pid_json(trace: &Trace, p: PidK) -> String {
+    match p {
+        PidK::Int(i) => i.to_string(),
+        PidK::Str(s) => {
+            let mut out = String::new();
+            json::string(&mut out, trace.str(s));
+            out
+        }
+    }
+}
+
+fn track_json(t: &TrackInfo) -> String {
+    let mut o = Obj::new();
+    o.str("id", &t.id.to_string())
+        .str("kind", t.id.kind().as_str())
+        .str("name", &t.name)
+        .num("rows", t.rows);
+    if let Some((min, max)) = t.min_max {
+        o.float("min", min).float("max", max);
+    }
+    o.finish()
+}
+
+/// `GET /api/summary`.
+pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
+    let t = &trace.tables;
+    let info = &trace.info;
+    let mut threads_of: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for &th in &trace.thread_order {
+        threads_of
+            .entry(t.threads[th as usize].process)
+            .or_default()
+            .push(th);
+    }
+    let processes = trace.process_order.iter().map(|&p| {
+        let pr = &t.processes[p as usize];
+        let pid = trace.pid_text(pr.pid);
+        let base = if pr.name.is_none() {
+            format!("Process {pid}")
+        } else {
+            format!("{} (pid {pid})", trace.str(pr.name))
+        };
+        let label = if pr.frame_url.is_none() {
+            base
+        } else {
+            format!("{base} {}", trace.str(pr.frame_url))
+        };
+        let threads = threads_of.get(&p).map_or(&[][..], |v| v).iter().map(|&th| {
+            let tr = &t.threads[th as usize];
+            let tid = trace.pid_text(tr.tid);
+            let label = if tr.name.is_none() {
+                format!("Thread {tid}")
+            } else {
+                format!("{} (tid {tid})", trace.str(tr.name))
+            };
+            Obj::new()
+                .num("id", th)
+                .raw("tid", &pid_json(trace, tr.tid))
+                .opt_str("name", trace.str(tr.name))
+                .str("label", &label)
+                .opt_num("sort_index", tr.sort_index)
+                .raws(
+                    "tracks",
+                    thread_tracks(trace, index, th).iter().map(track_json),
+                )
+                .finish()
+        });
+        Obj::new()
+            .num("id", p)
+            .raw("pid", &pid_json(trace, pr.pid))
+            .opt_str("name", trace.str(pr.name))
+            .str("label", &label)
+            .opt_num("sort_index", pr.sort_index)
+            .opt_str("labels", trace.str(pr.labels))
+            .opt_str("frame_url", trace.str(pr.frame_url))
+            .raws(
+                "tracks",
+                process_tracks(trace, index, p).iter().map(track_json),
+            )
+            .raws("threads", threads)
+            .finish()
+    });
+    let ins = &t.instants;
+    let globals: Vec<usize> = (0..ins.len())
+        .filter(|&i| ins.scope[i] == tracescope_model::Scope::Global)
+        .collect();
+    let global_instants = Obj::new()
+        .nums("ts", globals.iter().map(|&i| ins.ts[i]))
+        .strs("name", globals.iter().map(|&i| trace.str(ins.name[i])))
+        .nums("id", globals.iter().copied())
+        .finish();
+    let diagnostics = trace.diagnostics.sorted().into_iter().map(|d| {
+        Obj::new()
+            .str("kind", d.kind.as_str())
+            .num("count", d.count)
+            .num("offset", d.offset)
+            .str("example", &d.example)
+            .str("description", d.kind.describe())
+            .finish()
+    });
+    let stats = crate::stats::stats_json(trace).to_string();
+    Obj::new()
+        .str("name", name)
+        .str("format", &info.format)
+        .num("bytes", info.bytes)
+        .num("events", info.events)
+        .opt_num("start_ns", info.start_ns)
+        .opt_num("end_ns", info.end_ns)
+        .opt_str(
+            "display_time_unit",
+            info.display_time_unit.as_deref().unwrap_or(""),
+        )
+        .raws("processes", processes)
+        .raw("global_instants", &global_instants)
+        .raws("diagnostics", diagnostics)
+        .raw("stats", &stats)
+        .finish()
+}
+
+/// Interns model strings into the response's own `strings` list.
+#[derive(Default)]
+struct Strings {
+    map: FxHashMap<StrId, u32>,
+    list: Vec<StrId>,
+}
+
+impl Strings {
+    fn id(&mut self, s: StrId) -> u32 {
+        *self.map.entry(s).or_insert_with(|| {
+            self.list.push(s);
+            self.list.len() as u32 - 1
+        })
+    }
+
+    /// The index, or -1 for an absent string.
+    fn opt(&mut self, s: StrId) -> i64 {
+        if s.is_none() {
+            -1
+        } else {
+            self.id(s) as i64
+        }
+    }
+}
+
+/// `GET /api/track/{id}` for slices, async, objects and samples tracks.
+pub fn items(trace: &Trace, it: &Items) -> String {
+    let mut st = Strings::default();
+    let names: Vec<u32> = it.name.iter().map(|&n| st.id(n)).collect();
+    let colors: Vec<i64> = it.color.iter().map(|&c| st.opt(c)).collect();
+    let mut o = Obj::new();
+    o.nums("ts", it.ts.iter())
+        .nums("dur", it.dur.iter())
+        .nums("row", it.row.iter())
+        .nums("id", it.id.iter())
+        .nums("name", names)
+        .nums("count", it.count.iter())
+        .nums("flags", it.flags.iter())
+        .nums("color", colors);
+    if let Some(ins) = &it.instants {
+        let s = instants(&mut st, ins);
+        o.raw("instants", &s);
+    }
+    o.strs("strings", st.list.iter().map(|&s| trace.name(s)));
+    o.finish()
+}
+
+fn instants(st: &mut Strings, ins: &Instants) -> String {
+    let names: Vec<u32> = ins.name.iter().map(|&n| st.id(n)).collect();
+    Obj::new()
+        .nums("ts", ins.ts.iter())
+        .nums("name", names)
+        .nums("id", ins.id.iter())
+        .strs("scope", ins.scope.iter().map(|s| s.as_str()))
+        .nums("count", ins.count.iter())
+        .finish()
+}
+
+/// `GET /api/track/{id}` for counter tracks.
+pub fn counter(p: &CounterPoints) -> String {
+    Obj::new()
+        .nums("ts", p.ts.iter())
+        .floats("value", p.value.iter().copied())
+        .floats("min", p.min.iter().copied())
+        .floats("max", p.max.iter().copied())
+        .finish()
+}
+
+fn kind(r: SliceRef) -> &'static str {
+    match r {
+        SliceRef::Thread(_) => "slice",
+        SliceRef::Async(_) => "async",
+    }
+}
+
+fn brief(trace: &Trace, b: &Brief) -> String {
+    Obj::new()
+        .num("id", b.id)
+        .str("name", trace.name(b.name))
+        .num("ts", b.ts)
+        .num("dur", b.dur)
+        .finish()
+}
+
+fn flow_end(trace: &Trace, e: &FlowEnd) -> String {
+    Obj::new()
+        .str("kind", kind(e.item))
+        .num("id", end_id(e.item))
+        .str("name", trace.name(e.name))
+        .num("ts", e.ts)
+        .opt_num("thread", (e.thread != NONE).then_some(e.thread))
+        .opt_str("track", &e.track.map(|t| t.to_string()).unwrap_or_default())
+        .num("row", e.row)
+        .finish()
+}
+
+fn flow(trace: &Trace, f: &FlowInfo) -> String {
+    Obj::new()
+        .num("id", f.id)
+        .str("name", trace.name(f.name))
+        .opt_str("cat", trace.str(f.cat))
+        .raw("from", &flow_end(trace, &f.from))
+        .raw("to", &flow_end(trace, &f.to))
+        .num("from_ts", f.from_ts)
+        .num("to_ts", f.to_ts)
+        .finish()
+}
+
+/// Args as JSON: the model's compact text when it is valid JSON, else as a string.
+fn args_json(args: Option<&str>) -> String {
+    match args {
+        None => "null".to_string(),
+        Some(a) if serde_json::from_str::<serde_json::Value>(a).is_ok() => a.to_string(),
+        Some(a) => {
+            let mut s = String::new();
+            json::string(&mut s, a);
+            s
+        }
+    }
+}
+
+/// `GET /api/slice/{id}` and `GET /api/async/{id}`.
+pub fn details(trace: &Trace, d: &Details) -> String {
+    let mut o = Obj::new();
+    o.num("id", end_id(d.item))
+        .str("kind", kind(d.item))
+        .str("name", trace.name(d.name))
+        .opt_str("cat", trace.str(d.cat))
+        .num("ts", d.ts)
+        .num("dur", d.dur)
+        .opt_num("self", d.self_ns)
+        .opt_num("tts", d.tts)
+        .opt_num("tdur", d.tdur)
+        .num("depth", d.depth)
+        .bool("did_not_finish", d.did_not_finish)
+        .bool("overlap", d.overlap)
+        .opt_num("process", (d.process != NONE).then_some(d.process))
+        .opt_num("thread", (d.thread != NONE).then_some(d.thread))
+        .str("track", &d.track.to_string())
+        .raw("args", &args_json(d.args.as_deref()))
+        .opt_str("async_id", d.async_id.as_deref().unwrap_or(""))
+        .opt_str("color", trace.str(d.color))
+        .raws("parents", d.parents.iter().map(|b| brief(trace, b)))
+        .raws("children", d.children.iter().map(|b| brief(trace, b)))
+        .num("children_total", d.children_total)
+        .raws("flows_in", d.flows_in.iter().map(|f| flow(trace, f)))
+        .raws("flows_out", d.flows_out.iter().map(|f| flow(trace, f)))
+        .str("raw", &d.raw);
+    o.finish()
+}
+
+/// Where a search hit is drawn: track id ("" for process and global instants) and row.
+fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
+    let t = &trace.tables;
+    let i = h.id as usize;
+    match h.kind {
+        HitKind::Slice => {
+            let (track, row) = end_place(trace, SliceRef::Thread(h.id))
+                .map_or((String::new(), -1), |p| (p.0.to_string(), p.1 as i64));
+            (track, row, t.slices.dur[i], t.slices.name[i])
+        }
+        HitKind::Async => {
+            let (track, row) = end_place(trace, SliceRef::Async(h.id))
+                .map_or((String::new(), -1), |p| (p.0.to_string(), p.1 as i64));
+            (track, row, t.async_slices.dur[i], t.async_slices.name[i])
+        }
+        HitKind::Instant => {
+            let ins = &t.instants;
+            let track = match ins.scope[i] {
+                tracescope_model::Scope::Thread => TrackRef::Slices {
+                    thread: ins.thread[i],
+                    lane: tracescope_model::Lane::Stack,
+                }
+                .to_string(),
+                _ => String::new(),
+            };
+            (track, -1, 0, ins.name[i])
+        }
+    }
+}
+
+/// `GET /api/search`.
+pub fn search(trace: &Trace, hits: &Hits) -> String {
+    let places: Vec<_> = hits.hits.iter().map(|h| hit_place(trace, h)).collect();
+    Obj::new()
+        .num("total", hits.total)
+        .nums("ts", hits.hits.iter().map(|h| h.ts))
+        .nums("dur", places.iter().map(|p| p.2))
+        .strs("kind", hits.hits.iter().map(|h| h.kind.as_str()))
+        .nums("id", hits.hits.iter().map(|h| h.id))
+        .strs("track", places.iter().map(|p| p.0.as_str()))
+        .nums("row", places.iter().map(|p| p.1))
+        .strs("name", places.iter().map(|p| trace.name(p.3)))
+        .finish()
+}
+
+/// `GET /api/flows`.
+pub fn flows(trace: &Trace, rows: &[u32], truncated: bool) -> String {
+    let f = &trace.tables.flows;
+    let place = |r: SliceRef| {
+        end_place(trace, r).map_or((String::new(), -1), |p| (p.0.to_string(), p.1 as i64))
+    };
+    let from: Vec<_> = rows.iter().map(|&k| place(f.from[k as usize])).collect();
+    let to: Vec<_> = rows.iter().map(|&k| place(f.to[k as usize])).collect();
+    Obj::new()
+        .nums("from_ts", rows.iter().map(|&k| f.from_ts[k as usize]))
+        .nums("to_ts", rows.iter().map(|&k| f.to_ts[k as usize]))
+        .strs("from_track", from.iter().map(|p| p.0.as_str()))
+        .nums("from_row", from.iter().map(|p| p.1))
+        .strs("to_track", to.iter().map(|p| p.0.as_str()))
+        .nums("to_row", to.iter().map(|p| p.1))
+        .nums("from_id", rows.iter().map(|&k| end_id(f.from[k as usize])))
+        .nums("to_id", rows.iter().map(|&k| end_id(f.to[k as usize])))
+        .bool("truncated", truncated)
+        .finish()
+}

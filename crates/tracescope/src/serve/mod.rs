@@ -1,0 +1,93 @@
+//! `tracescope view`'s HTTP server: the API of `docs/api.md` over one loaded trace,
+//! and the embedded web page. Binds 127.0.0.1 unless told otherwise.
+
+mod assets;
+mod encode;
+mod json;
+pub mod routes;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use tracescope_model::Trace;
+
+pub use routes::{router, AppState};
+
+/// How to serve.
+pub struct Options {
+    pub bind: IpAddr,
+    pub port: u16,
+    pub open: bool,
+}
+
+/// Serves `trace` until Ctrl-C.
+pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
+    let t0 = Instant::now();
+    let state = Arc::new(AppState::new(trace, name));
+    state.warm();
+    eprintln!(
+        "tracescope: indexes ready in {:.0} ms",
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    if !opts.bind.is_loopback() {
+        eprintln!(
+            "tracescope: warning: listening on {}: anyone who can reach this machine can read the trace",
+            opts.bind
+        );
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the server runtime")?;
+    rt.block_on(async move {
+        let addr = SocketAddr::new(opts.bind, opts.port);
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        let local = listener.local_addr()?;
+        let host = match local.ip() {
+            ip if ip.is_unspecified() => "127.0.0.1".to_string(),
+            IpAddr::V6(ip) => format!("[{ip}]"),
+            ip => ip.to_string(),
+        };
+        let url = format!("http://{host}:{}/", local.port());
+        println!("tracescope: serving at {url} (Ctrl-C to stop)");
+        if opts.open {
+            open_browser(&url);
+        }
+        axum::serve(listener, router(state))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+                eprintln!("tracescope: stopping");
+            })
+            .await
+            .context("server error")
+    })
+}
+
+/// Starts the desktop's browser on `url`; failing to is not an error (the URL is printed).
+fn open_browser(url: &str) {
+    let cmd: &[&str] = if cfg!(target_os = "macos") {
+        &["open"]
+    } else if cfg!(windows) {
+        &["cmd", "/C", "start", ""]
+    } else {
+        &["xdg-open"]
+    };
+    let spawned = std::process::Command::new(cmd[0])
+        .args(&cmd[1..])
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if spawned.is_err() {
+        eprintln!("tracescope: could not open a browser; open {url}");
+    }
+}
+
+#[cfg(test)]
+mod tests;
