@@ -96,12 +96,13 @@ export class DetailsPanel {
     rows.push(['Depth', String(d.depth)]);
     if (d.overlap) rows.push(['Overlap', '<span class="warn">overlaps a sibling; drawn on an extra row</span>']);
     const head = `<h2>${esc(d.name || '(unnamed)')} <span class="muted">${kind} ${d.id}</span></h2>`;
-    this.el.innerHTML = head + table(rows);
+    this.el.innerHTML = `${head}<div class="cols"><section class="facts-col">${table(rows)}</section></div>`;
+    const cols = /** @type {HTMLElement} */ (this.el.querySelector('.cols'));
     const args = document.createElement('section');
     args.className = 'args';
     args.innerHTML = '<h3>Args</h3>';
     args.append(d.args === null || d.args === undefined ? Object.assign(document.createElement('p'), { className: 'muted', textContent: 'none' }) : argsTree(d.args));
-    this.el.append(args);
+    cols.append(args);
     const links = document.createElement('section');
     links.className = 'links';
     links.innerHTML =
@@ -109,7 +110,7 @@ export class DetailsPanel {
       refs('Children', d.children, kind) +
       flows('Flows in', d.flows_in.map((f) => f.from)) +
       flows('Flows out', d.flows_out.map((f) => f.to));
-    this.el.append(links);
+    if (links.innerHTML) cols.append(links);
   }
 
   /** @param {string} message */

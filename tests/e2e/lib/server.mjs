@@ -3,12 +3,13 @@ import { spawn } from 'node:child_process';
 
 /**
  * @param {string} bin path of the tracescope binary
- * @param {string} file trace to open
+ * @param {string} [file] trace to open; none: the built-in demo trace
  * @returns {Promise<{url: string, loadMs: number, stderr: () => string, close: () => Promise<void>}>}
  */
 export function startServer(bin, file) {
   const began = performance.now();
-  const child = spawn(bin, ['view', file, '--no-open', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = file ? ['view', file, '--no-open', '--port', '0'] : ['view', '--no-open', '--port', '0'];
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
