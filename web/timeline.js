@@ -5,7 +5,8 @@
 import { TimeScale } from './timescale.js';
 import { buildLayout, visibleRows, ROW_H, TRACK_PAD, RULER_H } from './layout.js';
 import { tileLevel, tileRange } from './api.js';
-import { drawSlices, drawInstants, drawCounter, mergeCounterTiles, fitText } from './tracks.js';
+import { rasterSlices, decorateSlices, drawInstants, drawCounter, mergeCounterTiles, fitText } from './tracks.js';
+import { Raster, pack } from './raster.js';
 import { installPointer } from './pointer.js';
 import { colorFor } from './colors.js';
 import { formatDuration } from './format.js';
@@ -66,6 +67,7 @@ export class Timeline {
     /** @type {Arrow[]} every arrow in view, when the toggle is on */
     this.allArrows = [];
     this.pending = false;
+    this.raster = new Raster();
     this.frames = 0;
     /** @type {number[]|null} milliseconds of each draw, when a benchmark asks */
     this.drawLog = null;
@@ -183,22 +185,38 @@ export class Timeline {
     const rows = visibleRows(this.layout.rows, this.scrollTop, this.scrollTop + this.h - RULER_H);
     const { ticks } = this.scale.ticks(this.summary.start_ns);
 
+    // Backgrounds, grid and slice rectangles go into the raster (one putImageData);
+    // counters, names, marks and overlays are drawn over it with the canvas API.
+    const dpr = this.dpr;
+    const raster = this.raster;
+    raster.begin(ctx, (this.w - x0) * dpr, (this.h - RULER_H) * dpr, pack(theme.bg));
+    const grid = pack(theme.grid);
+    rows.forEach((row, k) => {
+      const y = (this.cy(row.y) - RULER_H) * dpr;
+      if (row.kind === 'process') raster.band(y, (row.h - 1) * dpr, pack(theme.headerBg));
+      else if (row.kind === 'track' && (k & 1) === 1) raster.band(y, row.h * dpr, pack(theme.trackAlt));
+      raster.band(y + (row.h - 1) * dpr, dpr, grid);
+    });
+    for (const t of ticks) raster.vline(t.px * dpr, 0, raster.h, grid);
+    this.margins = [];
+    /** @type {Map<Row, any[]>} */
+    const tilesOf = new Map();
+    for (const row of rows) {
+      const track = row.track;
+      if (!track) continue;
+      const tiles = this.tilesFor(track.id, track.kind === 'counter');
+      tilesOf.set(row, tiles);
+      if (track.kind !== 'counter') rasterSlices(raster, tiles, this.scale, dpr, Math.round((this.cy(row.y) - RULER_H) * dpr), track.rows, theme);
+    }
+    // Margin tiles are asked for after every visible one, so they load last.
+    for (const [id, level, i] of this.margins) this.api.tile(id, level, i);
+    raster.put(ctx, x0 * dpr, RULER_H * dpr);
+
     ctx.save();
     ctx.beginPath();
     ctx.rect(x0, RULER_H, this.w - x0, this.h - RULER_H);
     ctx.clip();
-    rows.forEach((row) => {
-      if (row.kind === 'track' && (rows.indexOf(row) & 1) === 1) {
-        ctx.fillStyle = theme.trackAlt;
-        ctx.fillRect(x0, this.cy(row.y), this.w - x0, row.h);
-      }
-    });
-    ctx.fillStyle = theme.grid;
-    for (const t of ticks) ctx.fillRect(Math.round(x0 + t.px), RULER_H, 1, this.h - RULER_H);
-    this.margins = [];
-    for (const row of rows) this.drawRow(row);
-    // Margin tiles are asked for after every visible one, so they load last.
-    for (const [id, level, i] of this.margins) this.api.tile(id, level, i);
+    for (const [row, tiles] of tilesOf) this.drawRow(row, tiles);
     this.drawOverlays(rows);
     ctx.restore();
 
@@ -261,27 +279,20 @@ export class Timeline {
     return out;
   }
 
-  /** @param {Row} row */
-  drawRow(row) {
+  /** Counters, and marks, names and instants over a track's painted slices.
+   * @param {Row} row @param {any[]} tiles */
+  drawRow(row, tiles) {
     const { ctx, theme } = this;
     const y = this.cy(row.y);
-    ctx.fillStyle = theme.grid;
-    ctx.fillRect(this.labelW, y + row.h - 1, this.w - this.labelW, 1);
-    if (row.kind === 'process') {
-      ctx.fillStyle = theme.headerBg;
-      ctx.fillRect(this.labelW, y, this.w - this.labelW, row.h - 1);
-      return;
-    }
     const track = row.track;
     if (!track) return;
-    const tiles = this.tilesFor(track.id, track.kind === 'counter');
     if (track.kind === 'counter') {
       const pts = mergeCounterTiles(tiles.filter((t) => t.level === tiles[tiles.length - 1]?.level).map((t) => t.data));
       drawCounter(ctx, pts, this.scale, this.labelW, y, row.h, track.min ?? 0, track.max ?? Math.max(1, ...pts.value),
         colorFor(track.name, null, theme.dark));
       return;
     }
-    drawSlices(ctx, tiles, this.scale, this.labelW, y, theme, this.search);
+    decorateSlices(ctx, tiles, this.scale, this.labelW, y, theme, this.search);
     if (track.kind === 'slices') {
       const g = this.layout.groups.get(row.process.id);
       drawInstants(ctx, tiles, this.scale, this.labelW, y, g ? { y0: this.cy(g.y0), y1: this.cy(g.y1) } : null, theme);

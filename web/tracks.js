@@ -1,6 +1,7 @@
 // Drawing one track's content from its tiles: slices (nested rows, names that fit,
 // did-not-finish and overlap marks), instants, counters as filled step charts.
 import { colorFor, needsDarkText } from './colors.js';
+import { pack } from './raster.js';
 import { ROW_H, TRACK_PAD } from './layout.js';
 import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
 
@@ -16,10 +17,10 @@ import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
  */
 
 /**
- * Per-tile drawing data, computed once per tile and theme: each item's fill and
- * text colour, and the items ordered by fill so a frame sets each colour once.
- * @typedef {{theme: Theme, fill: string[], darkText: Uint8Array, order: Int32Array,
- *   runs: Array<{fill: string, start: number, end: number}>, match: Uint8Array|null, query: string|null}} Prepared
+ * Per-tile drawing data, computed once per tile and theme: each item's fill (as
+ * CSS and as a packed pixel) and text colour.
+ * @typedef {{theme: Theme, fill: string[], packed: Uint32Array, darkText: Uint8Array,
+ *   match: Uint8Array|null, query: string|null}} Prepared
  */
 
 /**
@@ -30,11 +31,10 @@ import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
 export function prepareSlices(d, theme) {
   const n = d.ts.length;
   // Colours per distinct (name, cname): names repeat a lot within a tile.
-  /** @type {Map<number, {fill: string, dark: number, items: number[]}>} */
+  /** @type {Map<number, {fill: string, packed: number, dark: number}>} */
   const byKey = new Map();
-  /** @type {Map<string, {fill: string, dark: number, items: number[]}>} */
-  const byFill = new Map();
   const fill = new Array(n);
+  const packed = new Uint32Array(n);
   const darkText = new Uint8Array(n);
   const ns = d.strings.length;
   for (let i = 0; i < n; i++) {
@@ -43,27 +43,66 @@ export function prepareSlices(d, theme) {
     let g = byKey.get(key);
     if (g === undefined) {
       const f = colorFor(d.strings[d.name[i]] ?? '', c >= 0 ? d.strings[c] : null, theme.dark);
-      g = byFill.get(f);
-      if (g === undefined) {
-        g = { fill: f, dark: needsDarkText(f) ? 1 : 0, items: [] };
-        byFill.set(f, g);
-      }
+      g = { fill: f, packed: pack(f), dark: needsDarkText(f) ? 1 : 0 };
       byKey.set(key, g);
     }
-    g.items.push(i);
     fill[i] = g.fill;
+    packed[i] = g.packed;
     darkText[i] = g.dark;
   }
-  // Items grouped by fill, so a frame sets each colour once per tile.
-  const order = new Int32Array(n);
-  const runs = [];
-  let k = 0;
-  for (const g of byFill.values()) {
-    const start = k;
-    for (const i of g.items) order[k++] = i;
-    runs.push({ fill: g.fill, start, end: k });
+  return { theme, fill, packed, darkText, match: null, query: null };
+}
+
+/**
+ * @param {{data: SliceTile, prepared: unknown}} tile
+ * @param {Theme} theme
+ * @returns {Prepared}
+ */
+function prepared(tile, theme) {
+  let p = /** @type {Prepared|null} */ (tile.prepared);
+  if (!p || p.theme !== theme) tile.prepared = p = prepareSlices(tile.data, theme);
+  return p;
+}
+
+/**
+ * Paint the slice rectangles of one track into the raster (device pixels; `top`
+ * is the track's top line in the raster). Later tiles paint over earlier ones.
+ * @param {import('./raster.js').Raster} raster
+ * @param {Array<{data: SliceTile, prepared: unknown}>} tiles
+ * @param {TimeScale} scale
+ * @param {number} dpr
+ * @param {number} top
+ * @param {number} rows
+ * @param {Theme} theme
+ */
+export function rasterSlices(raster, tiles, scale, dpr, top, rows, theme) {
+  const t0 = scale.t0;
+  const r = scale.nsPerPx;
+  const width = scale.width;
+  const first = top + Math.round((TRACK_PAD / 2) * dpr);
+  const rowH = ROW_H * dpr;
+  const itemH = Math.max(1, Math.round((ROW_H - 1) * dpr));
+  /** Line painted for each row: its first visible line. */
+  const line = (/** @type {number} */ row) => Math.max(0, Math.round(first + row * rowH));
+  for (const tile of tiles) {
+    const d = tile.data;
+    const p = prepared(tile, theme);
+    const { ts, dur, row } = d;
+    for (let i = 0; i < ts.length; i++) {
+      const x = (ts[i] - t0) / r;
+      const w = dur[i] / r;
+      if (x > width || x + w < 0) continue;
+      const y0 = Math.round(first + row[i] * rowH);
+      const y = y0 < 0 ? 0 : y0;
+      if (y >= y0 + itemH) continue;
+      raster.span(y, x * dpr, (x + w) * dpr, p.packed[i]);
+    }
   }
-  return { theme, fill, darkText, order, runs, match: null, query: null };
+  for (let k = 0; k < rows; k++) {
+    const y0 = Math.round(first + k * rowH);
+    const y = line(k);
+    raster.replicate(y, y0 + itemH - y);
+  }
 }
 
 /**
@@ -123,8 +162,9 @@ export function fitText(ctx, s, avail) {
 }
 
 /**
- * Draw the slices of `tiles` on one track whose top is `y` (canvas px), with the
- * time axis starting at `x0` px.
+ * Marks and names over the painted slices of one track whose top is `y` (canvas
+ * px), with the time axis starting at `x0` px: did-not-finish stripes, overlap
+ * outlines, search matches, and names where they fit.
  * @param {CanvasRenderingContext2D} ctx
  * @param {Array<{data: SliceTile, prepared: unknown}>} tiles
  * @param {TimeScale} scale
@@ -133,33 +173,15 @@ export function fitText(ctx, s, avail) {
  * @param {Theme} theme
  * @param {{query: string, regex: RegExp|null} | null} search
  */
-export function drawSlices(ctx, tiles, scale, x0, y, theme, search) {
+export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
   const t0 = scale.t0;
   const r = scale.nsPerPx;
   const width = scale.width;
   const top = y + TRACK_PAD / 2;
   for (const tile of tiles) {
     const d = tile.data;
-    let p = /** @type {Prepared|null} */ (tile.prepared);
-    if (!p || p.theme !== theme) tile.prepared = p = prepareSlices(d, theme);
+    const p = prepared(tile, theme);
     const { ts, dur, row, flags } = d;
-    const order = p.order;
-    for (const run of p.runs) {
-      ctx.fillStyle = run.fill;
-      for (let k = run.start; k < run.end; k++) {
-        const i = order[k];
-        let x = (ts[i] - t0) / r;
-        let w = dur[i] / r;
-        if (x > width || x + w < 0) continue;
-        if (x < -2) {
-          w += x + 2;
-          x = -2;
-        }
-        if (x + w > width + 2) w = width + 2 - x;
-        ctx.fillRect(x0 + x, top + row[i] * ROW_H, w < 1 ? 1 : w, ROW_H - 1);
-      }
-    }
-    // Marks and names in a second pass, only for items wide enough to carry them.
     const match = search ? matches(d, p, search.query, search.regex) : null;
     for (let i = 0; i < ts.length; i++) {
       const x = (ts[i] - t0) / r;
