@@ -97,6 +97,21 @@ const PALETTES = { light: null, dark: null };
  * @param {boolean} dark
  */
 export function colorFor(name, cname, dark) {
+  const key = `${dark ? 1 : 0}${cname ?? ''}\u0000${name}`;
+  let c = memo.get(key);
+  if (c === undefined) {
+    if (memo.size > 50000) memo.clear();
+    c = computeColor(name, cname, dark);
+    memo.set(key, c);
+  }
+  return c;
+}
+
+/** @type {Map<string, string>} colours by theme, cname and name: names repeat endlessly */
+const memo = new Map();
+
+/** @param {string} name @param {string | null | undefined} cname @param {boolean} dark */
+function computeColor(name, cname, dark) {
   if (cname && Object.prototype.hasOwnProperty.call(CNAMES, cname)) {
     const [r, g, b] = CNAMES[cname];
     return `rgb(${r} ${g} ${b})`;

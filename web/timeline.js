@@ -5,7 +5,7 @@
 import { TimeScale } from './timescale.js';
 import { buildLayout, visibleRows, ROW_H, TRACK_PAD, RULER_H } from './layout.js';
 import { tileLevel, tileRange } from './api.js';
-import { rasterSlices, decorateSlices, drawInstants, drawCounter, mergeCounterTiles, fitText } from './tracks.js';
+import { rasterSlices, rasterInstants, decorateSlices, drawProcessInstants, drawCounter, mergeCounterTiles, fitText } from './tracks.js';
 import { Raster, pack } from './raster.js';
 import { installPointer } from './pointer.js';
 import { colorFor } from './colors.js';
@@ -68,6 +68,12 @@ export class Timeline {
     this.allArrows = [];
     this.pending = false;
     this.raster = new Raster();
+    /** @type {number[]|null} global instants by time */
+    this.globalOrder = null;
+    /** @type {Array<{x: number, fill: string}>} global instants drawn this frame */
+    this.globals = [];
+    /** @type {number|null} scrollTop during a frame */
+    this.frameScroll = null;
     this.frames = 0;
     /** @type {number[]|null} milliseconds of each draw, when a benchmark asks */
     this.drawLog = null;
@@ -161,8 +167,9 @@ export class Timeline {
     });
   }
 
+  /** Read once per frame: reading the DOM's scrollTop can force a layout. */
   get scrollTop() {
-    return this.scroller.scrollTop;
+    return this.frameScroll ?? this.scroller.scrollTop;
   }
 
   /** Canvas y of a content y. @param {number} y */
@@ -173,6 +180,8 @@ export class Timeline {
   draw() {
     const began = performance.now();
     this.pending = false;
+    this.frameScroll = null;
+    this.frameScroll = this.scroller.scrollTop;
     const { ctx, theme } = this;
     const x0 = this.labelW;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
@@ -206,8 +215,13 @@ export class Timeline {
       if (!track) continue;
       const tiles = this.tilesFor(track.id, track.kind === 'counter');
       tilesOf.set(row, tiles);
-      if (track.kind !== 'counter') rasterSlices(raster, tiles, this.scale, dpr, Math.round((this.cy(row.y) - RULER_H) * dpr), track.rows, theme);
+      const top = Math.round((this.cy(row.y) - RULER_H) * dpr);
+      if (track.kind !== 'counter') rasterSlices(raster, tiles, this.scale, dpr, top, track.rows, theme);
+      if (track.kind === 'slices') rasterInstants(raster, tiles, this.scale, dpr, top, theme);
     }
+    // Global instants: full-height lines over the slices.
+    this.globals = this.visibleGlobals();
+    for (const g of this.globals) raster.vline(g.x * dpr, 0, raster.h, pack(g.fill));
     // Margin tiles are asked for after every visible one, so they load last.
     for (const [id, level, i] of this.margins) this.api.tile(id, level, i);
     raster.put(ctx, x0 * dpr, RULER_H * dpr);
@@ -228,6 +242,7 @@ export class Timeline {
     const waiters = this.frameWaiters;
     this.frameWaiters = [];
     for (const f of waiters) f();
+    this.frameScroll = null;
     this.onFrame();
   }
 
@@ -293,10 +308,39 @@ export class Timeline {
       return;
     }
     decorateSlices(ctx, tiles, this.scale, this.labelW, y, theme, this.search);
-    if (track.kind === 'slices') {
-      const g = this.layout.groups.get(row.process.id);
-      drawInstants(ctx, tiles, this.scale, this.labelW, y, g ? { y0: this.cy(g.y0), y1: this.cy(g.y1) } : null, theme);
+    const g = this.layout.groups.get(row.process.id);
+    if (track.kind === 'slices' && g) drawProcessInstants(ctx, tiles, this.scale, this.labelW, { y0: this.cy(g.y0), y1: this.cy(g.y1) }, theme);
+  }
+
+  /**
+   * Global instants in view, at most one per 3 pixels, from a time-sorted index
+   * built once (a trace may hold many thousands).
+   * @returns {Array<{x: number, fill: string}>}
+   */
+  visibleGlobals() {
+    const gi = this.summary.global_instants;
+    if (!this.globalOrder) {
+      this.globalOrder = Array.from(gi.ts, (_, i) => i).sort((a, b) => gi.ts[a] - gi.ts[b]);
     }
+    const order = this.globalOrder;
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (gi.ts[order[mid]] < this.scale.t0) lo = mid + 1;
+      else hi = mid;
+    }
+    const out = [];
+    let last = -Infinity;
+    for (let k = lo; k < order.length && out.length < 2000; k++) {
+      const i = order[k];
+      if (gi.ts[i] > this.scale.t1) break;
+      const x = this.scale.toPx(gi.ts[i]);
+      if (x - last < 3) continue;
+      last = x;
+      out.push({ x, fill: colorFor(gi.name[i], null, this.theme.dark) });
+    }
+    return out;
   }
 
   /** Canvas y of the middle of `row` of a track, or null if the track is not laid out.
@@ -310,17 +354,6 @@ export class Timeline {
   drawOverlays(rows) {
     const { ctx, theme, scale } = this;
     const x0 = this.labelW;
-    const gi = this.summary.global_instants;
-    ctx.lineWidth = 1;
-    for (let i = 0; i < gi.ts.length; i++) {
-      const x = scale.toPx(gi.ts[i]);
-      if (x < 0 || x > scale.width) continue;
-      ctx.strokeStyle = colorFor(gi.name[i], null, theme.dark);
-      ctx.beginPath();
-      ctx.moveTo(x0 + x + 0.5, RULER_H);
-      ctx.lineTo(x0 + x + 0.5, this.h);
-      ctx.stroke();
-    }
     if (this.mark) {
       const a = scale.toPx(this.mark.t0);
       const b = scale.toPx(this.mark.t1);
@@ -421,10 +454,9 @@ export class Timeline {
       ctx.fillRect(Math.round(x0 + t.px), RULER_H - 7, 1, 6);
       ctx.fillText(t.label, x0 + t.px + 3, RULER_H / 2 - 2);
     }
-    const gi = this.summary.global_instants;
-    for (let i = 0; i < gi.ts.length; i++) {
-      const x = x0 + scale.toPx(gi.ts[i]);
-      ctx.fillStyle = colorFor(gi.name[i], null, theme.dark);
+    for (const g of this.globals) {
+      const x = x0 + g.x;
+      ctx.fillStyle = g.fill;
       ctx.beginPath();
       ctx.moveTo(x - 5, RULER_H - 9);
       ctx.lineTo(x + 5, RULER_H - 9);

@@ -20,7 +20,7 @@ import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
  * Per-tile drawing data, computed once per tile and theme: each item's fill (as
  * CSS and as a packed pixel) and text colour.
  * @typedef {{theme: Theme, fill: string[], packed: Uint32Array, darkText: Uint8Array,
- *   match: Uint8Array|null, query: string|null}} Prepared
+ *   instants: Uint32Array, match: Uint8Array|null, query: string|null}} Prepared
  */
 
 /**
@@ -50,7 +50,12 @@ export function prepareSlices(d, theme) {
     packed[i] = g.packed;
     darkText[i] = g.dark;
   }
-  return { theme, fill, packed, darkText, match: null, query: null };
+  const ins = d.instants;
+  const instants = new Uint32Array(ins ? ins.ts.length : 0);
+  for (let i = 0; i < instants.length; i++) {
+    instants[i] = pack(colorFor(d.strings[/** @type {any} */ (ins).name[i]] ?? '', null, theme.dark));
+  }
+  return { theme, fill, packed, darkText, instants, match: null, query: null };
 }
 
 /**
@@ -221,44 +226,69 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
 }
 
 /**
- * Thread and process instants of slices tiles: a small flag at the top of the
- * track; a process instant also draws a dashed line over its process group.
+ * Thread and process instants: a small downward flag at the top of the track,
+ * painted into the raster (thousands cost nothing there). The topmost line of an
+ * instant is at `top` (device px in the raster).
+ * @param {import('./raster.js').Raster} raster
+ * @param {Array<{data: SliceTile, prepared: unknown}>} tiles
+ * @param {TimeScale} scale
+ * @param {number} dpr
+ * @param {number} top
+ * @param {Theme} theme
+ */
+export function rasterInstants(raster, tiles, scale, dpr, top, theme) {
+  const edge = pack(theme.fg);
+  for (const tile of tiles) {
+    const ins = tile.data.instants;
+    if (!ins) continue;
+    const p = prepared(tile, theme);
+    for (let i = 0; i < ins.ts.length; i++) {
+      const x = scale.toPx(ins.ts[i]);
+      if (x < -6 || x > scale.width + 6) continue;
+      const cx = x * dpr;
+      // A triangle 9 px wide narrowing over 8 lines, with a dark edge.
+      for (let l = 0; l < 8 * dpr; l++) {
+        const half = (4.5 * dpr * (8 * dpr - l)) / (8 * dpr);
+        const y = Math.round(top + dpr + l);
+        raster.span(y, cx - half - dpr * 0.5, cx + half + dpr * 0.5, edge);
+        if (half > dpr) raster.span(y, cx - half + dpr * 0.5, cx + half - dpr * 0.5, p.instants[i]);
+      }
+    }
+  }
+}
+
+/**
+ * The dashed line of each process instant over its process group (canvas px).
  * @param {CanvasRenderingContext2D} ctx
  * @param {Array<{data: SliceTile}>} tiles
  * @param {TimeScale} scale
  * @param {number} x0
- * @param {number} y
- * @param {{y0: number, y1: number} | null} group process group span in canvas px
+ * @param {{y0: number, y1: number}} group
  * @param {Theme} theme
  */
-export function drawInstants(ctx, tiles, scale, x0, y, group, theme) {
+export function drawProcessInstants(ctx, tiles, scale, x0, group, theme) {
+  let any = false;
   for (const tile of tiles) {
     const ins = tile.data.instants;
     if (!ins) continue;
     for (let i = 0; i < ins.ts.length; i++) {
+      if (ins.scope[i] !== 'p') continue;
       const x = scale.toPx(ins.ts[i]);
-      if (x < -6 || x > scale.width + 6) continue;
-      const name = tile.data.strings[ins.name[i]] ?? '';
-      if (ins.scope[i] === 'p' && group) {
+      if (x < 0 || x > scale.width) continue;
+      if (!any) {
         ctx.strokeStyle = theme.muted;
+        ctx.lineWidth = 1;
         ctx.setLineDash([2, 3]);
         ctx.beginPath();
-        ctx.moveTo(x0 + x + 0.5, group.y0);
-        ctx.lineTo(x0 + x + 0.5, group.y1);
-        ctx.stroke();
-        ctx.setLineDash([]);
+        any = true;
       }
-      ctx.fillStyle = colorFor(name, null, theme.dark);
-      ctx.strokeStyle = theme.fg;
-      ctx.lineWidth = 1;
-      ctx.beginPath();
-      ctx.moveTo(x0 + x - 4, y + 1);
-      ctx.lineTo(x0 + x + 4, y + 1);
-      ctx.lineTo(x0 + x, y + 9);
-      ctx.closePath();
-      ctx.fill();
-      ctx.stroke();
+      ctx.moveTo(x0 + Math.round(x) + 0.5, group.y0);
+      ctx.lineTo(x0 + Math.round(x) + 0.5, group.y1);
     }
+  }
+  if (any) {
+    ctx.stroke();
+    ctx.setLineDash([]);
   }
 }
 
