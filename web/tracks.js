@@ -183,6 +183,9 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
   const r = scale.nsPerPx;
   const width = scale.width;
   const top = y + TRACK_PAD / 2;
+  // An item crossing a tile edge is in both tiles: mark and name it once, since
+  // text drawn twice looks bold.
+  const done = new Set();
   for (const tile of tiles) {
     const d = tile.data;
     const p = prepared(tile, theme);
@@ -192,6 +195,9 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
       const x = (ts[i] - t0) / r;
       const w = dur[i] / r;
       if (x > width || x + w < 0) continue;
+      const key = d.id[i] >= 0 ? d.id[i] : `${ts[i]}:${row[i]}`;
+      if (done.has(key)) continue;
+      done.add(key);
       const yy = top + row[i] * ROW_H;
       const f = flags ? flags[i] : 0;
       if (f & FLAG_DID_NOT_FINISH && theme.stripes && w >= 3) {
