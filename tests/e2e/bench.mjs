@@ -18,6 +18,8 @@ import { startServer } from './lib/server.mjs';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const DURATION = Number(process.env.BENCH_MS || 10_000);
+// BENCH_SCROLL=0: pan and zoom only, no vertical scrolling of the tracks.
+const SCROLL = process.env.BENCH_SCROLL !== '0';
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -59,7 +61,7 @@ try {
   const allDrawn = Date.now() - t0;
   console.log(`first paint ${firstPaint} ms after navigation; every visible tile drawn after ${allDrawn} ms`);
 
-  const r = await page.evaluate(async (ms) => {
+  const r = await page.evaluate(async ([ms, scroll]) => {
     const h = window.__tracescope;
     const requests = [];
     const obs = new PerformanceObserver((list) => {
@@ -85,7 +87,7 @@ try {
         const span = span0 * 2 ** -depth;
         const centre = v0.t0 + span0 * (0.5 + 0.35 * Math.sin(t * 0.9));
         h.setView(centre - span / 2, centre + span / 2);
-        scroller.scrollTop = (scroller.scrollHeight - scroller.clientHeight) * (0.5 - 0.5 * Math.cos(t * 0.8));
+        if (scroll) scroller.scrollTop = (scroller.scrollHeight - scroller.clientHeight) * (0.5 - 0.5 * Math.cos(t * 0.8));
         if (now - start < ms) requestAnimationFrame(tick);
         else resolve(undefined);
       };
@@ -97,7 +99,7 @@ try {
     obs.disconnect();
     const tiles = h.logRequests(false);
     return { frames: frames.slice(1), draws, requests, tiles };
-  }, DURATION);
+  }, [DURATION, SCROLL]);
   console.log(`frames (rAF to rAF): ${fmt(r.frames)}; ${r.frames.filter((f) => f > 16).length} over 16 ms`);
   console.log(`drawing work per frame: ${fmt(r.draws)}`);
   console.log(`tile requests (fetch to last byte, in the page's worker): ${fmt(r.tiles)}; ${r.tiles.filter((x) => x > 50).length} over 50 ms`);
