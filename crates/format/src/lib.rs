@@ -5,7 +5,9 @@
 //! holds the codecs themselves and the [`Diagnostics`] that readers fill in instead of
 //! failing. It knows nothing about slices, tracks or nesting: that is `tracescope-model`.
 
+pub mod ctf;
 pub mod diag;
+pub mod etw;
 pub mod event;
 pub mod id;
 pub mod json;

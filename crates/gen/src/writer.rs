@@ -120,7 +120,7 @@ impl<W: Write> Gen<'_, W> {
 
     /// Microseconds with up to 3 decimals, as Chrome and Perfetto write them.
     fn us(ns: u64) -> String {
-        if ns % 1000 == 0 {
+        if ns.is_multiple_of(1000) {
             format!("{}", ns / 1000)
         } else {
             format!("{}.{:03}", ns / 1000, ns % 1000)

@@ -62,17 +62,16 @@ pub fn resolve<'t>(input: &'t str, arena: &'t str, r: TextRef) -> &'t str {
     base.get(start..start + r.len as usize).unwrap_or("")
 }
 
-/// The [`TextRef`] of a borrowed slice of `input`, or an arena copy of owned text.
-pub fn text_ref(input: &str, arena: &SharedArena, text: &std::borrow::Cow<'_, str>) -> TextRef {
-    if let std::borrow::Cow::Borrowed(s) = text {
-        let base = input.as_ptr() as usize;
-        let p = s.as_ptr() as usize;
-        if p >= base && p + s.len() <= base + input.len() && s.len() <= u32::MAX as usize {
-            return TextRef {
-                start: (p - base) as u64,
-                len: s.len() as u32,
-            };
-        }
+/// The [`TextRef`] of text that lies inside `input` (found by address), or of an
+/// arena copy of any other text.
+pub fn text_ref(input: &str, arena: &SharedArena, text: &str) -> TextRef {
+    let base = input.as_ptr() as usize;
+    let p = text.as_ptr() as usize;
+    if p >= base && p + text.len() <= base + input.len() && text.len() <= u32::MAX as usize {
+        return TextRef {
+            start: (p - base) as u64,
+            len: text.len() as u32,
+        };
     }
     arena.push(text)
 }

@@ -113,7 +113,9 @@ impl<'a, 's> LocalStrings<'a, 's> {
         }
     }
 
-    /// Interns a string borrowed from the input (cached) or owned (not cached).
+    /// Interns a string borrowed from the input (cached by address-free key) or owned.
+    // A `&Cow` because borrowed and owned strings are cached differently (lifetime `'a`).
+    #[allow(clippy::ptr_arg)]
     pub fn intern_cow(&mut self, s: &std::borrow::Cow<'a, str>) -> StrId {
         match s {
             std::borrow::Cow::Borrowed(b) => self.intern(b),

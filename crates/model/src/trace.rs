@@ -124,10 +124,7 @@ impl Trace {
             cpu_profile,
             diagnostics,
         } = json::read_json(input, || PartBuilder::new(&shared), &opts.read)?;
-        let mut recs = Records::default();
-        for part in parts {
-            recs.append(part.records);
-        }
+        let recs = Records::concat(parts.into_iter().map(|p| p.records).collect());
         let mut info = TraceInfo {
             format: form.as_str().to_string(),
             bytes,
@@ -339,16 +336,17 @@ impl Trace {
     }
 }
 
-/// The range of `input` a borrowed value covers (the reader only borrows top-level
-/// values from the input).
-fn raw_ref(input: &str, c: &Cow<'_, str>) -> TextRef {
-    let (base, p) = (input.as_ptr() as usize, c.as_ptr() as usize);
-    match c {
-        Cow::Borrowed(s) if p >= base && p + s.len() <= base + input.len() => TextRef {
+/// The range of `input` a value covers, found by address (the reader borrows
+/// top-level values from the input), or `NONE` for text held elsewhere.
+fn raw_ref(input: &str, s: &str) -> TextRef {
+    let (base, p) = (input.as_ptr() as usize, s.as_ptr() as usize);
+    if p >= base && p + s.len() <= base + input.len() {
+        TextRef {
             start: (p - base) as u64,
             len: s.len().min(u32::MAX as usize) as u32,
-        },
-        _ => TextRef::NONE,
+        }
+    } else {
+        TextRef::NONE
     }
 }
 

@@ -5,7 +5,10 @@ use common::*;
 use tracescope_model::Cell;
 
 /// (name, ts, dur, depth, pid, tid) of every slice, in table order.
-fn slices(t: &tracescope_model::Trace) -> Vec<(String, i64, i64, i64, Cell, Cell)> {
+/// (name, ts, dur, depth, pid, tid)
+type Row = (String, i64, i64, i64, Cell, Cell);
+
+fn slices(t: &tracescope_model::Trace) -> Vec<Row> {
     let r = t.rows("slices").unwrap();
     (0..r.rows.len())
         .map(|k| {
@@ -261,7 +264,7 @@ fn guide_08_object_lifecycle() {
     );
     let snap = &t.tables.snapshots[0];
     assert_eq!(snap.ts, 15_000);
-    assert_eq!(t.raw(snap.args).contains("\"color\""), true);
+    assert!(t.raw(snap.args).contains("\"color\""));
     let v = tracescope_format::json::Value::parse(t.raw(snap.args)).unwrap();
     assert_eq!(
         v.get("snapshot").unwrap().to_compact(),

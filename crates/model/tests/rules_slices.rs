@@ -5,7 +5,10 @@ use common::*;
 use tracescope_model::Cell;
 
 /// (name, ts, dur, depth, did_not_finish) per slice row.
-fn rows(json: &str) -> (Vec<(String, i64, i64, i64, bool)>, Vec<&'static str>) {
+/// (name, ts, dur, depth, did_not_finish)
+type Row = (String, i64, i64, i64, bool);
+
+fn rows(json: &str) -> (Vec<Row>, Vec<&'static str>) {
     let t = load(json);
     let r = t.rows("slices").unwrap();
     let v = (0..r.rows.len())
@@ -26,7 +29,7 @@ fn rows(json: &str) -> (Vec<(String, i64, i64, i64, bool)>, Vec<&'static str>) {
     (v, diag_kinds(&t))
 }
 
-fn sl(name: &str, ts: i64, dur: i64, depth: i64, dnf: bool) -> (String, i64, i64, i64, bool) {
+fn sl(name: &str, ts: i64, dur: i64, depth: i64, dnf: bool) -> Row {
     (name.to_string(), ts, dur, depth, dnf)
 }
 

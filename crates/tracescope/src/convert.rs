@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
-use tracescope_format::json::{self, EventSink, Form, JsonWriter, ReadOptions, Trailer};
+use tracescope_format::json::{self, EventSink, Form, JsonWriter, ReadOptions};
 use tracescope_format::{Diagnostics, Event, Source};
 
 type Out = Box<dyn Write + Send>;
@@ -23,7 +23,9 @@ enum State {
 impl State {
     fn writer(&mut self) -> Option<&mut JsonWriter<Out>> {
         if let State::Raw(_) = self {
-            let State::Raw(out) = std::mem::replace(self, State::Taken) else { return None };
+            let State::Raw(out) = std::mem::replace(self, State::Taken) else {
+                return None;
+            };
             *self = match JsonWriter::new(out) {
                 Ok(w) => State::Writing(w),
                 Err(e) => State::Failed(e),
@@ -55,7 +57,10 @@ fn output(path: &Path) -> Result<Box<dyn Write + Send>> {
     let f = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     let w = BufWriter::with_capacity(1 << 20, f);
     Ok(if path.extension().is_some_and(|e| e == "gz") {
-        Box::new(flate2::write::GzEncoder::new(w, flate2::Compression::default()))
+        Box::new(flate2::write::GzEncoder::new(
+            w,
+            flate2::Compression::default(),
+        ))
     } else {
         Box::new(w)
     })
@@ -66,14 +71,29 @@ pub fn run(input: &Path, out_path: &Path) -> Result<()> {
     let text = source.text();
     let state = Arc::new(Mutex::new(State::Raw(output(out_path)?)));
     // One part, so events are written in file order as they are read.
-    let opts = ReadOptions { threads: 1, chunk_bytes: usize::MAX };
-    let read = json::read_json(text, || WriteSink { state: state.clone() }, &opts)
-        .with_context(|| format!("{} holds no trace", input.display()))?;
-    drop(read.parts);
-    let state = std::mem::replace(&mut *state.lock().unwrap_or_else(|e| e.into_inner()), State::Taken);
+    let opts = ReadOptions {
+        threads: 1,
+        chunk_bytes: usize::MAX,
+    };
+    let read = json::read_json(
+        text,
+        || WriteSink {
+            state: state.clone(),
+        },
+        &opts,
+    )
+    .with_context(|| format!("{} holds no trace", input.display()))?;
+    let mut read = read;
+    drop(std::mem::take(&mut read.parts));
+    let state = std::mem::replace(
+        &mut *state.lock().unwrap_or_else(|e| e.into_inner()),
+        State::Taken,
+    );
     // A raw .cpuprofile is not an event list: it is written back as the document it is.
     if read.form == Form::CpuProfile {
-        let State::Raw(mut out) = state else { bail!("internal: a .cpuprofile produced events") };
+        let State::Raw(mut out) = state else {
+            bail!("internal: a .cpuprofile produced events")
+        };
         out.write_all(json::value::compact(text).as_bytes())?;
         return finish_output(out, out_path);
     }
@@ -87,21 +107,28 @@ pub fn run(input: &Path, out_path: &Path) -> Result<()> {
             None => bail!("writing {}: cannot start the output", out_path.display()),
         },
     };
-    let trailer = Trailer {
-        metadata: &read.metadata,
-        stack_frames: read.stack_frames.as_ref(),
-        samples: read.samples.as_ref(),
-        system_trace_events: read.system_trace_events.as_ref(),
-    };
-    let out = writer.finish(&trailer).with_context(|| format!("writing {}", out_path.display()))?;
+    let trailer = read.trailer();
+    let out = writer
+        .finish(&trailer)
+        .with_context(|| format!("writing {}", out_path.display()))?;
     finish_output(out, out_path)?;
     let n = read.diagnostics.len() + source.diagnostics().len();
-    eprintln!("wrote {} events to {}{}", read.events, out_path.display(), if n > 0 { " (the input had diagnostics: see `tracescope validate`)" } else { "" });
+    eprintln!(
+        "wrote {} events to {}{}",
+        read.events,
+        out_path.display(),
+        if n > 0 {
+            " (the input had diagnostics: see `tracescope validate`)"
+        } else {
+            ""
+        }
+    );
     Ok(())
 }
 
 fn finish_output(mut out: Out, path: &Path) -> Result<()> {
-    out.flush().with_context(|| format!("writing {}", path.display()))?;
+    out.flush()
+        .with_context(|| format!("writing {}", path.display()))?;
     drop(out);
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! A thin binary over `tracescope-format` (reading and writing) and
 //! `tracescope-model` (the loaded trace). Each subcommand lives in its own module.
 
+mod convert;
 mod demo;
 mod load;
 mod serve;
@@ -80,11 +81,7 @@ fn main() -> ExitCode {
             bind,
             no_open,
         } => view(file, port, bind, !no_open),
-        Command::Convert { input, output } => Err(anyhow::anyhow!(
-            "convert needs the JSON writer ({} -> {})",
-            input.display(),
-            output.display()
-        )),
+        Command::Convert { input, output } => convert::run(&input, &output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

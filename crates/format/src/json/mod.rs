@@ -9,8 +9,17 @@ use std::borrow::Cow;
 
 use crate::{Diagnostics, Event, RawJson};
 
+mod fields;
+mod lexer;
+mod list;
+mod parallel;
+mod reader;
 pub mod value;
+pub mod writer;
+
+pub use reader::{read_events, read_json};
 pub use value::Value;
+pub use writer::{JsonWriter, Trailer};
 
 /// Receives the events of one contiguous part of the event list, in file order.
 ///
@@ -97,117 +106,4 @@ pub struct ReadError {
     pub line: u64,
     /// 1-based, in characters.
     pub column: u64,
-}
-
-// TEMPORARY (not committed): lets the model be tested until the reader lands.
-pub fn read_json<'a, S, F>(
-    text: &'a str,
-    make_sink: F,
-    _opts: &ReadOptions,
-) -> Result<JsonTrace<'a, S>, ReadError>
-where
-    S: EventSink<'a> + Send,
-    F: Fn() -> S + Sync,
-{
-    use crate::id::{Id, Id2, Int64, Pid};
-    let doc = Value::parse(text.trim_start_matches('\u{feff}'))?;
-    let mut jt = JsonTrace {
-        form: Form::Array,
-        parts: vec![],
-        events: 0,
-        metadata: vec![],
-        stack_frames: None,
-        samples: None,
-        system_trace_events: None,
-        cpu_profile: None,
-        diagnostics: Diagnostics::new(),
-    };
-    let evs: Vec<Value> = match &doc {
-        Value::Array(a) => a.clone(),
-        Value::Object(m) => {
-            jt.form = Form::Object;
-            let mut evs = vec![];
-            for (k, v) in m {
-                let raw = RawJson {
-                    text: Cow::Owned(v.to_compact()),
-                    clean: true,
-                };
-                match k.as_ref() {
-                    "traceEvents" => evs = v.as_array().unwrap_or(&[]).to_vec(),
-                    "stackFrames" => jt.stack_frames = Some(raw),
-                    "samples" => jt.samples = Some(raw),
-                    _ => jt.metadata.push((Cow::Owned(k.to_string()), raw)),
-                }
-            }
-            evs
-        }
-        _ => vec![],
-    };
-    let mut sink = make_sink();
-    let s = |v: Option<&Value>| {
-        v.and_then(|v| v.as_str())
-            .map(|s| Cow::Owned(s.to_string()))
-    };
-    let t = |v: Option<&Value>| match v {
-        Some(Value::Number(n)) => crate::time::micros_text_to_ns(n),
-        Some(Value::String(n)) => crate::time::micros_text_to_ns(n),
-        _ => None,
-    };
-    let pid = |v: Option<&Value>| match v {
-        Some(Value::Number(n)) => Int64::parse_number(n).map(Pid::Int),
-        Some(Value::String(x)) => Some(Pid::from_str_value(Cow::Owned(x.to_string()))),
-        _ => None,
-    };
-    let id = |v: Option<&Value>| match v {
-        Some(Value::Number(n)) => Int64::parse(n).map(Id::Int),
-        Some(Value::String(x)) => Some(Id::Str(Cow::Owned(x.to_string()))),
-        _ => None,
-    };
-    let raw = |v: Option<&Value>| {
-        v.map(|v| RawJson {
-            text: Cow::Owned(v.to_compact()),
-            clean: true,
-        })
-    };
-    for (i, e) in evs.iter().enumerate() {
-        if e.as_object().is_some_and(|o| o.is_empty()) {
-            continue;
-        }
-        jt.events += 1;
-        let g = |k| e.get(k);
-        let ev = Event {
-            ph: s(g("ph")),
-            name: s(g("name")),
-            cat: s(g("cat")),
-            ts: t(g("ts")),
-            dur: t(g("dur")),
-            tts: t(g("tts")),
-            tdur: t(g("tdur")),
-            pid: pid(g("pid")),
-            tid: pid(g("tid")),
-            id: id(g("id")),
-            id2: g("id2").and_then(|v| {
-                id(v.get("local"))
-                    .map(Id2::Local)
-                    .or_else(|| id(v.get("global")).map(Id2::Global))
-            }),
-            scope: s(g("scope")),
-            s: s(g("s")),
-            bp: s(g("bp")),
-            bind_id: id(g("bind_id")),
-            flow_in: g("flow_in").and_then(|v| v.as_bool()),
-            flow_out: g("flow_out").and_then(|v| v.as_bool()),
-            cname: s(g("cname")),
-            sf: id(g("sf")),
-            esf: None,
-            stack: raw(g("stack")),
-            estack: None,
-            args: raw(g("args")),
-            extra: vec![],
-            offset: i as u64 * 10,
-        };
-        sink.event(ev, &mut jt.diagnostics);
-    }
-    jt.parts.push(sink);
-    Ok(jt)
 }

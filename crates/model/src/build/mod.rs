@@ -40,7 +40,7 @@ pub(crate) fn excerpt(input: &str, offset: u64) -> String {
 
 /// Turns the records of all parts (in file order) into tables.
 pub(crate) fn finish(
-    recs: Records,
+    mut recs: Records,
     input: &str,
     strings: SharedStrings,
     registry: SharedRegistry,
@@ -49,6 +49,8 @@ pub(crate) fn finish(
     mut diags: Diagnostics,
 ) -> (Tables, Diagnostics, TraceFacts) {
     let mut registry = registry.0.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (pmap, tmap) = registry.canonicalize();
+    recs.remap(&pmap, &tmap);
     let arena_text = arena.take();
     let trace_end = recs.max_end.unwrap_or(0);
     let texts = (input, arena_text.as_str());

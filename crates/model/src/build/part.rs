@@ -58,7 +58,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             Some(p) => self.pid_k(p),
             None => PidK::Int(Int64::I(0)),
         };
-        self.registry.process(self.shared.registry, pid)
+        self.registry.process(self.shared.registry, pid, ev.offset)
     }
 
     /// The event's thread: made when the event has a `tid`, or when it needs one.
@@ -68,7 +68,8 @@ impl<'a, 's> PartBuilder<'a, 's> {
             None if needed => PidK::Int(Int64::I(0)),
             None => return NONE,
         };
-        self.registry.thread(self.shared.registry, process, tid)
+        self.registry
+            .thread(self.shared.registry, process, tid, ev.offset)
     }
 
     fn text(&self, raw: &Option<tracescope_format::RawJson<'a>>) -> TextRef {

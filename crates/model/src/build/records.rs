@@ -4,7 +4,7 @@ use tracescope_format::Int64;
 
 use crate::args::TextRef;
 use crate::strings::StrId;
-use crate::tables::{IdVal, Scope};
+use crate::tables::{IdVal, Scope, NONE};
 
 /// "No value" for optional times in records.
 pub const NO_TIME: i64 = i64::MIN;
@@ -27,7 +27,7 @@ pub enum DurKind {
     UiE,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct DurRec {
     pub offset: u64,
     pub ts: i64,
@@ -227,36 +227,103 @@ pub struct Records {
 }
 
 impl Records {
-    /// Appends a later part's records (file order is kept).
-    pub fn append(&mut self, mut o: Records) {
-        self.events += o.events;
-        for (ph, n) in o.phases {
-            match self.phases.iter_mut().find(|(p, _)| *p == ph) {
-                Some((_, c)) => *c += n,
-                None => self.phases.push((ph, n)),
+    /// Joins the records of all parts, in file order, copying each family once.
+    pub fn concat(parts: Vec<Records>) -> Records {
+        let mut out = Records::default();
+        macro_rules! join {
+            ($($f:ident),*) => {$(
+                out.$f.reserve_exact(parts.iter().map(|p| p.$f.len()).sum());
+            )*
+            for mut p in parts {
+                $(out.$f.append(&mut p.$f);)*
+                out.events += p.events;
+                for (ph, n) in p.phases {
+                    match out.phases.iter_mut().find(|(q, _)| *q == ph) {
+                        Some((_, c)) => *c += n,
+                        None => out.phases.push((ph, n)),
+                    }
+                }
+                out.min_ts = opt_min(out.min_ts, p.min_ts);
+                out.max_end = opt_max(out.max_end, p.max_end);
+                if out.thread_end.len() < p.thread_end.len() {
+                    out.thread_end.resize(p.thread_end.len(), NO_TIME);
+                }
+                for (i, e) in p.thread_end.iter().enumerate() {
+                    out.thread_end[i] = out.thread_end[i].max(*e);
+                }
+            }};
+        }
+        join!(
+            dur,
+            instants,
+            asyncs,
+            flows,
+            flows_v2,
+            counters,
+            objects,
+            profiles,
+            chunks,
+            samples,
+            metadata,
+            other,
+            tracing_started
+        );
+        out
+    }
+}
+
+impl Records {
+    /// Rewrites process and thread indexes with old-to-new maps.
+    pub fn remap(&mut self, p: &[u32], t: &[u32]) {
+        let tm = |x: &mut u32| {
+            if *x != NONE {
+                *x = t[*x as usize];
+            }
+        };
+        let pm = |x: &mut u32| {
+            if *x != NONE {
+                *x = p[*x as usize];
+            }
+        };
+        self.dur.iter_mut().for_each(|r| tm(&mut r.thread));
+        for r in &mut self.instants {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+        }
+        for r in &mut self.asyncs {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+            if r.key.local_process != NONE {
+                pm(&mut r.key.local_process);
             }
         }
-        self.min_ts = opt_min(self.min_ts, o.min_ts);
-        self.max_end = opt_max(self.max_end, o.max_end);
-        if self.thread_end.len() < o.thread_end.len() {
-            self.thread_end.resize(o.thread_end.len(), NO_TIME);
+        self.flows.iter_mut().for_each(|r| tm(&mut r.thread));
+        self.counters.iter_mut().for_each(|r| pm(&mut r.process));
+        self.objects.iter_mut().for_each(|r| pm(&mut r.process));
+        for r in &mut self.profiles {
+            pm(&mut r.process);
+            tm(&mut r.thread);
         }
-        for (i, e) in o.thread_end.iter().enumerate() {
-            self.thread_end[i] = self.thread_end[i].max(*e);
+        for r in &mut self.chunks {
+            pm(&mut r.process);
+            tm(&mut r.thread);
         }
-        self.dur.append(&mut o.dur);
-        self.instants.append(&mut o.instants);
-        self.asyncs.append(&mut o.asyncs);
-        self.flows.append(&mut o.flows);
-        self.flows_v2.append(&mut o.flows_v2);
-        self.counters.append(&mut o.counters);
-        self.objects.append(&mut o.objects);
-        self.profiles.append(&mut o.profiles);
-        self.chunks.append(&mut o.chunks);
-        self.samples.append(&mut o.samples);
-        self.metadata.append(&mut o.metadata);
-        self.other.append(&mut o.other);
-        self.tracing_started.append(&mut o.tracing_started);
+        self.samples.iter_mut().for_each(|r| tm(&mut r.thread));
+        for r in &mut self.metadata {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+        }
+        for r in &mut self.other {
+            pm(&mut r.process);
+            tm(&mut r.thread);
+        }
+        let mut ends = vec![NO_TIME; t.len()];
+        for (old, e) in self.thread_end.iter().enumerate() {
+            if let Some(&new) = t.get(old) {
+                ends[new as usize] = *e;
+            }
+        }
+        self.thread_end = ends;
     }
 }
 

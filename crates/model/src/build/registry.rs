@@ -13,13 +13,29 @@ pub struct Registry {
     pub threads: Vec<Thread>,
     process_map: FxHashMap<PidK, u32>,
     thread_map: FxHashMap<(u32, PidK), u32>,
+    /// Offset of the first event naming each process and thread: parts register
+    /// them in a racy order, this gives the deterministic one.
+    process_first: Vec<u64>,
+    thread_first: Vec<u64>,
 }
 
 impl Registry {
+    /// The process of `pid`, made if new (after reading: ordered after those read).
     pub fn process(&mut self, pid: PidK) -> u32 {
+        self.process_at(pid, u64::MAX)
+    }
+
+    pub fn thread(&mut self, process: u32, tid: PidK) -> u32 {
+        self.thread_at(process, tid, u64::MAX)
+    }
+
+    fn process_at(&mut self, pid: PidK, offset: u64) -> u32 {
         if let Some(&p) = self.process_map.get(&pid) {
+            let f = &mut self.process_first[p as usize];
+            *f = (*f).min(offset);
             return p;
         }
+        self.process_first.push(offset);
         let p = self.processes.len() as u32;
         self.processes.push(Process {
             pid,
@@ -34,10 +50,13 @@ impl Registry {
         p
     }
 
-    pub fn thread(&mut self, process: u32, tid: PidK) -> u32 {
+    fn thread_at(&mut self, process: u32, tid: PidK, offset: u64) -> u32 {
         if let Some(&t) = self.thread_map.get(&(process, tid)) {
+            let f = &mut self.thread_first[t as usize];
+            *f = (*f).min(offset);
             return t;
         }
+        self.thread_first.push(offset);
         let t = self.threads.len() as u32;
         self.threads.push(Thread {
             process,
@@ -47,6 +66,55 @@ impl Registry {
         });
         self.thread_map.insert((process, tid), t);
         t
+    }
+
+    /// Renumbers processes and threads in order of first appearance in the input.
+    /// Returns old-to-new index maps for processes and threads.
+    pub fn canonicalize(&mut self) -> (Vec<u32>, Vec<u32>) {
+        let order = |first: &[u64]| {
+            let mut o: Vec<u32> = (0..first.len() as u32).collect();
+            o.sort_by_key(|&i| (first[i as usize], i));
+            let mut remap = vec![0u32; o.len()];
+            for (new, &old) in o.iter().enumerate() {
+                remap[old as usize] = new as u32;
+            }
+            (o, remap)
+        };
+        let (porder, pmap) = order(&self.process_first);
+        let (torder, tmap) = order(&self.thread_first);
+        self.processes = porder
+            .iter()
+            .map(|&i| self.processes[i as usize].clone())
+            .collect();
+        self.process_first = porder
+            .iter()
+            .map(|&i| self.process_first[i as usize])
+            .collect();
+        self.threads = torder
+            .iter()
+            .map(|&i| {
+                let mut t = self.threads[i as usize].clone();
+                t.process = pmap[t.process as usize];
+                t
+            })
+            .collect();
+        self.thread_first = torder
+            .iter()
+            .map(|&i| self.thread_first[i as usize])
+            .collect();
+        self.process_map = self
+            .processes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.pid, i as u32))
+            .collect();
+        self.thread_map = self
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ((t.process, t.tid), i as u32))
+            .collect();
+        (pmap, tmap)
     }
 }
 
@@ -67,17 +135,18 @@ pub struct LocalRegistry {
 }
 
 impl LocalRegistry {
-    pub fn process(&mut self, shared: &SharedRegistry, pid: PidK) -> u32 {
+    /// `offset` is the event's: a part's first sighting is its earliest.
+    pub fn process(&mut self, shared: &SharedRegistry, pid: PidK, offset: u64) -> u32 {
         *self
             .processes
             .entry(pid)
-            .or_insert_with(|| shared.lock().process(pid))
+            .or_insert_with(|| shared.lock().process_at(pid, offset))
     }
 
-    pub fn thread(&mut self, shared: &SharedRegistry, process: u32, tid: PidK) -> u32 {
+    pub fn thread(&mut self, shared: &SharedRegistry, process: u32, tid: PidK, offset: u64) -> u32 {
         *self
             .threads
             .entry((process, tid))
-            .or_insert_with(|| shared.lock().thread(process, tid))
+            .or_insert_with(|| shared.lock().thread_at(process, tid, offset))
     }
 }

@@ -31,12 +31,12 @@ struct ThreadSlices {
 
 /// Builds the slice table from all duration records (in file order).
 pub fn build(
-    mut recs: Vec<DurRec>,
+    recs: Vec<DurRec>,
     thread_end: &[i64],
     diags: &mut Diagnostics,
     input: &str,
 ) -> SliceTable {
-    recs.par_sort_by_key(|r| r.thread);
+    let recs = group_by_thread(recs);
     let mut ranges = Vec::new();
     let mut i = 0;
     while i < recs.len() {
@@ -45,34 +45,18 @@ pub fn build(
         ranges.push((i, j));
         i = j;
     }
-    let mut slices_of: Vec<&mut [DurRec]> = Vec::with_capacity(ranges.len());
-    let mut rest: &mut [DurRec] = &mut recs;
-    let mut consumed = 0;
-    for (a, b) in &ranges {
-        let (_, tail) = rest.split_at_mut(a - consumed);
-        let (mine, tail) = tail.split_at_mut(b - a);
-        slices_of.push(mine);
-        rest = tail;
-        consumed = *b;
-    }
-    let results: Vec<(ThreadSlices, Diagnostics)> = slices_of
-        .into_par_iter()
-        .map(|recs| {
+    let results: Vec<(ThreadSlices, Diagnostics)> = ranges
+        .par_iter()
+        .map(|&(a, b)| {
             let mut d = Diagnostics::new();
-            let t = recs[0].thread;
+            let t = recs[a].thread;
             let end = thread_end.get(t as usize).copied().unwrap_or(NO_TIME);
-            let ts = thread_slices(recs, end, &mut d, input);
+            let ts = thread_slices(&recs[a..b], end, &mut d, input);
             (ts, d)
         })
         .collect();
     let mut table = SliceTable::default();
-    let mut all_recs: Vec<&[DurRec]> = Vec::new();
-    let mut start = 0;
-    for (a, b) in &ranges {
-        debug_assert_eq!(*a, start);
-        all_recs.push(&recs[*a..*b]);
-        start = *b;
-    }
+    let all_recs = ranges.iter().map(|&(a, b)| &recs[a..b]);
     for ((ts, d), recs) in results.into_iter().zip(all_recs) {
         diags.merge(d);
         emit(&mut table, ts, recs);
@@ -126,8 +110,31 @@ fn emit(table: &mut SliceTable, ts: ThreadSlices, recs: &[DurRec]) {
     }
 }
 
+/// Groups records by thread (a counting sort: one pass, file order kept within a thread).
+fn group_by_thread(recs: Vec<DurRec>) -> Vec<DurRec> {
+    let threads = recs
+        .iter()
+        .map(|r| r.thread as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut start = vec![0usize; threads + 1];
+    for r in &recs {
+        start[r.thread as usize + 1] += 1;
+    }
+    for t in 1..start.len() {
+        start[t] += start[t - 1];
+    }
+    let mut order = vec![0u32; recs.len()];
+    for (i, r) in recs.iter().enumerate() {
+        let slot = &mut start[r.thread as usize];
+        order[*slot] = i as u32;
+        *slot += 1;
+    }
+    order.into_iter().map(|i| recs[i as usize]).collect()
+}
+
 fn thread_slices(
-    recs: &mut [DurRec],
+    recs: &[DurRec],
     thread_end: i64,
     diags: &mut Diagnostics,
     input: &str,
@@ -150,7 +157,9 @@ fn thread_slices(
             format!("thread {thread}: {}", excerpt(input, off))
         });
     }
-    recs.sort_by_key(|r| r.ts);
+    // Time order (file order among equal times): indexes, so records stay put.
+    let mut order: Vec<u32> = (0..recs.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| (recs[i as usize].ts, i));
 
     let mut stack: Vec<Built> = Vec::new();
     let mut ui_open: Vec<Built> = Vec::new();
@@ -176,7 +185,8 @@ fn thread_slices(
         }
         b
     };
-    for i in 0..recs.len() {
+    for &i in &order {
+        let i = i as usize;
         let r = &recs[i];
         match r.kind {
             DurKind::X => {
@@ -326,12 +336,12 @@ fn nest(slices: &mut [Built]) -> u64 {
     for &(i, stack_rows) in &overlaps {
         let (s, e) = (slices[i].start, slices[i].end);
         let mut depth = stack_rows;
-        for j in i + 1..slices.len() {
-            if slices[j].start >= e {
+        for later in &slices[i + 1..] {
+            if later.start >= e {
                 break;
             }
-            if slices[j].flags & slice_flags::OVERLAP == 0 {
-                depth = depth.max(slices[j].depth + 1);
+            if later.flags & slice_flags::OVERLAP == 0 {
+                depth = depth.max(later.depth + 1);
             }
         }
         for &k in &placed {

@@ -146,7 +146,7 @@ impl Row {
                     continue;
                 }
                 let b = g.bucket_end(s);
-                let j = k + self.ids[k..hi].partition_point(|&id| span(id).0 < b);
+                let j = gallop(&self.ids, k, hi, |id| span(id).0 < b);
                 let (ls, le) = at(j - 1);
                 let wide_last = j - 1 > k && !g.narrow(ls, le);
                 let last = if wide_last { j - 2 } else { j - 1 };
@@ -208,6 +208,18 @@ impl Row {
         out.extend(open.map(|(p, _)| p));
         out
     }
+}
+
+/// The first position in `k..hi` where `before` turns false, given it holds at `k`:
+/// galloping from `k`, so a bucket holding few items costs few probes, all near `k`.
+fn gallop(ids: &[u32], k: usize, hi: usize, before: impl Fn(u32) -> bool) -> usize {
+    let (mut lo, mut step) = (k, 1);
+    while lo + step < hi && before(ids[lo + step]) {
+        lo += step;
+        step *= 2;
+    }
+    let end = (lo + step).min(hi);
+    lo + 1 + ids[lo + 1..end].partition_point(|&id| before(id))
 }
 
 /// Min and max over ranges of a value column: a pyramid of blocks of `FAN` values.

@@ -39,6 +39,7 @@ pub struct QueryIndex {
     objects: OnceLock<tracks::ObjectLanes>,
     instants: OnceLock<window::InstantIndex>,
     flows: OnceLock<flows::FlowIndex>,
+    names: OnceLock<search::NameCounts>,
 }
 
 impl QueryIndex {
@@ -77,6 +78,7 @@ impl QueryIndex {
             objects: OnceLock::new(),
             instants: OnceLock::new(),
             flows: OnceLock::new(),
+            names: OnceLock::new(),
         }
     }
 
@@ -97,6 +99,11 @@ impl QueryIndex {
         self.objects(trace);
         self.instants(trace);
         self.flows(trace);
+        self.name_counts(trace);
+    }
+
+    pub(crate) fn name_counts(&self, trace: &Trace) -> &search::NameCounts {
+        self.names.get_or_init(|| search::NameCounts::build(trace))
     }
 
     pub(crate) fn slice_rows(&self, trace: &Trace, track: usize) -> &lod::Rows {
@@ -195,5 +202,6 @@ impl QueryIndex {
             + self.objects.get().map_or(0, |o| o.heap_bytes())
             + self.instants.get().map_or(0, |o| o.heap_bytes())
             + self.flows.get().map_or(0, |o| o.heap_bytes())
+            + self.names.get().map_or(0, |o| o.heap_bytes())
     }
 }

@@ -4,7 +4,10 @@
 
 use std::collections::BinaryHeap;
 
+use rayon::prelude::*;
 use regex::{Regex, RegexBuilder};
+
+use super::QueryIndex;
 
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -81,46 +84,109 @@ impl Pattern {
     }
 }
 
-/// Matches of `pat` among slice, async slice and instant names.
-pub fn search(trace: &Trace, pat: &Pattern, limit: usize) -> Hits {
-    let t = &trace.tables;
-    let strings = &t.strings;
-    // One bit per interned string: does the name match? (Matched once per name.)
-    let mut names = vec![false; strings.len()];
-    let mut any = false;
-    for (k, slot) in names.iter_mut().enumerate().skip(1) {
-        *slot = pat.matches(strings.get(StrId(k as u32)));
-        any |= *slot;
-    }
-    let mut out = Hits::default();
-    if !any {
-        return out;
-    }
-    // Max-heap of the best `limit` hits so far.
-    let mut heap: BinaryHeap<Hit> = BinaryHeap::with_capacity(limit + 1);
-    let mut scan = |kind: HitKind, name: &[StrId], ts: &[i64]| {
-        for (i, n) in name.iter().enumerate() {
-            if !names.get(n.0 as usize).copied().unwrap_or(false) {
-                continue;
-            }
-            out.total += 1;
-            let h = Hit {
-                ts: ts[i],
-                kind,
-                id: i as u32,
-            };
-            if heap.len() < limit {
-                heap.push(h);
-            } else if heap.peek().is_some_and(|top| h < *top) {
-                heap.pop();
-                heap.push(h);
+/// How many slices, async slices and instants carry each name (by `StrId`), so a
+/// search's total is a sum over the matching names, without a scan.
+#[derive(Debug, Default)]
+pub struct NameCounts {
+    counts: Vec<u64>,
+}
+
+impl NameCounts {
+    pub fn build(trace: &Trace) -> NameCounts {
+        let t = &trace.tables;
+        let mut counts = vec![0u64; t.strings.len()];
+        for n in t
+            .slices
+            .name
+            .iter()
+            .chain(&t.async_slices.name)
+            .chain(&t.instants.name)
+        {
+            if let Some(c) = counts.get_mut(n.0 as usize) {
+                *c += 1;
             }
         }
+        NameCounts { counts }
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.counts.capacity() * 8
+    }
+}
+
+/// Matches of `pat` among slice, async slice and instant names.
+pub fn search(trace: &Trace, index: &QueryIndex, pat: &Pattern, limit: usize) -> Hits {
+    let t = &trace.tables;
+    let strings = &t.strings;
+    // One flag per interned string: does the name match? (Matched once per name.)
+    let names: Vec<bool> = (0..strings.len())
+        .map(|k| k > 0 && pat.matches(strings.get(StrId(k as u32))))
+        .collect();
+    let counts = index.name_counts(trace);
+    let total = names
+        .iter()
+        .zip(&counts.counts)
+        .filter(|(m, _)| **m)
+        .map(|(_, c)| c)
+        .sum();
+    let mut out = Hits {
+        total,
+        hits: Vec::new(),
     };
-    scan(HitKind::Slice, &t.slices.name, &t.slices.ts);
-    scan(HitKind::Async, &t.async_slices.name, &t.async_slices.ts);
-    scan(HitKind::Instant, &t.instants.name, &t.instants.ts);
-    out.hits = heap.into_sorted_vec();
+    if total == 0 || limit == 0 {
+        return out;
+    }
+    let hit = |n: StrId| names.get(n.0 as usize).copied().unwrap_or(false);
+    // Slices are sorted by time within each track: the first `limit` matches of
+    // each track are the only candidates, found in parallel, stopping early.
+    let s = &t.slices;
+    let mut cands: Vec<Hit> = s
+        .tracks
+        .par_iter()
+        .flat_map_iter(|tr| {
+            (tr.rows.0..tr.rows.1)
+                .filter(|&i| hit(s.name[i as usize]))
+                .take(limit)
+                .map(|i| Hit {
+                    ts: s.ts[i as usize],
+                    kind: HitKind::Slice,
+                    id: i,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // Instants are sorted by time too.
+    let ins = &t.instants;
+    cands.extend(
+        (0..ins.len())
+            .filter(|&i| hit(ins.name[i]))
+            .take(limit)
+            .map(|i| Hit {
+                ts: ins.ts[i],
+                kind: HitKind::Instant,
+                id: i as u32,
+            }),
+    );
+    // Async slices are grouped by operation: keep the best `limit` with a heap.
+    let a = &t.async_slices;
+    let mut heap: BinaryHeap<Hit> = BinaryHeap::with_capacity(limit + 1);
+    for i in (0..a.len()).filter(|&i| hit(a.name[i])) {
+        let h = Hit {
+            ts: a.ts[i],
+            kind: HitKind::Async,
+            id: i as u32,
+        };
+        if heap.len() < limit {
+            heap.push(h);
+        } else if heap.peek().is_some_and(|top| h < *top) {
+            heap.pop();
+            heap.push(h);
+        }
+    }
+    cands.extend(heap);
+    cands.sort_unstable();
+    cands.truncate(limit);
+    out.hits = cands;
     out
 }
 
@@ -143,7 +209,12 @@ mod tests {
     #[test]
     fn substring_is_case_insensitive_and_in_time_order() {
         let t = trace();
-        let h = search(&t, &Pattern::new("TASK", false).unwrap(), 100);
+        let h = search(
+            &t,
+            &QueryIndex::new(&t),
+            &Pattern::new("TASK", false).unwrap(),
+            100,
+        );
         let got: Vec<_> = h.hits.iter().map(|h| (h.ts, h.kind)).collect();
         assert_eq!(
             got,
@@ -155,10 +226,20 @@ mod tests {
             ]
         );
         assert_eq!(h.total, 4);
-        let h = search(&t, &Pattern::new("task", false).unwrap(), 2);
+        let h = search(
+            &t,
+            &QueryIndex::new(&t),
+            &Pattern::new("task", false).unwrap(),
+            2,
+        );
         assert_eq!((h.total, h.hits.len(), h.hits[1].ts), (4, 2, 3000));
         assert_eq!(
-            search(&t, &Pattern::new("nothing", false).unwrap(), 10),
+            search(
+                &t,
+                &QueryIndex::new(&t),
+                &Pattern::new("nothing", false).unwrap(),
+                10
+            ),
             Hits::default()
         );
     }
@@ -166,7 +247,12 @@ mod tests {
     #[test]
     fn regex_matches_whole_names_when_anchored() {
         let t = trace();
-        let h = search(&t, &Pattern::new("^(run|paint)", true).unwrap(), 10);
+        let h = search(
+            &t,
+            &QueryIndex::new(&t),
+            &Pattern::new("^(run|paint)", true).unwrap(),
+            10,
+        );
         let names: Vec<_> = h
             .hits
             .iter()

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use axum::serve::ListenerExt;
 use tracescope_model::Trace;
 
 pub use routes::{router, AppState};
@@ -25,10 +26,16 @@ pub struct Options {
 /// Serves `trace` until Ctrl-C.
 pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
     let t0 = Instant::now();
+    let rss0 = rss_mb();
     let state = Arc::new(AppState::new(trace, name));
     state.warm();
+    let mb = state.index.heap_bytes() as f64 / (1 << 20) as f64;
+    let rss = match (rss0, rss_mb()) {
+        (Some(a), Some(b)) => format!(", process RSS {a:.0} -> {b:.0} MB"),
+        _ => String::new(),
+    };
     eprintln!(
-        "tracescope: indexes ready in {:.0} ms",
+        "tracescope: indexes ready in {:.0} ms ({mb:.1} MB{rss})",
         t0.elapsed().as_secs_f64() * 1e3
     );
     if !opts.bind.is_loopback() {
@@ -48,6 +55,11 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
         let local = listener.local_addr()?;
+        // Without TCP_NODELAY the last small chunk of a gzipped answer waits for the
+        // client's delayed ACK: 40 ms on a request that took 5.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let host = match local.ip() {
             ip if ip.is_unspecified() => "127.0.0.1".to_string(),
             IpAddr::V6(ip) => format!("[{ip}]"),
@@ -66,6 +78,14 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
             .await
             .context("server error")
     })
+}
+
+/// Resident memory of this process (Linux), for the startup report.
+fn rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
 }
 
 /// Starts the desktop's browser on `url`; failing to is not an error (the URL is printed).

@@ -1,0 +1,360 @@
+//! Reads CTF traces into events: the seed's Chrome layout (written by tracescope or
+//! rewritten by babeltrace2) back into the exact events, any other event class as a
+//! generic event (see [`super::generic`]).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+
+use super::decode::{Decoder, Val};
+use super::generic::generic_event;
+use super::metadata::{find_traces, metadata_text};
+use super::tsdl::parse_metadata;
+use super::types::{Clock, EventClass, IntType, Metadata, StreamClass, Type};
+use super::writer::CTF_MAGIC;
+use super::CtfError;
+use crate::etw::{from_chrome, ChromePayload, ChromeType};
+use crate::{DiagKind, Diagnostics, Event};
+
+/// Reads every trace at or under `path` (one trace directory, or e.g. an LTTng
+/// session holding `kernel/` and `ust/` traces).
+pub fn read_dir(path: &Path) -> Result<(Vec<Event<'static>>, Diagnostics), CtfError> {
+    let traces = find_traces(path);
+    if traces.is_empty() {
+        return Err(CtfError::NotCtf(path.display().to_string()));
+    }
+    let mut diags = Diagnostics::new();
+    let mut events = Vec::new();
+    for t in &traces {
+        events.append(&mut read_trace(t, &mut diags)?);
+    }
+    if traces.len() > 1 {
+        events.sort_by_key(|e| e.ts);
+    }
+    Ok((events, diags))
+}
+
+struct Decoded {
+    event: Event<'static>,
+    seq: Option<u64>,
+}
+
+/// Reads one trace directory.
+pub fn read_trace(dir: &Path, diags: &mut Diagnostics) -> Result<Vec<Event<'static>>, CtfError> {
+    let io = |e: std::io::Error, p: &Path| CtfError::Io(format!("{}: {e}", p.display()));
+    let meta_path = dir.join("metadata");
+    let meta = fs::read(&meta_path).map_err(|e| io(e, &meta_path))?;
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .map_err(|e| io(e, dir))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && p.file_name()
+                    .is_some_and(|n| n != "metadata" && !n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    files.sort();
+    let mut streams = Vec::with_capacity(files.len());
+    for f in &files {
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        streams.push((name, fs::read(f).map_err(|e| io(e, f))?));
+    }
+    let refs: Vec<(&str, &[u8])> = streams
+        .iter()
+        .map(|(n, d)| (n.as_str(), d.as_slice()))
+        .collect();
+    read_trace_bytes(&meta, &refs, diags)
+}
+
+/// Reads one trace from memory: its metadata file and its stream files (name, bytes).
+pub fn read_trace_bytes(
+    metadata: &[u8],
+    streams: &[(&str, &[u8])],
+    diags: &mut Diagnostics,
+) -> Result<Vec<Event<'static>>, CtfError> {
+    let meta = parse_metadata(&metadata_text(metadata)?)?;
+    let classes: HashMap<(u64, u64), &EventClass> = meta
+        .events
+        .iter()
+        .map(|e| ((e.stream_id, e.id), e))
+        .collect();
+    let mut out = Vec::new();
+    for (name, data) in streams {
+        read_stream(&meta, &classes, data, name, &mut out, diags);
+    }
+    if !out.is_empty() && out.iter().all(|d| d.seq.is_some()) {
+        // Written by tracescope: back to the input's order.
+        out.sort_by_key(|d| d.seq);
+    } else {
+        out.sort_by_key(|d| d.event.ts);
+    }
+    Ok(out.into_iter().map(|d| d.event).collect())
+}
+
+fn update_clock(clock: &mut u64, v: u64, size: u32) {
+    if size >= 64 {
+        *clock = v;
+        return;
+    }
+    // A shorter timestamp holds the low bits; it wrapped if below the current ones.
+    let mask = (1u64 << size) - 1;
+    let mut c = (*clock & !mask) | (v & mask);
+    if (v & mask) < (*clock & mask) {
+        c = c.wrapping_add(1u64 << size);
+    }
+    *clock = c;
+}
+
+/// A timestamp-like field of the compound at `at`: its value and integer type.
+fn clock_field<'t>(
+    d: &Decoder<'_, 't>,
+    at: (&'t Type, u32),
+    name: &str,
+) -> Option<(u64, &'t IntType)> {
+    let (ty, slot) = d.find_last(at, name)?;
+    match ty {
+        Type::Int(i) => Some((d.uint(slot)?, i)),
+        _ => None,
+    }
+}
+
+fn read_stream(
+    meta: &Metadata,
+    classes: &HashMap<(u64, u64), &EventClass>,
+    data: &[u8],
+    file: &str,
+    out: &mut Vec<Decoded>,
+    diags: &mut Diagnostics,
+) {
+    let default_stream = StreamClass::default();
+    let domain = meta.env("domain").unwrap_or("ctf").to_string();
+    let mut d = Decoder::new(data, meta.byte_order);
+    let mut pos = 0u64; // packet start, bytes
+    let mut clock_value = 0u64;
+    let mut clock: &Clock = meta.clock(None).unwrap_or(&DEFAULT_CLOCK);
+    let at = |bit: u64| bit / 8;
+    let total = data.len() as u64;
+    while pos < total {
+        d.vals.clear();
+        d.scopes = [None; 6];
+        d.pos = pos * 8;
+        d.end = total * 8;
+        let fail = |diags: &mut Diagnostics, e: super::decode::DecodeError| {
+            diags.add(DiagKind::SyntaxError, at(e.bit), || {
+                format!("{file}: byte {}: {}", at(e.bit), e.message)
+            });
+        };
+        if let Some(h) = &meta.packet_header {
+            match d.root(h) {
+                Ok(s) => d.scopes[0] = Some((h, s)),
+                Err(e) => return fail(diags, e),
+            }
+        }
+        let header = d.scopes[0];
+        let field = |d: &Decoder<'_, '_>, sc: Option<(&Type, u32)>, n: &str| {
+            sc.and_then(|sc| d.child(sc.0, sc.1, n))
+                .and_then(|(_, s)| d.uint(s))
+        };
+        if let Some(m) = field(&d, header, "magic") {
+            if m != u64::from(CTF_MAGIC) {
+                diags.add(DiagKind::SyntaxError, pos, || {
+                    format!("{file}: packet at byte {pos} has magic {m:#x}, not 0xc1fc1fc1")
+                });
+                return;
+            }
+        }
+        let sid = field(&d, header, "stream_id")
+            .unwrap_or_else(|| meta.streams.first().map_or(0, |s| s.id));
+        let stream = meta
+            .streams
+            .iter()
+            .find(|s| s.id == sid)
+            .unwrap_or(&default_stream);
+        if let Some(pc) = &stream.packet_context {
+            match d.root(pc) {
+                Ok(s) => d.scopes[1] = Some((pc, s)),
+                Err(e) => return fail(diags, e),
+            }
+        }
+        let ctx = d.scopes[1];
+        let packet_bits = field(&d, ctx, "packet_size").unwrap_or((total - pos) * 8);
+        let content_bits = field(&d, ctx, "content_size").unwrap_or(packet_bits);
+        if packet_bits < 8
+            || content_bits > packet_bits
+            || packet_bits % 8 != 0
+            || content_bits < d.pos - pos * 8
+        {
+            diags.add(DiagKind::SyntaxError, pos, || {
+                format!("{file}: packet at byte {pos} has content size {content_bits} and packet size {packet_bits} bits")
+            });
+            return;
+        }
+        if pos + packet_bits / 8 > total {
+            diags.add(DiagKind::Truncated, pos, || {
+                format!(
+                    "{file}: packet at byte {pos} of {} bytes is cut off at {total}",
+                    packet_bits / 8
+                )
+            });
+        }
+        d.end = (pos * 8 + content_bits).min(total * 8);
+        if let Some(c) = ctx {
+            if let Some((v, t)) = clock_field(&d, c, "timestamp_begin") {
+                clock = meta.clock(t.clock.as_deref()).unwrap_or(clock);
+                clock_value = v;
+            }
+        }
+        let mark = d.vals.len();
+        while d.pos < d.end {
+            d.vals.truncate(mark);
+            d.scopes[2..].iter_mut().for_each(|s| *s = None);
+            let ev_start = d.pos / 8;
+            match read_event(&mut d, stream, classes, &mut clock_value, &mut clock, meta) {
+                Ok((class, ts)) => out.extend(to_event(&d, class, ts, ev_start, &domain)),
+                Err(e) => {
+                    fail(diags, e);
+                    break;
+                }
+            }
+        }
+        pos += packet_bits / 8;
+    }
+}
+
+static DEFAULT_CLOCK: Clock = Clock {
+    name: String::new(),
+    freq: 1_000_000_000,
+    offset_s: 0,
+    offset: 0,
+};
+
+fn read_event<'a, 't>(
+    d: &mut Decoder<'a, 't>,
+    stream: &'t StreamClass,
+    classes: &HashMap<(u64, u64), &'t EventClass>,
+    clock_value: &mut u64,
+    clock: &mut &'t Clock,
+    meta: &'t Metadata,
+) -> Result<(&'t EventClass, i64), super::decode::DecodeError> {
+    let mut id = 0;
+    if let Some(h) = &stream.event_header {
+        let s = d.root(h)?;
+        d.scopes[2] = Some((h, s));
+        if let Some((_, slot)) = d.find_last((h, s), "id") {
+            id = d.uint(slot).unwrap_or(0);
+        }
+        if let Some((v, t)) = clock_field(d, (h, s), "timestamp") {
+            *clock = meta.clock(t.clock.as_deref()).unwrap_or(clock);
+            update_clock(clock_value, v, t.size);
+        }
+    }
+    let ts = clock.to_ns(*clock_value);
+    if let Some(c) = &stream.event_context {
+        let s = d.root(c)?;
+        d.scopes[3] = Some((c, s));
+    }
+    let class = match classes.get(&(stream.id, id)) {
+        Some(c) => *c,
+        None => {
+            return Err(d.err(format!(
+                "no event class has id {id} in stream {}",
+                stream.id
+            )))
+        }
+    };
+    if let Some(c) = &class.context {
+        let s = d.root(c)?;
+        d.scopes[4] = Some((c, s));
+    }
+    if let Some(f) = &class.fields {
+        let s = d.root(f)?;
+        d.scopes[5] = Some((f, s));
+    }
+    Ok((class, ts))
+}
+
+fn str_of<'a>(d: &Decoder<'a, '_>, at: Option<(&Type, u32)>) -> Option<Cow<'a, str>> {
+    match d.vals.get(at?.1 as usize)? {
+        Val::Str(s) => Some(String::from_utf8_lossy(s)),
+        _ => None,
+    }
+}
+
+/// The seed's Chrome payload of the decoded event, when its class has that layout.
+fn chrome_payload<'a>(d: &Decoder<'a, '_>, class: &EventClass) -> Option<ChromePayload<'a>> {
+    let ty = ChromeType::from_name(class.name.strip_prefix("Chrome")?)?;
+    let f = d.scopes[5]?;
+    let name = str_of(d, d.child(f.0, f.1, "name"))?;
+    let id = d.uint(d.child(f.0, f.1, "id")?.1)?;
+    let categories = str_of(d, d.child(f.0, f.1, "categories"))?;
+    let mut args = Vec::new();
+    if let Some((aty, aslot)) = d.child(f.0, f.1, "arguments") {
+        let (Type::Array { elem, .. }, Val::Kids { start, len }) = (aty, d.vals[aslot as usize])
+        else {
+            return None;
+        };
+        for i in 0..len {
+            let k = str_of(d, d.child(elem, start + i, "arg_name"))?;
+            let v = str_of(d, d.child(elem, start + i, "arg_value"))?;
+            args.push((k, v));
+        }
+    }
+    let stack = match d.child(f.0, f.1, "stack") {
+        Some((_, sslot)) => {
+            let Val::Kids { start, len } = d.vals[sslot as usize] else {
+                return None;
+            };
+            Some(
+                (start..start + len)
+                    .map(|s| d.uint(s))
+                    .collect::<Option<Vec<u64>>>()?,
+            )
+        }
+        None => None,
+    };
+    Some(ChromePayload {
+        ty,
+        name,
+        id,
+        categories,
+        args,
+        stack,
+    })
+}
+
+fn ctx_value(d: &Decoder<'_, '_>, name: &str) -> Option<u32> {
+    [4, 3].iter().find_map(|&k| {
+        d.scopes[k]
+            .and_then(|sc| d.child(sc.0, sc.1, name))
+            .map(|(_, s)| s)
+    })
+}
+
+fn to_event(
+    d: &Decoder<'_, '_>,
+    class: &EventClass,
+    ts: i64,
+    offset: u64,
+    domain: &str,
+) -> Option<Decoded> {
+    if let Some(p) = chrome_payload(d, class) {
+        let pid = ctx_value(d, "pid")
+            .and_then(|s| d.int_value(s))
+            .unwrap_or(0);
+        let tid = ctx_value(d, "tid")
+            .and_then(|s| d.int_value(s))
+            .unwrap_or(0);
+        let seq = ctx_value(d, "seq").and_then(|s| d.uint(s));
+        // `None` for the End half of an X, which its Begin already holds.
+        return from_chrome(p, ts, pid, tid, offset).map(|event| Decoded { event, seq });
+    }
+    Some(Decoded {
+        event: generic_event(d, &class.name, domain, ts, offset),
+        seq: None,
+    })
+}

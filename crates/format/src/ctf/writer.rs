@@ -1,0 +1,228 @@
+//! Writes events as a CTF 1.8 trace directory in the seed's Chrome layout.
+//!
+//! One stream file (`chrome_0`), packets of about [`CtfWriteOptions::packet_bytes`]
+//! padded to 4 KiB, one event class per opcode used (so each class has its static
+//! `arguments[N]` and optional stack, exactly as the seed lays them out). Event
+//! payloads are the ETW payload bytes: the seed's CTF fields are byte-aligned
+//! little-endian and in the same order, so one encoder serves both.
+//!
+//! Records are written sorted by timestamp (stably), because CTF readers such as
+//! babeltrace2 require time to go forward within a stream; the event context's
+//! `seq` keeps each event's index in the input so readers can restore file order.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::tsdl_out::{metadata_text, TraceLayout};
+use crate::etw::{encode_payload, to_chrome, Bitness, ChromeRecord, MapOptions};
+use crate::Event;
+
+/// Packet header magic (CTF 1.8 section 5).
+pub const CTF_MAGIC: u32 = 0xC1FC_1FC1;
+/// Bytes before the first event of a packet: header (magic, uuid, stream id) and
+/// context (timestamp_begin/end, content/packet size, events_discarded, packet_seq_num).
+pub const PACKET_PREAMBLE: usize = 4 + 16 + 4 + 6 * 8;
+/// Event header (id u8, timestamp u64) and context (pid, tid, seq).
+const EVENT_PREAMBLE: usize = 1 + 8 + 3 * 8;
+const PAD: usize = 4096;
+
+#[derive(Clone, Debug)]
+pub struct CtfWriteOptions {
+    /// Target packet size in bytes; an event larger than this gets a packet of its own.
+    pub packet_bytes: usize,
+    /// Width of stack addresses; `None` picks 32 bits when every address fits
+    /// (the seed's `xint32`), else 64.
+    pub bits: Option<Bitness>,
+    /// Trace UUID; `None` draws a random one.
+    pub uuid: Option<[u8; 16]>,
+}
+
+impl Default for CtfWriteOptions {
+    fn default() -> Self {
+        CtfWriteOptions {
+            packet_bytes: 256 << 10,
+            bits: None,
+            uuid: None,
+        }
+    }
+}
+
+/// What [`write_dir`] wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CtfWriteStats {
+    /// CTF events (an `X` counts two).
+    pub records: u64,
+    pub packets: u64,
+    /// Bytes of metadata and stream files.
+    pub bytes: u64,
+}
+
+fn random_uuid() -> [u8; 16] {
+    use std::hash::{BuildHasher, Hasher};
+    let mut u = [0u8; 16];
+    for (i, half) in u.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_usize(i);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        half.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    u[6] = (u[6] & 0x0f) | 0x40; // version 4
+    u[8] = (u[8] & 0x3f) | 0x80; // variant 1
+    u
+}
+
+/// The seconds of the clock offset: the floor of the earliest time, so every
+/// timestamp is a non-negative count of ns from it (negative times survive).
+fn clock_base_s(min_ts: i64) -> i64 {
+    min_ts.div_euclid(1_000_000_000)
+}
+
+struct Packets<W: Write> {
+    out: W,
+    uuid: [u8; 16],
+    buf: Vec<u8>,
+    first_ts: u64,
+    last_ts: u64,
+    seq: u64,
+    target: usize,
+    stats: CtfWriteStats,
+}
+
+impl<W: Write> Packets<W> {
+    fn open(&mut self) {
+        self.buf.clear();
+        self.buf.extend_from_slice(&CTF_MAGIC.to_le_bytes());
+        self.buf.extend_from_slice(&self.uuid);
+        self.buf.extend_from_slice(&0u32.to_le_bytes());
+        self.buf.resize(PACKET_PREAMBLE, 0);
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        if self.buf.len() <= PACKET_PREAMBLE {
+            return Ok(());
+        }
+        let content = self.buf.len();
+        let size = content.div_ceil(PAD) * PAD;
+        let ctx = [
+            self.first_ts,
+            self.last_ts,
+            content as u64 * 8,
+            size as u64 * 8,
+            0,
+            self.seq,
+        ];
+        for (i, v) in ctx.iter().enumerate() {
+            self.buf[24 + i * 8..32 + i * 8].copy_from_slice(&v.to_le_bytes());
+        }
+        self.buf.resize(size, 0);
+        self.out.write_all(&self.buf)?;
+        self.stats.packets += 1;
+        self.stats.bytes += size as u64;
+        self.seq += 1;
+        self.open();
+        Ok(())
+    }
+
+    fn event(&mut self, ev: &[u8], ts: u64) -> io::Result<()> {
+        if self.buf.len() > PACKET_PREAMBLE && self.buf.len() + ev.len() > self.target {
+            self.close()?;
+        }
+        if self.buf.len() == PACKET_PREAMBLE {
+            self.first_ts = ts;
+        }
+        self.last_ts = ts;
+        self.buf.extend_from_slice(ev);
+        self.stats.records += 1;
+        Ok(())
+    }
+}
+
+/// Writes `events` as a CTF trace in directory `dir` (created if missing; a
+/// `metadata` and a `chrome_0` file inside are replaced).
+pub fn write_dir(
+    dir: &Path,
+    events: &[Event<'_>],
+    opts: &CtfWriteOptions,
+) -> io::Result<CtfWriteStats> {
+    let mut recs: Vec<(ChromeRecord<'_>, u64)> =
+        Vec::with_capacity(events.len() + events.len() / 2);
+    let mut one = Vec::with_capacity(2);
+    let map = MapOptions::ctf(opts.bits.unwrap_or(Bitness::B64));
+    for (i, e) in events.iter().enumerate() {
+        to_chrome(e, &map, &mut one);
+        recs.extend(one.drain(..).map(|r| (r, i as u64)));
+    }
+    let bits = opts.bits.unwrap_or_else(|| {
+        let wide = recs.iter().any(|(r, _)| {
+            r.payload
+                .stack
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|&a| a > u32::MAX as u64))
+        });
+        if wide {
+            Bitness::B64
+        } else {
+            Bitness::B32
+        }
+    });
+    recs.sort_by_key(|(r, _)| r.ts);
+    let base_s = recs.first().map_or(0, |(r, _)| clock_base_s(r.ts));
+    let base_ns = i128::from(base_s) * 1_000_000_000;
+
+    let mut opcodes = [false; 256];
+    for (r, _) in &recs {
+        // The mapping keeps every record within 7 args.
+        if let Some(op) = r.payload.opcode() {
+            opcodes[usize::from(op.0)] = true;
+        }
+    }
+    let uuid = opts.uuid.unwrap_or_else(random_uuid);
+    fs::create_dir_all(dir)?;
+    let layout = TraceLayout {
+        uuid,
+        offset_s: base_s,
+        bits,
+        opcodes: &opcodes,
+    };
+    let meta = metadata_text(&layout);
+    fs::write(dir.join("metadata"), &meta)?;
+
+    let file = fs::File::create(dir.join("chrome_0"))?;
+    let mut p = Packets {
+        out: io::BufWriter::with_capacity(1 << 20, file),
+        uuid,
+        buf: Vec::with_capacity(opts.packet_bytes + PAD),
+        first_ts: 0,
+        last_ts: 0,
+        seq: 0,
+        target: opts.packet_bytes.max(PACKET_PREAMBLE + 64),
+        stats: CtfWriteStats::default(),
+    };
+    p.open();
+    let mut ev = Vec::with_capacity(256);
+    for (r, seq) in &recs {
+        // Non-negative and below 2^64: ts >= base and both are i64.
+        let t = (i128::from(r.ts) - base_ns) as u64;
+        ev.clear();
+        ev.push(0);
+        ev.extend_from_slice(&t.to_le_bytes());
+        ev.extend_from_slice(&r.pid.to_le_bytes());
+        ev.extend_from_slice(&r.tid.to_le_bytes());
+        ev.extend_from_slice(&seq.to_le_bytes());
+        debug_assert_eq!(ev.len(), EVENT_PREAMBLE);
+        let op = encode_payload(&r.payload, bits, &mut ev)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        ev[0] = op.0;
+        p.event(&ev, t)?;
+    }
+    p.close()?;
+    p.out.flush()?;
+    let mut stats = p.stats;
+    stats.bytes += meta.len() as u64;
+    Ok(stats)
+}

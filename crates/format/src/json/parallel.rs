@@ -1,0 +1,142 @@
+//! Reading the event list in parallel, speculatively, with the same result as one
+//! sequential pass.
+//!
+//! The list is cut at `start + k * chunk_bytes`. Part 0 starts at the list's start;
+//! for every later cut a worker guesses where the part starts (the first event start
+//! in its chunk, see `Lexer::is_event_start`) and reads from there until the first
+//! event start at or after the next cut. Then, in file order, each part must begin
+//! exactly where the previous one stopped: a guess that does not (a nested object
+//! that looked like an event, a syntax error met while guessing) is read again from
+//! the right place with a fresh sink. The sequential path reads the same parts one
+//! after another, so both give identical parts, events and diagnostics.
+
+use super::list::{read_part, Part, PartEnd, PartPlan};
+use super::reader::{ListOutcome, Lists};
+use super::{EventSink, ReadOptions};
+use crate::Diagnostics;
+
+use super::lexer::Lexer;
+use rayon::prelude::*;
+
+/// The event-list reader of [`read_json`](super::read_json): collects one sink per part.
+pub(crate) struct PartLists<'o, F, S> {
+    make_sink: &'o F,
+    opts: &'o ReadOptions,
+    pub parts: Vec<S>,
+}
+
+impl<'o, F, S> PartLists<'o, F, S> {
+    pub fn new(make_sink: &'o F, opts: &'o ReadOptions) -> Self {
+        PartLists {
+            make_sink,
+            opts,
+            parts: Vec::new(),
+        }
+    }
+}
+
+/// Where the cuts of one list are.
+#[derive(Clone, Copy)]
+struct Cuts {
+    start: usize,
+    chunk: usize,
+    len: usize,
+}
+
+impl Cuts {
+    /// The first cut after `pos`: a part starting at `pos` stops at the first event
+    /// start at or after it.
+    fn after(self, pos: usize) -> usize {
+        let k = (pos - self.start) / self.chunk + 1;
+        self.start.saturating_add(k.saturating_mul(self.chunk))
+    }
+
+    /// Cuts `1..=count()` lie inside the text.
+    fn count(self) -> usize {
+        (self.len - self.start).saturating_sub(1) / self.chunk
+    }
+
+    fn plan(self, start: usize, closer: Option<u8>, speculative: bool) -> PartPlan {
+        PartPlan {
+            start,
+            closer,
+            stop_at: self.after(start),
+            speculative,
+        }
+    }
+}
+
+impl<'a, F, S> Lists<'a> for PartLists<'_, F, S>
+where
+    S: EventSink<'a> + Send,
+    F: Fn() -> S + Sync,
+{
+    fn read_list(&mut self, text: &'a str, start: usize, closer: Option<u8>) -> ListOutcome {
+        let cuts = Cuts {
+            start,
+            chunk: self.opts.chunk_bytes.max(1),
+            len: text.len(),
+        };
+        let make = self.make_sink;
+        let threads = match self.opts.threads {
+            0 => rayon::current_num_threads(),
+            n => n,
+        };
+        // Guessed parts, indexed by cut: part k starts in `cut_k .. cut_k+1`.
+        let mut guessed: Vec<Option<Part<S>>> = Vec::new();
+        if threads > 1 && cuts.count() > 0 {
+            let guess = |k: usize| -> Option<Part<S>> {
+                if k == 0 {
+                    return Some(read_part(text, cuts.plan(start, closer, false), make()));
+                }
+                let cut = start + k * cuts.chunk;
+                let at = Lexer::find_event_start(text, cut, cut.saturating_add(cuts.chunk))?;
+                Some(read_part(text, cuts.plan(at, closer, true), make()))
+            };
+            let run = || {
+                (0..=cuts.count())
+                    .into_par_iter()
+                    .map(guess)
+                    .collect::<Vec<_>>()
+            };
+            guessed = if self.opts.threads == 0 {
+                run()
+            } else {
+                match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                    Ok(pool) => pool.install(run),
+                    // No threads to be had: the sequential path below reads everything.
+                    Err(_) => Vec::new(),
+                }
+            };
+        }
+
+        let mut out = ListOutcome {
+            end: PartEnd::Lost,
+            events: 0,
+            diags: Diagnostics::new(),
+        };
+        let mut next = guessed.first_mut().and_then(Option::take);
+        let mut pos = start;
+        loop {
+            let part = match next.take() {
+                Some(p) if p.start == pos && p.end != PartEnd::Aborted => p,
+                _ => read_part(text, cuts.plan(pos, closer, false), make()),
+            };
+            out.events += part.events;
+            out.diags.merge(part.diags);
+            self.parts.push(part.sink);
+            match part.end {
+                PartEnd::Boundary(at) => {
+                    pos = at;
+                    next = guessed
+                        .get_mut((at - start) / cuts.chunk)
+                        .and_then(Option::take);
+                }
+                end => {
+                    out.end = end;
+                    return out;
+                }
+            }
+        }
+    }
+}

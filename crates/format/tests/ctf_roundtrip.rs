@@ -1,0 +1,121 @@
+//! JSON -> CTF -> JSON keeps every event, on every seed example and corpus trace;
+//! the real CTF traces of the corpus load as generic events.
+
+mod ctf_support;
+
+use std::path::PathBuf;
+
+use ctf_support::{assert_same_events, events_of, json_traces, shared};
+use tracescope_format::ctf::{is_ctf_dir, read_dir, write_dir, CtfWriteOptions};
+use tracescope_format::etw::Bitness;
+use tracescope_format::id::{Int64, Pid};
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir()
+        .join(format!("tracescope-ctf-rt-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn json_ctf_json_keeps_every_event() {
+    for (name, text) in json_traces(true) {
+        let events = events_of(&text);
+        assert!(!events.is_empty(), "{name} has events");
+        let dir = tmp(&name);
+        // Small packets so the corpus traces span many.
+        let opts = CtfWriteOptions {
+            packet_bytes: 16 << 10,
+            ..Default::default()
+        };
+        write_dir(&dir, &events, &opts).unwrap();
+        assert!(is_ctf_dir(&dir));
+        let (back, diags) = read_dir(&dir).unwrap();
+        assert!(diags.is_empty(), "{name}: {diags:?}");
+        assert_same_events(&name, &events, &back);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn negative_times_and_wide_stacks() {
+    let events = events_of(
+        r#"[{"ph":"B","name":"a","ts":-5000000.001,"pid":1,"tid":1,"stack":[1,18446744073709551615]},
+            {"ph":"E","name":"a","ts":-1,"pid":1,"tid":1},
+            {"ph":"X","name":"late","ts":9223372036854775.807,"dur":0,"pid":-1,"tid":99999999999}]"#,
+    );
+    for bits in [None, Some(Bitness::B32), Some(Bitness::B64)] {
+        let dir = tmp(&format!("neg-{bits:?}"));
+        write_dir(
+            &dir,
+            &events,
+            &CtfWriteOptions {
+                bits,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let (back, diags) = read_dir(&dir).unwrap();
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_same_events("negative times", &events, &back);
+    }
+}
+
+#[test]
+fn corpus_ctf_traces_load_as_generic_events() {
+    let root = shared().join("corpus/ctf");
+    // Event counts babeltrace2 2.0.4 prints for these traces (SOURCE.txt).
+    for (name, count) in [
+        ("smalltrace", 2),
+        ("debug-info", 4),
+        ("wk-heartbeat-u", 20),
+        ("trace-with-index", 4000),
+        ("multi-domains", 4272),
+    ] {
+        let (events, diags) = read_dir(&root.join(name)).unwrap();
+        assert_eq!(events.len(), count, "{name}: {diags:?}");
+        assert!(
+            events.windows(2).all(|w| w[0].ts <= w[1].ts),
+            "{name}: events in time order"
+        );
+    }
+    // Same times and fields as `babeltrace2 --clock-seconds` prints.
+    let first = |name: &str| read_dir(&root.join(name)).unwrap().0.remove(0);
+    let e = first("wk-heartbeat-u");
+    assert_eq!(
+        (e.name.as_deref(), e.cat.as_deref(), e.ph.as_deref()),
+        (Some("heartbeat:msg"), Some("ust"), Some("I"))
+    );
+    assert_eq!(
+        (e.ts, e.pid, e.tid),
+        (
+            Some(1_351_532_897_586_558_519),
+            Some(Pid::Int(Int64::I(3208))),
+            Some(Pid::Int(Int64::I(3214)))
+        )
+    );
+    assert_eq!(
+        e.args.unwrap().text,
+        r#"{"vtid":3214,"vpid":3208,"msg":"heartbeat"}"#
+    );
+    let e = first("debug-info");
+    assert_eq!(e.ts, Some(1_563_286_181_350_889_232));
+    assert_eq!(
+        e.args.unwrap().text,
+        r#"{"vpid":9746,"ip":139679715463723,"baddr":140723481350144,"memsz":0,"path":"[linux-vdso.so.1]","is_pic":0,"has_build_id":0,"has_debug_link":0}"#
+    );
+    let e = first("smalltrace");
+    assert_eq!(
+        (e.name.as_deref(), e.args.unwrap().text.as_ref()),
+        (Some("string"), r#"{"str":"This is a test trace"}"#)
+    );
+    let (events, _) = read_dir(&root.join("multi-domains")).unwrap();
+    assert_eq!(events[0].ts, Some(1_565_032_541_344_453_871));
+    assert!(events[0]
+        .args
+        .as_ref()
+        .unwrap()
+        .text
+        .contains(r#""arrfield2":"test","arrfield3":[1,2,3]"#));
+}

@@ -1,0 +1,247 @@
+//! The `tracescope` binary as a user runs it: stats, tables, validate.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tracescope"))
+}
+
+fn example(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/examples")
+        .join(rel)
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("runs")
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tracescope-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn stats_json_has_the_documented_schema() {
+    let p = example("seed-guide/02-duration-nesting.json");
+    let out = run(&["stats", p.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "format",
+        "bytes",
+        "events",
+        "phases",
+        "processes",
+        "threads",
+        "slices",
+        "instants",
+        "async_slices",
+        "flows",
+        "counter_series",
+        "counter_samples",
+        "objects",
+        "object_snapshots",
+        "profiles",
+        "samples",
+        "metadata_events",
+        "other_events",
+        "start_ns",
+        "end_ns",
+        "diagnostics",
+        "load_ms",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["events"], 7);
+    assert_eq!(v["slices"], 7);
+    assert_eq!(v["phases"]["X"], 7);
+    assert_eq!(v["start_ns"], 1000);
+    assert_eq!(v["end_ns"], 121_000);
+    assert_eq!(v["bytes"], 867);
+    assert_eq!(v["format"], "json-object");
+    assert_eq!(v["diagnostics"], serde_json::json!([]));
+}
+
+#[test]
+fn stats_lists_diagnostics_with_kind_count_offset_example() {
+    let p = temp_file(
+        "diag.json",
+        r#"[{"ph":"B","name":"a","ts":1,"pid":1,"tid":1},{"ph":"E","name":"zz","ts":2,"pid":1,"tid":1},{}"#,
+    );
+    let out = run(&["stats", p.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"end_name_mismatch")
+            && kinds.contains(&"empty_event")
+            && kinds.contains(&"truncated"),
+        "{kinds:?}"
+    );
+    let d = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "end_name_mismatch")
+        .unwrap();
+    assert_eq!(d["count"], 1);
+    assert_eq!(d["offset"], 46);
+    assert!(d["example"]
+        .as_str()
+        .unwrap()
+        .starts_with(r#"{"ph":"E","name":"zz""#));
+    assert_eq!(v["events"], 2);
+}
+
+#[test]
+fn tables_jsonl_and_csv() {
+    let p = example("seed-viewer/01-nested-calls.json");
+    let out = run(&["tables", p.to_str().unwrap(), "--table", "slices"]);
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        (
+            lines[0]["name"].as_str(),
+            &lines[0]["ts_ns"],
+            &lines[0]["dur_ns"],
+            &lines[0]["depth"]
+        ),
+        (Some("A"), &1000.into(), &3000.into(), &0.into())
+    );
+    assert_eq!(
+        (
+            lines[1]["name"].as_str(),
+            &lines[1]["self_ns"],
+            &lines[1]["did_not_finish"]
+        ),
+        (Some("Asub"), &2800.into(), &false.into())
+    );
+    let out = run(&[
+        "tables",
+        p.to_str().unwrap(),
+        "--table",
+        "threads",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "pid,tid,name,sort_index,process_name\n1,1,,,\n"
+    );
+    let out = run(&["tables", p.to_str().unwrap(), "--table", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the tables are"));
+}
+
+#[test]
+fn validate_exit_codes() {
+    let clean = example("seed-guide/00-minimal-duration.json");
+    assert_eq!(
+        run(&["validate", clean.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+    let jsonc = example("seed-guide/11-jsonc-with-comments.json");
+    let out = run(&["validate", jsonc.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("comment"));
+    let garbage = temp_file("garbage.json", "\n\n  hello");
+    let out = run(&["validate", garbage.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        err.contains("line 3, column 3") && err.contains("byte offset 4"),
+        "{err}"
+    );
+    let missing = run(&["validate", "/nonexistent/trace.json"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+fn table_text(path: &Path, table: &str) -> String {
+    let out = run(&["tables", path.to_str().unwrap(), "--table", table]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn convert_keeps_every_table_identical() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    let inputs = [
+        "examples/seed-guide/06-profile-chunks-simple.json",
+        "examples/seed-guide/11-jsonc-with-comments.json",
+        "examples/seed-viewer/03-ui-nest.json",
+        "corpus/catapult/flow.json",
+        "corpus/catapult/nestable_async.json",
+        "corpus/catapult/fuchsia_trace.json.gz",
+        "corpus/speedscope/node/10.11.0/example.cpuprofile",
+    ];
+    let dir = std::env::temp_dir().join(format!("tracescope-convert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (k, rel) in inputs.iter().enumerate() {
+        let input = shared.join(rel);
+        for ext in ["json", "json.gz"] {
+            let out_path = dir.join(format!("{k}.{ext}"));
+            let out = run(&[
+                "convert",
+                input.to_str().unwrap(),
+                out_path.to_str().unwrap(),
+            ]);
+            assert!(
+                out.status.success(),
+                "{rel}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if ext == "json.gz" {
+                assert_eq!(
+                    &std::fs::read(&out_path).unwrap()[..2],
+                    &[0x1f, 0x8b],
+                    "{rel}: gzip by extension"
+                );
+            }
+            for table in [
+                "processes",
+                "threads",
+                "slices",
+                "instants",
+                "async_slices",
+                "flows",
+                "counters",
+                "objects",
+                "samples",
+                "metadata",
+                "other",
+            ] {
+                // A raw .cpuprofile's process and thread are named after the file.
+                if rel.ends_with(".cpuprofile") && (table == "processes" || table == "threads") {
+                    continue;
+                }
+                assert_eq!(
+                    table_text(&input, table),
+                    table_text(&out_path, table),
+                    "{rel} -> {ext}: table {table}"
+                );
+            }
+        }
+    }
+}
