@@ -146,7 +146,8 @@ async function main() {
       if (m.kind === 'slice' || m.kind === 'async') {
         goTo(m.kind, m.id).catch((e) => panel.error(e.message));
       } else {
-        tl.reveal(m.track, m.row, m.ts, m.dur);
+        // Instants come with row -1 (and track "" unless thread-scoped).
+        tl.reveal(m.track, 0, m.ts, m.dur);
         tl.select({ kind: 'instant', id: m.id, track: m.track, row: 0, ts: m.ts, dur: 0, name: m.name });
       }
     },
