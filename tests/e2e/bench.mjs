@@ -1,0 +1,115 @@
+// Frame-time benchmark of the page on a large trace, in Debian's chromium.
+//
+//   node bench.mjs URL            a running `tracescope view BIG.json --no-open --port 0`
+//   node bench.mjs --trace FILE   starts target/release/tracescope view FILE itself
+//   node bench.mjs --mock N       the mock server with N synthetic slices
+//
+// Prints first paint (navigation to first drawn frame, and to all tiles drawn),
+// then pans and zooms continuously for 10 s and prints p50/p95/max of the frame
+// time (rAF to rAF, with vsync off so the browser draws as fast as it can), of
+// the page's own drawing work per frame, and of the API requests (resource timing).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import os from 'node:os';
+import { startServer } from './lib/server.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const DURATION = Number(process.env.BENCH_MS || 10_000);
+// BENCH_SCROLL=0: pan and zoom only, no vertical scrolling of the tracks.
+const SCROLL = process.env.BENCH_SCROLL !== '0';
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+const fmt = (xs) => `p50 ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (n=${xs.length})`;
+
+let server;
+if (args[0] === '--mock') {
+  const { MockModel, syntheticSpec } = await import('./lib/mock-model.mjs');
+  const { startMockServer } = await import('./lib/mock-server.mjs');
+  server = await startMockServer(path.join(HERE, '../../web'), new MockModel(syntheticSpec(Number(args[1] || 1e6))));
+} else if (args[0] === '--trace') {
+  const bin = process.env.TRACESCOPE || path.join(HERE, '../../target/release/tracescope');
+  server = await startServer(bin, args[1]);
+  console.log(`model ready after ${server.loadMs.toFixed(0)} ms (server start to URL printed)`);
+} else {
+  server = { url: args[0], close: async () => {} };
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracescope-bench-'));
+const ctx = await chromium.launchPersistentContext(dir, {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1600, height: 1000 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--no-first-run', '--disable-gpu-vsync', '--disable-frame-rate-limit'],
+});
+try {
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const t0 = Date.now();
+  await page.goto(server.url);
+  await page.evaluate(() => window.__tracescope.ready);
+  const firstPaint = Date.now() - t0;
+  await page.evaluate(() => window.__tracescope.idle());
+  const allDrawn = Date.now() - t0;
+  console.log(`first paint ${firstPaint} ms after navigation; every visible tile drawn after ${allDrawn} ms`);
+
+  const r = await page.evaluate(async ([ms, scroll]) => {
+    const h = window.__tracescope;
+    const requests = [];
+    const obs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (e.name.includes('/api/')) requests.push({ url: e.name, ms: e.duration });
+    });
+    obs.observe({ type: 'resource', buffered: false });
+    const v0 = h.view();
+    const span0 = v0.t1 - v0.t0;
+    const scroller = document.getElementById('scroller');
+    h.logDraws(true);
+    h.logRequests(true);
+    const frames = [];
+    const start = performance.now();
+    let last = start;
+    await new Promise((resolve) => {
+      const tick = (/** @type {number} */ now) => {
+        frames.push(now - last);
+        last = now;
+        const t = (now - start) / 1000;
+        // Zoom between the whole trace and 1/4096 of it every 5 s while the
+        // centre wanders across the trace, and scroll the tracks up and down.
+        const depth = 12 * (0.5 - 0.5 * Math.cos((t * Math.PI) / 2.5));
+        const span = span0 * 2 ** -depth;
+        const centre = v0.t0 + span0 * (0.5 + 0.35 * Math.sin(t * 0.9));
+        h.setView(centre - span / 2, centre + span / 2);
+        if (scroll) scroller.scrollTop = (scroller.scrollHeight - scroller.clientHeight) * (0.5 - 0.5 * Math.cos(t * 0.8));
+        if (now - start < ms) requestAnimationFrame(tick);
+        else resolve(undefined);
+      };
+      requestAnimationFrame(tick);
+    });
+    const draws = h.logDraws(false);
+    await h.idle();
+    await new Promise((r) => setTimeout(r, 200));
+    obs.disconnect();
+    const tiles = h.logRequests(false);
+    return { frames: frames.slice(1), draws, requests, tiles };
+  }, [DURATION, SCROLL]);
+  console.log(`frames (rAF to rAF): ${fmt(r.frames)}; ${r.frames.filter((f) => f > 16).length} over 16 ms`);
+  console.log(`drawing work per frame: ${fmt(r.draws)}`);
+  console.log(`tile requests (fetch to last byte, in the page's worker): ${fmt(r.tiles)}; ${r.tiles.filter((x) => x > 50).length} over 50 ms`);
+  const req = r.requests.map((x) => x.ms);
+  if (req.length) console.log(`other API requests (resource timing): ${fmt(req)}; ${req.filter((x) => x > 50).length} over 50 ms`);
+  const slow = r.requests.filter((x) => x.ms > 50).slice(0, 5);
+  for (const s of slow) console.log(`  slow: ${s.ms.toFixed(1)} ms ${s.url}`);
+  if (errors.length) console.log('console errors:', errors);
+} finally {
+  await ctx.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  await server.close();
+}

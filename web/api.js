@@ -1,0 +1,275 @@
+// The server's API (docs/api.md): JSON fetches, and a cache of track tiles.
+//
+// A tile is what one track holds over a power-of-two span of time at a fixed pixel
+// width, so panning reuses tiles and only fetches the new edge, and zooming by less
+// than 2x reuses the same level. Requests go through a small queue: the browser
+// never stalls them behind its connection limit (so their timings are real), the
+// same tile is fetched once however often it is asked for (coalescing), and tiles
+// no longer wanted by the latest frame are dropped or aborted (stale requests).
+// Tiles are fetched and parsed in a worker (tileworker.js) and arrive as typed arrays.
+
+/** @typedef {import('./types.js').SliceTile} SliceTile */
+/** @typedef {import('./types.js').CounterTile} CounterTile */
+
+/** Pixels a tile is fetched for. */
+export const TILE_PX = 512;
+/** Smallest level: a tile never spans less than 2^6 ns. */
+export const MIN_LEVEL = 6;
+/** Requests in flight at once (below the browser's 6 per host). */
+export const MAX_INFLIGHT = 4;
+/** Tiles kept in memory, least recently used dropped first: a few screens' worth. */
+export const MAX_TILES = 600;
+
+/**
+ * The tile level for a scale: tiles span 2^level ns and are fetched at TILE_PX
+ * pixels, so a tile's resolution is never coarser than the screen's.
+ * @param {number} nsPerPx
+ */
+export function tileLevel(nsPerPx) {
+  return Math.max(MIN_LEVEL, Math.floor(Math.log2(Math.max(1e-9, nsPerPx) * TILE_PX)));
+}
+
+/**
+ * Indexes of the tiles of `level` covering [t0, t1].
+ * @param {number} t0
+ * @param {number} t1
+ * @param {number} level
+ * @returns {number[]}
+ */
+export function tileRange(t0, t1, level) {
+  const w = 2 ** level;
+  const out = [];
+  for (let i = Math.floor(t0 / w); i * w <= t1; i++) out.push(i);
+  return out;
+}
+
+/**
+ * @template T
+ * @typedef {{key: string, track: string, level: number, index: number,
+ *   state: 'queued'|'loading'|'ready'|'error', data: T|null, used: number,
+ *   ctrl: AbortController|null, prepared: unknown}} Tile
+ */
+
+/**
+ * Fetch JSON; throws with the server's error message on a non-2xx status.
+ * @param {string} url
+ * @param {AbortSignal} [signal]
+ */
+export async function getJSON(url, signal) {
+  const res = await fetch(url, { signal });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new Error((body && body.error) || `${res.status} ${res.statusText} for ${url}`);
+  return body;
+}
+
+export class Api {
+  /** @param {string} [base] */
+  constructor(base = '') {
+    this.base = base;
+    /** @type {Map<string, Tile<any>>} */
+    this.tiles = new Map();
+    /** @type {Tile<any>[]} */
+    this.queue = [];
+    this.inflight = 0;
+    this.frame = 0;
+    /** Called when a tile arrives (the timeline redraws). */
+    this.onTile = () => {};
+    /** @type {Map<string, Promise<any>>} details by "slice:12" / "async:3" */
+    this.details = new Map();
+    /** @type {Array<() => void>} */
+    this.idleWaiters = [];
+    /** @type {Map<string, (m: {data?: any, error?: string, ms: number}) => void>} */
+    this.replies = new Map();
+    /** Request times in ms (fetch to last byte, measured in the worker), for benchmarks. */
+    /** @type {number[]|null} */
+    this.timings = null;
+    /** @type {{postMessage: (m: unknown) => void, onmessage: ((e: MessageEvent) => void) | null} | null} */
+    this.worker = null;
+  }
+
+  /** The tile worker, started on first use. */
+  tileWorker() {
+    if (!this.worker) {
+      this.worker = this.makeWorker();
+      this.worker.onmessage = (e) => {
+        const f = this.replies.get(e.data.key);
+        this.replies.delete(e.data.key);
+        if (f) f(e.data);
+      };
+    }
+    return this.worker;
+  }
+
+  /** @returns {{postMessage: (m: unknown) => void, onmessage: ((e: MessageEvent) => void) | null}} */
+  makeWorker() {
+    return new Worker(new URL('./tileworker.js', import.meta.url));
+  }
+
+  /** Start a frame: tiles asked for from now on are the wanted ones. */
+  beginFrame() {
+    this.frame++;
+  }
+
+  /**
+   * The tile if loaded; otherwise asks for it (once) and returns null.
+   * @param {string} track
+   * @param {number} level
+   * @param {number} index
+   * @returns {Tile<any> | null}
+   */
+  tile(track, level, index) {
+    const key = `${track}|${level}|${index}`;
+    let t = this.tiles.get(key);
+    if (!t) {
+      t = { key, track, level, index, state: 'queued', data: null, used: this.frame, ctrl: null, prepared: null };
+      this.tiles.set(key, t);
+      this.queue.push(t);
+    }
+    t.used = this.frame;
+    if (t.state === 'error' && t.data === null) return null;
+    return t.state === 'ready' ? t : null;
+  }
+
+  /**
+   * A loaded tile without asking for it (used for fallbacks while loading).
+   * @param {string} track
+   * @param {number} level
+   * @param {number} index
+   */
+  peek(track, level, index) {
+    const t = this.tiles.get(`${track}|${level}|${index}`);
+    if (t && t.state === 'ready') {
+      t.used = this.frame;
+      return t;
+    }
+    return null;
+  }
+
+  /** End a frame: drop stale requests, start wanted ones, evict old tiles. */
+  endFrame() {
+    const frame = this.frame;
+    this.queue = this.queue.filter((t) => {
+      if (t.used >= frame) return true;
+      this.tiles.delete(t.key);
+      return false;
+    });
+    for (const t of this.tiles.values()) {
+      // In flight for a view left two frames ago: abort, the answer would be unused.
+      if (t.state === 'loading' && t.used < frame - 1 && t.ctrl) {
+        t.ctrl.abort();
+      }
+    }
+    this.pump();
+    if (this.tiles.size > MAX_TILES) {
+      const ready = [...this.tiles.values()].filter((t) => t.state === 'ready' && t.used < frame);
+      ready.sort((a, b) => a.used - b.used);
+      for (const t of ready.slice(0, this.tiles.size - MAX_TILES)) this.tiles.delete(t.key);
+    }
+    this.checkIdle();
+  }
+
+  /** Start queued requests up to the in-flight limit. */
+  pump() {
+    while (this.inflight < MAX_INFLIGHT && this.queue.length > 0) {
+      const t = /** @type {Tile<any>} */ (this.queue.shift());
+      this.load(t);
+    }
+  }
+
+  /** @param {Tile<any>} t */
+  async load(t) {
+    const w = 2 ** t.level;
+    const t0 = t.index * w;
+    const url = new URL(`${this.base}/api/track/${encodeURIComponent(t.track)}?t0=${t0}&t1=${t0 + w}&px=${TILE_PX}`, globalThis.location?.href ?? 'http://localhost/').href;
+    const worker = this.tileWorker();
+    t.state = 'loading';
+    this.inflight++;
+    /** @type {{data?: any, error?: string, ms: number}} */
+    const reply = await new Promise((resolve) => {
+      this.replies.set(t.key, resolve);
+      t.ctrl = new AbortController();
+      t.ctrl.signal.addEventListener('abort', () => {
+        worker.postMessage({ key: t.key, abort: true });
+        this.replies.delete(t.key);
+        resolve({ error: 'abort', ms: 0 });
+      });
+      worker.postMessage({ key: t.key, url });
+    });
+    t.ctrl = null;
+    this.inflight--;
+    if (this.timings && reply.error !== 'abort') this.timings.push(reply.ms);
+    if (reply.error === 'abort') {
+      if (this.tiles.get(t.key) === t) this.tiles.delete(t.key);
+    } else if (reply.error !== undefined) {
+      // Kept as an error so it is not fetched again in a loop; shown as empty.
+      t.state = 'error';
+      console.warn(`tile ${url}: ${reply.error}`);
+    } else {
+      t.data = reply.data;
+      t.state = 'ready';
+      this.onTile();
+    }
+    this.pump();
+    this.checkIdle();
+  }
+
+  /** True when nothing is queued or in flight. */
+  isIdle() {
+    return this.inflight === 0 && this.queue.length === 0;
+  }
+
+  checkIdle() {
+    if (!this.isIdle()) return;
+    const w = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const f of w) f();
+  }
+
+  /** Resolves when no request is pending. @returns {Promise<void>} */
+  whenIdle() {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** @returns {Promise<import('./types.js').Summary>} */
+  summary() {
+    return getJSON(`${this.base}/api/summary`);
+  }
+
+  /**
+   * Details of a slice or async item, cached (they never change).
+   * @param {'slice'|'async'} kind
+   * @param {number} id
+   * @returns {Promise<import('./types.js').Details>}
+   */
+  item(kind, id) {
+    const key = `${kind}:${id}`;
+    let p = this.details.get(key);
+    if (!p) {
+      p = getJSON(`${this.base}/api/${kind}/${id}`);
+      p.catch(() => this.details.delete(key));
+      this.details.set(key, p);
+    }
+    return p;
+  }
+
+  /**
+   * @param {string} q
+   * @param {boolean} regex
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<import('./types.js').SearchAnswer>}
+   */
+  search(q, regex, signal) {
+    return getJSON(`${this.base}/api/search?q=${encodeURIComponent(q)}&regex=${regex ? 1 : 0}&limit=1000`, signal);
+  }
+
+  /**
+   * @param {number} t0
+   * @param {number} t1
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<import('./types.js').FlowsAnswer>}
+   */
+  flows(t0, t1, signal) {
+    return getJSON(`${this.base}/api/flows?t0=${Math.floor(t0)}&t1=${Math.ceil(t1)}`, signal);
+  }
+}

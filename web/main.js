@@ -1,0 +1,228 @@
+// Boot: load the summary, build the page, wire the views together, expose the
+// test hook `window.__tracescope`.
+import { Api } from './api.js';
+import { Timeline, RULER_H } from './timeline.js';
+import { DetailsPanel } from './details.js';
+import { Search } from './search.js';
+import { installKeys } from './keys.js';
+import { setupHelp } from './help.js';
+import { setupDiagnostics } from './diagnostics.js';
+import { formatCount, esc } from './format.js';
+import { createHook } from './hook.js';
+
+/** @typedef {import('./timeline.js').Selection} Selection */
+/** @typedef {import('./types.js').Details} Details */
+
+const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+async function main() {
+  const api = new Api('');
+  let summary;
+  try {
+    summary = await api.summary();
+  } catch (e) {
+    $('status').textContent = `Cannot load the trace: ${/** @type {Error} */ (e).message}`;
+    throw e;
+  }
+  document.title = `${summary.name} · tracescope`;
+  $('trace-name').textContent = summary.name;
+  $('trace-facts').textContent = `${formatCount(summary.events)} events · ${summary.processes.length} processes`;
+  $('status').hidden = true;
+
+  const tl = new Timeline($('scroller'), /** @type {HTMLCanvasElement} */ ($('canvas')), $('spacer'), api, summary);
+  const help = setupHelp($('help'));
+  setupDiagnostics(/** @type {HTMLButtonElement} */ ($('diag-badge')), $('diag-popup'), summary.diagnostics);
+
+  /** @type {Details|null} */
+  let current = null;
+  let selSeq = 0;
+  const panel = new DetailsPanel($('details'), summary.start_ns, (kind, id) => goTo(kind, id));
+
+  /** Select an item by id: fetch its details, reveal it, select it. @param {'slice'|'async'} kind @param {number} id */
+  async function goTo(kind, id) {
+    const d = await api.item(kind, id);
+    // The row on its track: the depth, unless the server says otherwise (async lanes).
+    const row = d.row ?? d.depth;
+    tl.reveal(d.track, row, d.ts, d.dur);
+    tl.select({ kind, id, track: d.track, row, ts: d.ts, dur: d.dur, name: d.name });
+  }
+
+  tl.onSelect = async (sel) => {
+    const seq = ++selSeq;
+    current = null;
+    if (!sel) return panel.hide();
+    if (sel.kind !== 'slice' && sel.kind !== 'async') return panel.showBasic(sel);
+    panel.showBasic(sel);
+    try {
+      const d = await api.item(sel.kind, sel.id);
+      if (seq !== selSeq) return;
+      current = d;
+      panel.show(d, sel.kind);
+      tl.selArrows = await arrowsOf(d);
+      tl.requestDraw();
+    } catch (e) {
+      if (seq === selSeq) panel.error(/** @type {Error} */ (e).message);
+    }
+  };
+
+  /** Arrows for the flows of a selected item. The far end's track and row come with
+   * the flow when the server gives them, else from that item's details.
+   * @param {Details} d */
+  async function arrowsOf(d) {
+    const flows = [...d.flows_in.map((f) => ({ f, far: f.from, out: false })), ...d.flows_out.map((f) => ({ f, far: f.to, out: true }))].slice(0, 50);
+    const ends = await Promise.all(
+      flows.map(({ far }) =>
+        far.track ? { track: far.track, depth: far.row ?? 0 } : api.item(far.kind, far.id).catch(() => null),
+      ),
+    );
+    const arrows = [];
+    for (let i = 0; i < flows.length; i++) {
+      const e = ends[i];
+      if (!e) continue;
+      const { f, out } = flows[i];
+      const me = { track: d.track, row: d.row ?? d.depth };
+      const far = { track: e.track, row: 'row' in e && e.row !== undefined ? e.row : e.depth };
+      const [a, b] = out ? [me, far] : [far, me];
+      arrows.push({ fromTs: f.from_ts, fromTrack: a.track, fromRow: a.row, toTs: f.to_ts, toTrack: b.track, toRow: b.row });
+    }
+    return arrows;
+  }
+
+  // Every flow in view, refetched (debounced) when the view changes.
+  const flowsBox = /** @type {HTMLInputElement} */ ($('show-flows'));
+  let flowsKey = '';
+  let flowsTimer = 0;
+  /** @type {AbortController|null} */
+  let flowsCtrl = null;
+  const refreshFlows = () => {
+    if (!flowsBox.checked) {
+      if (tl.allArrows.length) {
+        tl.allArrows = [];
+        tl.requestDraw();
+      }
+      flowsKey = '';
+      return;
+    }
+    const key = `${tl.scale.t0}:${tl.scale.t1}`;
+    if (key === flowsKey) return;
+    flowsKey = key;
+    clearTimeout(flowsTimer);
+    flowsTimer = window.setTimeout(async () => {
+      if (flowsCtrl) flowsCtrl.abort();
+      flowsCtrl = new AbortController();
+      try {
+        const f = await api.flows(tl.scale.t0, tl.scale.t1, flowsCtrl.signal);
+        tl.allArrows = f.from_ts.map((_, i) => ({ fromTs: f.from_ts[i], fromTrack: f.from_track[i], fromRow: f.from_row[i], toTs: f.to_ts[i], toTrack: f.to_track[i], toRow: f.to_row[i] }));
+        tl.requestDraw();
+      } catch (e) {
+        if (/** @type {Error} */ (e).name !== 'AbortError') console.warn(`flows: ${/** @type {Error} */ (e).message}`);
+      }
+    }, 120);
+  };
+  flowsBox.addEventListener('change', refreshFlows);
+  tl.onFrame = refreshFlows;
+
+  const tip = $('tooltip');
+  tl.onHover = (html, x, y) => {
+    if (html === null) {
+      tip.hidden = true;
+      return;
+    }
+    tip.innerHTML = html;
+    tip.hidden = false;
+    const r = tip.getBoundingClientRect();
+    tip.style.left = `${Math.min(x + 12, window.innerWidth - r.width - 4)}px`;
+    tip.style.top = `${Math.min(y + 14, window.innerHeight - r.height - 4)}px`;
+  };
+
+  const search = new Search(
+    /** @type {HTMLInputElement} */ ($('search')), $('search-status'),
+    /** @type {HTMLButtonElement} */ ($('search-prev')), /** @type {HTMLButtonElement} */ ($('search-next')), api,
+    (hl) => {
+      tl.search = hl;
+      tl.requestDraw();
+    },
+    (m) => {
+      if (m.kind === 'slice' || m.kind === 'async') {
+        goTo(m.kind, m.id).catch((e) => panel.error(e.message));
+      } else {
+        // Instants come with row -1 (and track "" unless thread-scoped).
+        tl.reveal(m.track, 0, m.ts, m.dur);
+        tl.select({ kind: 'instant', id: m.id, track: m.track, row: 0, ts: m.ts, dur: 0, name: m.name });
+      }
+    },
+  );
+
+  /** Arrow keys: parent, first child, siblings (from the parent's children, or
+   * for a top-level slice the neighbours drawn on its row). @param {'left'|'right'|'up'|'down'} dir */
+  async function walk(dir) {
+    const sel = tl.selection;
+    if (!sel || !current || (sel.kind !== 'slice' && sel.kind !== 'async')) return;
+    const kind = sel.kind;
+    const d = current;
+    if (dir === 'up' && d.parents.length) return goTo(kind, d.parents[0].id);
+    if (dir === 'down' && d.children.length) return goTo(kind, d.children[0].id);
+    if (dir !== 'left' && dir !== 'right') return;
+    if (d.parents.length) {
+      const p = await api.item(kind, d.parents[0].id);
+      const i = p.children.findIndex((c) => c.id === d.id);
+      const j = i + (dir === 'left' ? -1 : 1);
+      if (i >= 0 && j >= 0 && j < p.children.length) goTo(kind, p.children[j].id);
+      return;
+    }
+    let best = null;
+    for (const t of tl.frameTiles.get(d.track) || []) {
+      const x = t.data;
+      for (let k = 0; k < x.ts.length; k++) {
+        if (x.row[k] !== sel.row || x.id[k] < 0 || x.id[k] === d.id) continue;
+        const ok = dir === 'left' ? x.ts[k] < d.ts : x.ts[k] > d.ts;
+        if (ok && (!best || (dir === 'left' ? x.ts[k] > best.ts : x.ts[k] < best.ts))) best = { ts: x.ts[k], id: x.id[k] };
+      }
+    }
+    if (best) goTo(kind, best.id);
+  }
+
+  installKeys(window, {
+    zoom: (f) => {
+      tl.scale.zoom(f, tl.mouseX !== undefined && tl.mouseX > tl.labelW ? tl.mouseX - tl.labelW : tl.scale.width / 2);
+      tl.requestDraw();
+    },
+    pan: (px) => {
+      tl.scale.pan(px);
+      tl.requestDraw();
+    },
+    width: () => tl.scale.width,
+    zoomToSelection: () => tl.zoomToSelection(),
+    mark: () => {
+      const s = tl.selection;
+      tl.mark = tl.mark || !s ? null : { t0: s.ts, t1: s.ts + s.dur };
+      tl.requestDraw();
+    },
+    help: () => help.toggle(),
+    search: () => search.focus(),
+    escape: () => {
+      help.close();
+      $('diag-popup').hidden = true;
+      tl.select(null);
+    },
+    walk: (dir) => {
+      walk(dir).catch((e) => panel.error(e.message));
+    },
+  });
+  $('help-button').addEventListener('click', () => help.toggle());
+
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => tl.themeChanged());
+  new ResizeObserver(() => tl.resize()).observe($('scroller'));
+  tl.resize();
+  await tl.nextFrame();
+  return { api, tl, search, panel };
+}
+
+const booted = main();
+// The test hook: what is drawn, and a way to wait until drawing settles.
+createHook(window, booted, RULER_H);
+booted.catch((e) => {
+  const s = $('status');
+  s.hidden = false;
+  s.innerHTML = `<b>Cannot show this trace.</b> ${esc(/** @type {Error} */ (e).message)}`;
+});

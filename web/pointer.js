@@ -1,0 +1,145 @@
+// Pointer input on the timeline: what lies under the pointer (pick), drag to pan,
+// click to select or fold a process, wheel to zoom, hover tooltips.
+import { rowIndexAt, ROW_H, TRACK_PAD, RULER_H } from './layout.js';
+import { mergeCounterTiles } from './tracks.js';
+import { hitItem, hitInstant, rowAt, counterValueAt } from './hittest.js';
+import { formatDuration, formatValue, esc } from './format.js';
+
+/** @typedef {import('./timeline.js').Timeline} Timeline */
+/** @typedef {import('./timeline.js').Selection} Selection */
+/** @typedef {import('./layout.js').Row} Row */
+
+/**
+ * What lies at canvas point (x, y).
+ * @param {Timeline} tl
+ * @param {number} x
+ * @param {number} y
+ * @returns {{row: Row, t: number, hit: Selection|null, value: number|null} | {header: Row} | null}
+ */
+export function pick(tl, x, y) {
+  if (y < RULER_H) return null;
+  const i = rowIndexAt(tl.layout.rows, y - RULER_H + tl.scrollTop);
+  if (i < 0) return null;
+  const row = tl.layout.rows[i];
+  if (row.kind === 'process' && x < tl.labelW) return { header: row };
+  const track = row.track;
+  const t = tl.scale.toNs(x - tl.labelW);
+  if (!track || x < tl.labelW) return { row, t, hit: null, value: null };
+  const tiles = tl.frameTiles.get(track.id) || [];
+  const tol = 3 * tl.scale.nsPerPx;
+  if (track.kind === 'counter') {
+    const pts = mergeCounterTiles(tiles.map((tl) => tl.data));
+    return { row, t, hit: null, value: counterValueAt(pts, t) };
+  }
+  const dy = y - tl.cy(row.y);
+  if (track.kind === 'slices' && dy < 10) {
+    for (let k = tiles.length - 1; k >= 0; k--) {
+      const ins = tiles[k].data.instants;
+      const j = ins ? hitInstant(ins, t, 4 * tl.scale.nsPerPx) : -1;
+      if (j >= 0) {
+        const name = tiles[k].data.strings[ins.name[j]] ?? '';
+        return { row, t, value: null, hit: { kind: 'instant', id: ins.id[j], track: track.id, row: 0, ts: ins.ts[j], dur: 0, name, scope: ins.scope[j] } };
+      }
+    }
+  }
+  const sub = rowAt(dy, ROW_H, track.rows, TRACK_PAD / 2);
+  if (sub < 0) return { row, t, hit: null, value: null };
+  for (let k = tiles.length - 1; k >= 0; k--) {
+    const d = tiles[k].data;
+    const j = hitItem(d, sub, t, tol);
+    if (j < 0) continue;
+    const id = d.id[j];
+    const count = d.count ? d.count[j] : 1;
+    const kind = id < 0 || count > 1 ? 'merged' : track.kind === 'slices' ? 'slice' : track.kind === 'async' ? 'async' : 'item';
+    return { row, t, value: null, hit: { kind, id, track: track.id, row: sub, ts: d.ts[j], dur: d.dur[j], name: d.strings[d.name[j]] ?? '', count } };
+  }
+  return { row, t, hit: null, value: null };
+}
+
+/** Mouse input: drag pans and scrolls, click selects, wheel zooms, hover explains.
+ * @param {Timeline} tl */
+export function installPointer(tl) {
+  const c = tl.canvas;
+  /** @type {{x: number, y: number, moved: boolean, scroll: number}|null} */
+  let drag = null;
+  c.addEventListener('pointerdown', (e) => {
+    if (e.button !== 0) return;
+    drag = { x: e.clientX, y: e.clientY, moved: false, scroll: tl.scrollTop };
+    // Take focus from the search box or a toggle, so keys navigate again.
+    tl.scroller.focus({ preventScroll: true });
+    c.setPointerCapture(e.pointerId);
+  });
+  c.addEventListener('pointermove', (e) => {
+    const r = c.getBoundingClientRect();
+    tl.mouseX = e.clientX - r.left;
+    if (drag) {
+      const dx = e.clientX - drag.x;
+      const dy = e.clientY - drag.y;
+      if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+      drag.moved = true;
+      tl.scale.pan(-dx);
+      drag.x = e.clientX;
+      tl.scroller.scrollTop = drag.scroll - dy;
+      tl.requestDraw();
+      tl.onHover(null, 0, 0);
+      return;
+    }
+    hover(tl, e.clientX - r.left, e.clientY - r.top, e.clientX, e.clientY);
+  });
+  c.addEventListener('pointerleave', () => tl.onHover(null, 0, 0));
+  c.addEventListener('pointerup', (e) => {
+    const d = drag;
+    drag = null;
+    if (!d || d.moved) return;
+    const r = c.getBoundingClientRect();
+    click(tl, e.clientX - r.left, e.clientY - r.top);
+  });
+  tl.scroller.addEventListener('scroll', () => tl.requestDraw());
+  tl.scroller.addEventListener('wheel', (e) => {
+    const r = c.getBoundingClientRect();
+    const x = e.clientX - r.left;
+    // Over the labels the wheel scrolls the tracks, as a list would.
+    if (x < tl.labelW && !e.ctrlKey) return;
+    e.preventDefault();
+    const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? tl.h : 1;
+    if (e.shiftKey) {
+      tl.scroller.scrollTop += (e.deltaY || e.deltaX) * unit;
+      return;
+    }
+    if (Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+      tl.scale.pan(e.deltaX * unit);
+    } else {
+      tl.scale.zoom(Math.exp(e.deltaY * unit * 0.002), x - tl.labelW);
+    }
+    tl.requestDraw();
+  }, { passive: false });
+}
+
+/** @param {Timeline} tl @param {number} x @param {number} y @param {number} cx @param {number} cy */
+function hover(tl, x, y, cx, cy) {
+  const p = pick(tl, x, y);
+  if (!p || 'header' in p) return tl.onHover(null, 0, 0);
+  if (p.value !== null && p.row.track) {
+    return tl.onHover(`<b>${esc(p.row.track.name)}</b> ${formatValue(p.value)}`, cx, cy);
+  }
+  const h = p.hit;
+  if (!h) {
+    // A global instant's line, when nothing else is under the pointer.
+    const g = tl.summary.global_instants;
+    const j = hitInstant(g, p.t, 3 * tl.scale.nsPerPx);
+    if (j >= 0) return tl.onHover(`<b>${esc(g.name[j])}</b> global instant`, cx, cy);
+    return tl.onHover(null, 0, 0);
+  }
+  const what = h.kind === 'merged' ? ` · ${h.count} items (zoom in)` : '';
+  tl.onHover(`<b>${esc(h.name)}</b> ${h.kind === 'instant' ? 'instant' : formatDuration(h.dur)}${what}`, cx, cy);
+}
+
+/** @param {Timeline} tl @param {number} x @param {number} y */
+function click(tl, x, y) {
+  const p = pick(tl, x, y);
+  if (p && 'header' in p) {
+    tl.toggleProcess(p.header.process.id);
+    return;
+  }
+  tl.select(p ? p.hit : null);
+}

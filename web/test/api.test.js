@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Api, MAX_INFLIGHT } from '../api.js';
+
+/** An Api whose worker records requests and answers when told to. */
+function fake() {
+  const api = new Api('');
+  /** @type {any[]} */
+  const sent = [];
+  /** @type {any} */
+  const worker = { onmessage: null, postMessage: (/** @type {any} */ m) => sent.push(m) };
+  api.makeWorker = () => worker;
+  let tiles = 0;
+  api.onTile = () => tiles++;
+  const answer = (/** @type {string} */ key) => worker.onmessage({ data: { key, data: { ts: [], dur: [] }, ms: 1 } });
+  return { api, sent, answer, tiles: () => tiles };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+test('the same tile asked for twice is fetched once (coalescing)', async () => {
+  const { api, sent, answer, tiles } = fake();
+  api.beginFrame();
+  assert.equal(api.tile('s:0:0', 10, 3), null);
+  assert.equal(api.tile('s:0:0', 10, 3), null);
+  api.endFrame();
+  assert.equal(sent.length, 1);
+  assert.match(sent[0].url, /\/api\/track\/s%3A0%3A0\?t0=3072&t1=4096&px=512$/);
+  answer(sent[0].key);
+  await tick();
+  assert.equal(tiles(), 1);
+  api.beginFrame();
+  assert.ok(api.tile('s:0:0', 10, 3));
+  api.endFrame();
+  assert.equal(sent.length, 1, 'a loaded tile is not fetched again');
+  assert.equal(api.isIdle(), true);
+});
+
+test('queued tiles the next frame does not want are dropped; in-flight ones are aborted', async () => {
+  const { api, sent } = fake();
+  api.beginFrame();
+  for (let i = 0; i < MAX_INFLIGHT + 3; i++) api.tile('t', 8, i);
+  api.endFrame();
+  assert.equal(sent.length, MAX_INFLIGHT, 'at most MAX_INFLIGHT in flight');
+  // The view moved: only tile 100 is wanted now.
+  api.beginFrame();
+  api.tile('t', 8, 100);
+  api.endFrame();
+  api.beginFrame();
+  api.tile('t', 8, 100);
+  api.endFrame();
+  await tick();
+  const aborted = sent.filter((m) => m.abort).map((m) => m.key);
+  assert.deepEqual(aborted.sort(), ['t|8|0', 't|8|1', 't|8|2', 't|8|3']);
+  const fetched = sent.filter((m) => m.url).map((m) => m.key);
+  assert.ok(fetched.includes('t|8|100'));
+  assert.ok(!fetched.includes(`t|8|${MAX_INFLIGHT}`), 'stale queued tiles are never fetched');
+});
+
+test('whenIdle resolves once every request is answered', async () => {
+  const { api, sent, answer } = fake();
+  api.beginFrame();
+  api.tile('a', 7, 0);
+  api.tile('b', 7, 0);
+  api.endFrame();
+  let idle = false;
+  api.whenIdle().then(() => (idle = true));
+  answer(sent[0].key);
+  await tick();
+  assert.equal(idle, false);
+  answer(sent[1].key);
+  await tick();
+  assert.equal(idle, true);
+});

@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { prepareSlices, mergeCounterTiles, rasterSlices } from '../tracks.js';
+import { Raster, pack, toRgb } from '../raster.js';
+import { colorFor } from '../colors.js';
+
+/** @type {any} */
+const theme = { dark: false };
+
+test('tile items get their name colour, cname wins, packed pixels match', () => {
+  /** @type {any} */
+  const tile = {
+    ts: [0, 10, 20, 30], dur: [5, 5, 5, 5], row: [0, 0, 0, 1], id: [0, 1, 2, 3],
+    name: [0, 1, 0, 0], count: [1, 1, 1, 1], flags: [0, 0, 0, 0], color: [-1, -1, -1, 2],
+    strings: ['RunTask', 'Paint', 'terrible'],
+  };
+  const p = prepareSlices(tile, theme);
+  assert.deepEqual(p.fill, [colorFor('RunTask', null, false), colorFor('Paint', null, false), colorFor('RunTask', null, false), 'rgb(180 0 0)']);
+  assert.equal(p.darkText[3], 0, 'white text on dark red');
+  assert.equal(p.packed[3], 0xff0000b4, 'rgb(180 0 0) as little-endian RGBA');
+  assert.equal(p.packed[0], p.packed[2]);
+});
+
+test('slices are painted as spans of their rows, at least one pixel wide', () => {
+  /** @type {any} */
+  const tile = { data: { ts: [0, 50, 60.2], dur: [40, 0.1, 10], row: [0, 1, 1], id: [0, 1, 2], name: [0, 0, 0], color: [-1, -1, -1], strings: ['a'] }, prepared: null };
+  const raster = new Raster();
+  raster.begin({ createImageData: (w, h) => /** @type {any} */ ({ data: new Uint8ClampedArray(w * h * 4) }) }, 100, 60, 0);
+  /** @type {any} */
+  const scale = { t0: 0, nsPerPx: 1, width: 100 };
+  rasterSlices(raster, [tile], scale, 1, 0, 2, theme);
+  const c = pack(colorFor('a', null, false));
+  const at = (/** @type {number} */ x, /** @type {number} */ y) => raster.px[y * 100 + x];
+  // Row 0 covers lines 2..18, x 0..39; row 1 lines 20..36.
+  assert.equal(at(0, 2), c);
+  assert.equal(at(39, 18), c);
+  assert.equal(at(40, 10), 0);
+  assert.equal(at(0, 1), 0, 'top padding');
+  assert.equal(at(0, 19), 0, 'gap between rows');
+  assert.equal(at(50, 25), c, 'a sub-pixel slice still gets one pixel');
+  assert.equal(at(51, 25), 0);
+  assert.equal(at(60, 36), c);
+  assert.equal(at(69, 36), c, '60.2 + 10 ends at pixel 70 (rounded)');
+  assert.equal(at(70, 36), 0);
+});
+
+test('counter tiles merge in time order without repeating boundary points', () => {
+  /** @type {any[]} */
+  const tiles = [{ ts: [0, 10, 20], value: [1, 2, 3] }, { ts: [20, 30], value: [3, 4] }];
+  assert.deepEqual(mergeCounterTiles(tiles), { ts: [0, 10, 20, 30], value: [1, 2, 3, 4] });
+});
+
+test('CSS colours to pixels', () => {
+  assert.deepEqual(toRgb('#fff'), [255, 255, 255]);
+  assert.deepEqual(toRgb('#16181d'), [22, 24, 29]);
+  assert.deepEqual(toRgb('rgb(1, 2, 3)'), [1, 2, 3]);
+  assert.deepEqual(toRgb('rgb(180 0 0)'), [180, 0, 0]);
+  assert.deepEqual(toRgb('hsl(0 100% 50%)'), [255, 0, 0]);
+  assert.deepEqual(toRgb('hsl(120 100% 25%)'), [0, 128, 0]);
+  assert.equal(pack('#000000'), 0xff000000);
+});

@@ -1,0 +1,359 @@
+// Drawing one track's content from its tiles: slices (nested rows, names that fit,
+// did-not-finish and overlap marks), instants, counters as filled step charts.
+import { colorFor, needsDarkText } from './colors.js';
+import { pack } from './raster.js';
+import { ROW_H, TRACK_PAD } from './layout.js';
+import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
+
+/** @typedef {import('./types.js').SliceTile} SliceTile */
+/** @typedef {import('./types.js').CounterTile} CounterTile */
+/** @typedef {import('./timescale.js').TimeScale} TimeScale */
+
+/**
+ * Colours of the current theme, read from the CSS variables of style.css.
+ * @typedef {{dark: boolean, bg: string, fg: string, muted: string, grid: string,
+ *   headerBg: string, labelBg: string, trackAlt: string, accent: string, select: string,
+ *   warn: string, mark: string, textDark: string, textLight: string, stripes: CanvasPattern|null}} Theme
+ */
+
+/**
+ * Per-tile drawing data, computed once per tile and theme: each item's fill (as
+ * CSS and as a packed pixel) and text colour.
+ * @typedef {{theme: Theme, fill: string[], packed: Uint32Array, darkText: Uint8Array,
+ *   instants: Uint32Array, match: Uint8Array|null, query: string|null}} Prepared
+ */
+
+/**
+ * @param {SliceTile} d
+ * @param {Theme} theme
+ * @returns {Prepared}
+ */
+export function prepareSlices(d, theme) {
+  const n = d.ts.length;
+  // Colours per distinct (name, cname): names repeat a lot within a tile.
+  /** @type {Map<number, {fill: string, packed: number, dark: number}>} */
+  const byKey = new Map();
+  const fill = new Array(n);
+  const packed = new Uint32Array(n);
+  const darkText = new Uint8Array(n);
+  const ns = d.strings.length;
+  for (let i = 0; i < n; i++) {
+    const c = d.color ? d.color[i] : -1;
+    const key = d.name[i] + (c >= 0 ? (c + 1) * ns : 0);
+    let g = byKey.get(key);
+    if (g === undefined) {
+      const f = colorFor(d.strings[d.name[i]] ?? '', c >= 0 ? d.strings[c] : null, theme.dark);
+      g = { fill: f, packed: pack(f), dark: needsDarkText(f) ? 1 : 0 };
+      byKey.set(key, g);
+    }
+    fill[i] = g.fill;
+    packed[i] = g.packed;
+    darkText[i] = g.dark;
+  }
+  const ins = d.instants;
+  const instants = new Uint32Array(ins ? ins.ts.length : 0);
+  for (let i = 0; i < instants.length; i++) {
+    instants[i] = pack(colorFor(d.strings[/** @type {any} */ (ins).name[i]] ?? '', null, theme.dark));
+  }
+  return { theme, fill, packed, darkText, instants, match: null, query: null };
+}
+
+/**
+ * @param {{data: SliceTile, prepared: unknown}} tile
+ * @param {Theme} theme
+ * @returns {Prepared}
+ */
+function prepared(tile, theme) {
+  let p = /** @type {Prepared|null} */ (tile.prepared);
+  if (!p || p.theme !== theme) tile.prepared = p = prepareSlices(tile.data, theme);
+  return p;
+}
+
+/**
+ * Paint the slice rectangles of one track into the raster (device pixels; `top`
+ * is the track's top line in the raster). Later tiles paint over earlier ones.
+ * @param {import('./raster.js').Raster} raster
+ * @param {Array<{data: SliceTile, prepared: unknown}>} tiles
+ * @param {TimeScale} scale
+ * @param {number} dpr
+ * @param {number} top
+ * @param {number} rows
+ * @param {Theme} theme
+ */
+export function rasterSlices(raster, tiles, scale, dpr, top, rows, theme) {
+  const t0 = scale.t0;
+  const r = scale.nsPerPx;
+  const width = scale.width;
+  const first = top + Math.round((TRACK_PAD / 2) * dpr);
+  const rowH = ROW_H * dpr;
+  const itemH = Math.max(1, Math.round((ROW_H - 1) * dpr));
+  /** Line painted for each row: its first visible line. */
+  const line = (/** @type {number} */ row) => Math.max(0, Math.round(first + row * rowH));
+  for (const tile of tiles) {
+    const d = tile.data;
+    const p = prepared(tile, theme);
+    const { ts, dur, row } = d;
+    for (let i = 0; i < ts.length; i++) {
+      const x = (ts[i] - t0) / r;
+      const w = dur[i] / r;
+      if (x > width || x + w < 0) continue;
+      const y0 = Math.round(first + row[i] * rowH);
+      const y = y0 < 0 ? 0 : y0;
+      if (y >= y0 + itemH) continue;
+      raster.span(y, x * dpr, (x + w) * dpr, p.packed[i]);
+    }
+  }
+  for (let k = 0; k < rows; k++) {
+    const y0 = Math.round(first + k * rowH);
+    const y = line(k);
+    raster.replicate(y, y0 + itemH - y);
+  }
+}
+
+/**
+ * Which of a tile's strings match the search (a substring, case-insensitive, or a
+ * regex), computed once per tile and query.
+ * @param {SliceTile} d
+ * @param {Prepared} p
+ * @param {string} query lower-cased
+ * @param {RegExp|null} regex
+ */
+function matches(d, p, query, regex) {
+  if (p.query !== query) {
+    p.match = new Uint8Array(d.strings.length);
+    d.strings.forEach((s, i) => {
+      /** @type {Uint8Array} */ (p.match)[i] = (regex ? regex.test(s) : s.toLowerCase().includes(query)) ? 1 : 0;
+    });
+    p.query = query;
+  }
+  return /** @type {Uint8Array} */ (p.match);
+}
+
+/** @type {Map<string, number>} text widths by font+string; bounded */
+const widths = new Map();
+
+/**
+ * Width of `s` in the current font, cached (measureText is the slow part of text).
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} s
+ */
+export function textWidth(ctx, s) {
+  const key = ctx.font + '\u0000' + s;
+  let w = widths.get(key);
+  if (w === undefined) {
+    if (widths.size > 20000) widths.clear();
+    w = ctx.measureText(s).width;
+    widths.set(key, w);
+  }
+  return w;
+}
+
+/**
+ * `s` cut to fit `avail` pixels with an ellipsis, or null when not even 2 characters fit.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} s
+ * @param {number} avail
+ */
+export function fitText(ctx, s, avail) {
+  const w = textWidth(ctx, s);
+  if (w <= avail) return s;
+  let n = Math.floor((s.length * avail) / w) - 1;
+  while (n >= 2) {
+    const t = s.slice(0, n) + '…';
+    if (textWidth(ctx, t) <= avail) return t;
+    n--;
+  }
+  return null;
+}
+
+/**
+ * Marks and names over the painted slices of one track whose top is `y` (canvas
+ * px), with the time axis starting at `x0` px: did-not-finish stripes, overlap
+ * outlines, search matches, and names where they fit.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {Array<{data: SliceTile, prepared: unknown}>} tiles
+ * @param {TimeScale} scale
+ * @param {number} x0
+ * @param {number} y
+ * @param {Theme} theme
+ * @param {{query: string, regex: RegExp|null} | null} search
+ */
+export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
+  const t0 = scale.t0;
+  const r = scale.nsPerPx;
+  const width = scale.width;
+  const top = y + TRACK_PAD / 2;
+  // An item crossing a tile edge is in both tiles: mark and name it once, since
+  // text drawn twice looks bold.
+  const done = new Set();
+  for (const tile of tiles) {
+    const d = tile.data;
+    const p = prepared(tile, theme);
+    const { ts, dur, row, flags } = d;
+    const match = search ? matches(d, p, search.query, search.regex) : null;
+    for (let i = 0; i < ts.length; i++) {
+      const x = (ts[i] - t0) / r;
+      const w = dur[i] / r;
+      if (x > width || x + w < 0) continue;
+      const key = d.id[i] >= 0 ? d.id[i] : `${ts[i]}:${row[i]}`;
+      if (done.has(key)) continue;
+      done.add(key);
+      const yy = top + row[i] * ROW_H;
+      const f = flags ? flags[i] : 0;
+      if (f & FLAG_DID_NOT_FINISH && theme.stripes && w >= 3) {
+        ctx.fillStyle = theme.stripes;
+        ctx.fillRect(x0 + Math.max(x, -2), yy, Math.min(w, width + 4), ROW_H - 1);
+      }
+      if (f & FLAG_OVERLAP) {
+        ctx.strokeStyle = theme.warn;
+        ctx.lineWidth = 1;
+        ctx.setLineDash([3, 2]);
+        ctx.strokeRect(x0 + Math.max(x, -2) + 0.5, yy + 0.5, Math.max(1, Math.min(w, width + 4) - 1), ROW_H - 2);
+        ctx.setLineDash([]);
+      }
+      if (match && match[d.name[i]]) {
+        ctx.strokeStyle = theme.accent;
+        ctx.lineWidth = 2;
+        ctx.strokeRect(x0 + Math.max(x, -2) + 1, yy + 1, Math.max(2, Math.min(w, width + 4) - 2), ROW_H - 3);
+      }
+      if (w < 20) continue;
+      const left = Math.max(x, 0) + 3;
+      const avail = Math.min(x + w, width) - left - 3;
+      if (avail < 12) continue;
+      let name = d.strings[d.name[i]] ?? '';
+      if (d.count && d.count[i] > 1) name = `${name} (+${d.count[i] - 1})`;
+      if (f & FLAG_DID_NOT_FINISH) name += ' (did not finish)';
+      const text = fitText(ctx, name, avail);
+      if (text === null) continue;
+      ctx.fillStyle = p.darkText[i] ? theme.textDark : theme.textLight;
+      ctx.fillText(text, x0 + left, yy + ROW_H / 2);
+    }
+  }
+}
+
+/**
+ * Thread and process instants: a small downward flag at the top of the track,
+ * painted into the raster (thousands cost nothing there). The topmost line of an
+ * instant is at `top` (device px in the raster).
+ * @param {import('./raster.js').Raster} raster
+ * @param {Array<{data: SliceTile, prepared: unknown}>} tiles
+ * @param {TimeScale} scale
+ * @param {number} dpr
+ * @param {number} top
+ * @param {Theme} theme
+ */
+export function rasterInstants(raster, tiles, scale, dpr, top, theme) {
+  const edge = pack(theme.fg);
+  for (const tile of tiles) {
+    const ins = tile.data.instants;
+    if (!ins) continue;
+    const p = prepared(tile, theme);
+    for (let i = 0; i < ins.ts.length; i++) {
+      const x = scale.toPx(ins.ts[i]);
+      if (x < -6 || x > scale.width + 6) continue;
+      const cx = x * dpr;
+      // A triangle 9 px wide narrowing over 8 lines, with a dark edge.
+      for (let l = 0; l < 8 * dpr; l++) {
+        const half = (4.5 * dpr * (8 * dpr - l)) / (8 * dpr);
+        const y = Math.round(top + dpr + l);
+        raster.span(y, cx - half - dpr * 0.5, cx + half + dpr * 0.5, edge);
+        if (half > dpr) raster.span(y, cx - half + dpr * 0.5, cx + half - dpr * 0.5, p.instants[i]);
+      }
+    }
+  }
+}
+
+/**
+ * The dashed line of each process instant over its process group (canvas px).
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {Array<{data: SliceTile}>} tiles
+ * @param {TimeScale} scale
+ * @param {number} x0
+ * @param {{y0: number, y1: number}} group
+ * @param {Theme} theme
+ */
+export function drawProcessInstants(ctx, tiles, scale, x0, group, theme) {
+  let any = false;
+  for (const tile of tiles) {
+    const ins = tile.data.instants;
+    if (!ins) continue;
+    for (let i = 0; i < ins.ts.length; i++) {
+      if (ins.scope[i] !== 'p') continue;
+      const x = scale.toPx(ins.ts[i]);
+      if (x < 0 || x > scale.width) continue;
+      if (!any) {
+        ctx.strokeStyle = theme.muted;
+        ctx.lineWidth = 1;
+        ctx.setLineDash([2, 3]);
+        ctx.beginPath();
+        any = true;
+      }
+      ctx.moveTo(x0 + Math.round(x) + 0.5, group.y0);
+      ctx.lineTo(x0 + Math.round(x) + 0.5, group.y1);
+    }
+  }
+  if (any) {
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+}
+
+/**
+ * Merge counter tiles (in time order) into one point list.
+ * @param {CounterTile[]} tiles
+ */
+export function mergeCounterTiles(tiles) {
+  /** @type {{ts: number[], value: number[]}} */
+  const out = { ts: [], value: [] };
+  let last = -Infinity;
+  for (const d of tiles) {
+    for (let i = 0; i < d.ts.length; i++) {
+      if (d.ts[i] <= last) continue;
+      out.ts.push(d.ts[i]);
+      out.value.push(d.value[i]);
+      last = d.ts[i];
+    }
+  }
+  return out;
+}
+
+/**
+ * A counter series as a filled step chart between `min` and `max`.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {{ts: number[], value: number[]}} pts
+ * @param {TimeScale} scale
+ * @param {number} x0
+ * @param {number} y
+ * @param {number} h
+ * @param {number} min
+ * @param {number} max
+ * @param {string} color
+ */
+export function drawCounter(ctx, pts, scale, x0, y, h, min, max, color) {
+  const n = pts.ts.length;
+  if (n === 0) return;
+  const lo = Math.min(0, min);
+  const span = max > lo ? max - lo : 1;
+  const base = y + h - 2;
+  const yOf = (/** @type {number} */ v) => base - ((v - lo) / span) * (h - 6);
+  ctx.beginPath();
+  let x = Math.max(-2, scale.toPx(pts.ts[0]));
+  ctx.moveTo(x0 + x, base);
+  for (let i = 0; i < n; i++) {
+    const yv = yOf(pts.value[i]);
+    x = Math.max(-2, Math.min(scale.width + 2, scale.toPx(pts.ts[i])));
+    ctx.lineTo(x0 + x, i === 0 ? yv : yOf(pts.value[i - 1]));
+    ctx.lineTo(x0 + x, yv);
+  }
+  // The last value holds to the right edge of what is shown.
+  ctx.lineTo(x0 + scale.width + 2, yOf(pts.value[n - 1]));
+  ctx.lineTo(x0 + scale.width + 2, base);
+  ctx.closePath();
+  ctx.globalAlpha = 0.55;
+  ctx.fillStyle = color;
+  ctx.fill();
+  ctx.globalAlpha = 1;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 1;
+  ctx.stroke();
+}

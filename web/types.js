@@ -1,0 +1,39 @@
+// Shapes of the server's answers (docs/api.md), for JSDoc type checking only.
+
+/**
+ * @typedef {{id: string, kind: 'slices'|'samples'|'async'|'counter'|'objects', name: string,
+ *   rows: number, min?: number, max?: number}} Track
+ * @typedef {{id: number, tid: number|string, name: string|null, label: string, tracks: Track[]}} Thread
+ * @typedef {{id: number, pid: number|string, name: string|null, label: string,
+ *   sort_index: number|null, labels: string|null, frame_url: string|null,
+ *   tracks: Track[], threads: Thread[]}} Process
+ * @typedef {{kind: string, count: number, offset: number|null, example: string|null,
+ *   description?: string}} Diagnostic
+ * @typedef {{ts: number[], name: string[], id: number[]}} GlobalInstants
+ * @typedef {{name: string, format: string, bytes: number, events: number,
+ *   start_ns: number, end_ns: number, display_time_unit: string|null,
+ *   processes: Process[], global_instants: GlobalInstants,
+ *   diagnostics: Diagnostic[], stats: Record<string, unknown>}} Summary
+ * @typedef {{ts: number[], name: number[], id: number[], scope: string[]}} TileInstants
+ * @typedef {{ts: number[], dur: number[], row: number[], id: number[], name: number[],
+ *   count: number[], flags: number[], color: number[], strings: string[],
+ *   instants?: TileInstants}} SliceTile
+ * @typedef {{ts: number[], value: number[], min: number[], max: number[]}} CounterTile
+ * @typedef {{id: number, name: string, ts: number, dur: number}} Ref
+ * @typedef {{kind: 'slice'|'async', id: number, name: string, ts: number, thread: number|null,
+ *   track?: string|null, row?: number}} FlowEnd
+ * @typedef {{id: number, from: FlowEnd, to: FlowEnd, from_ts: number, to_ts: number}} Flow
+ * @typedef {{id: number, name: string, cat: string|null, ts: number, dur: number,
+ *   self: number|null, tts: number|null, tdur: number|null, depth: number, row?: number,
+ *   did_not_finish: boolean, overlap: boolean, process: number|null, thread: number|null,
+ *   track: string, args: unknown, parents: Ref[], children: Ref[],
+ *   flows_in: Flow[], flows_out: Flow[], raw: string}} Details
+ * @typedef {{from_ts: number[], to_ts: number[], from_track: string[], from_row: number[],
+ *   to_track: string[], to_row: number[], from_id: number[], to_id: number[]}} FlowsAnswer
+ * @typedef {{total: number, ts: number[], dur: number[], kind: string[], id: number[],
+ *   track: string[], row: number[], name: string[]}} SearchAnswer
+ */
+
+export const FLAG_DID_NOT_FINISH = 1;
+export const FLAG_OVERLAP = 2;
+export const FLAG_HAS_FLOWS = 4;
