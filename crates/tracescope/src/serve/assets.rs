@@ -9,6 +9,12 @@ use rust_embed::Embed;
 #[derive(Embed)]
 #[folder = "$CARGO_MANIFEST_DIR/../../web/"]
 #[allow_missing = true]
+// The page's development files (type checking, unit tests, npm) are not served.
+#[exclude = "node_modules/*"]
+#[exclude = "test/*"]
+#[exclude = "package.json"]
+#[exclude = "package-lock.json"]
+#[exclude = "tsconfig.json"]
 struct Web;
 
 fn mime(path: &str) -> &'static str {
