@@ -313,3 +313,22 @@ fn large_ids_stay_exact() {
     assert_eq!(col(&t, "slices", "pid"), vec![Cell::UInt(u64::MAX)]);
     assert_eq!(col(&t, "slices", "tid"), vec![i(i64::MIN)]);
 }
+
+#[test]
+fn sub_nanosecond_spans_round_both_ends_then_subtract() {
+    let (v, _) = rows(
+        r#"[{"ph":"X","name":"a","ts":0.0006,"dur":0.0008,"pid":1,"tid":1},
+        {"ph":"X","name":"b","ts":10.0004,"dur":0.0002,"pid":1,"tid":1},
+        {"ph":"X","name":"c","ts":"20.0004","dur":"1.5e-3","pid":1,"tid":1}]"#,
+    );
+    // a: 0.6 ns .. 1.4 ns -> [1, 1); b: 10000.4 .. 10000.6 -> [10000, 10001);
+    // c: 20000.4 .. 20001.9 -> [20000, 20002).
+    assert_eq!(
+        v,
+        vec![
+            sl("a", 1, 0, 0, false),
+            sl("b", 10_000, 1, 0, false),
+            sl("c", 20_000, 2, 0, false)
+        ]
+    );
+}

@@ -92,6 +92,7 @@ impl<'a> Lexer<'a> {
             None => return Err(Fail::Eof),
         }
         ev.offset = start as u64;
+        self.sub_ns = [None, None];
         let mut seen = 0u32;
         loop {
             let key_at = self.pos;
@@ -126,6 +127,7 @@ impl<'a> Lexer<'a> {
                 }
             }
             if self.next_member(b'}')? {
+                self.round_span(ev);
                 return Ok(true);
             }
             if self.peek() != Some(b'"') {
@@ -163,11 +165,16 @@ impl<'a> Lexer<'a> {
                 }
             }
             Field::Ts | Field::Dur | Field::Tts | Field::Tdur => match self.time()? {
-                Some(ns) => {
+                (Some(ns), text) => {
                     *time_slot(ev, f) = Some(ns);
+                    match f {
+                        Field::Ts => self.sub_ns[0] = text.filter(|t| below_ns(t)),
+                        Field::Dur => self.sub_ns[1] = text.filter(|t| below_ns(t)),
+                        _ => {}
+                    }
                     true
                 }
-                None => false,
+                (None, _) => false,
             },
             Field::Pid | Field::Tid => match first {
                 Some(b'"') => {
@@ -255,9 +262,14 @@ impl<'a> Lexer<'a> {
 
     /// A time in microseconds, as a number or a numeric string, to nanoseconds.
     /// `Ok(None)` when the value is of another kind or out of range.
-    fn time(&mut self) -> Scan<Option<i64>> {
+    /// Also gives the number's text (when it has no escapes), for spans that must
+    /// be rounded at both ends.
+    fn time(&mut self) -> Scan<(Option<i64>, Option<&'a str>)> {
         match self.peek() {
-            Some(b'-' | b'0'..=b'9') => Ok(self.number()?.micros_to_ns()),
+            Some(b'-' | b'0'..=b'9') => {
+                let n = self.number()?;
+                Ok((n.micros_to_ns(), Some(n.text)))
+            }
             Some(b'"') => {
                 let at = self.pos;
                 let (s, esc) = self.string_str()?;
@@ -265,10 +277,27 @@ impl<'a> Lexer<'a> {
                 if ns.is_some() {
                     self.diag(DiagKind::NumericString, at);
                 }
-                Ok(ns)
+                Ok((ns, (!esc).then_some(s.trim())))
             }
-            _ => Ok(None),
+            _ => Ok((None, None)),
         }
+    }
+
+    /// `dur` of a span whose `ts` or `dur` has digits below a nanosecond: both ends
+    /// are rounded to ns, then subtracted (spec section 3), not each value alone.
+    fn round_span(&mut self, ev: &mut Event<'a>) {
+        if let ([Some(_), _] | [_, Some(_)], Some(ts), Some(dur)) = (self.sub_ns, ev.ts, ev.dur) {
+            let texts = (
+                self.sub_ns[0].map(str::to_string),
+                self.sub_ns[1].map(str::to_string),
+            );
+            let ts_text = texts.0.unwrap_or_else(|| ns_text(ts));
+            let dur_text = texts.1.unwrap_or_else(|| ns_text(dur));
+            if let Some(span) = crate::time::span_ns(&ts_text, &dur_text) {
+                ev.dur = Some(span);
+            }
+        }
+        self.sub_ns = [None, None];
     }
 
     /// An id: an integer (written as a number, exact to 64 bits) or a string.
@@ -320,6 +349,20 @@ fn string_slot<'e, 'a>(ev: &'e mut Event<'a>, f: Field) -> &'e mut Option<Cow<'a
         Field::Bp => &mut ev.bp,
         _ => &mut ev.cname,
     }
+}
+
+/// Whether microsecond text has digits below a nanosecond (more than 3 decimals, or
+/// an exponent).
+fn below_ns(text: &str) -> bool {
+    text.bytes().any(|b| b == b'e' || b == b'E')
+        || text.split_once('.').is_some_and(|(_, f)| f.len() > 3)
+}
+
+/// Integer ns as exact microsecond text.
+fn ns_text(ns: i64) -> String {
+    let mut s = String::new();
+    crate::time::ns_to_micros_text(ns, &mut s);
+    s
 }
 
 fn time_slot<'e>(ev: &'e mut Event<'_>, f: Field) -> &'e mut Option<i64> {

@@ -36,6 +36,9 @@ pub(crate) struct Lexer<'a> {
     pub dirty: bool,
     /// Probing for event boundaries: record no diagnostics.
     quiet: bool,
+    /// Texts of the current event's `ts` and `dur` when they have digits below a
+    /// nanosecond: the span is then rounded at both ends (spec section 3).
+    pub sub_ns: [Option<&'a str>; 2],
 }
 
 impl<'a> Lexer<'a> {
@@ -47,6 +50,7 @@ impl<'a> Lexer<'a> {
             diags: Diagnostics::new(),
             dirty: false,
             quiet: false,
+            sub_ns: [None, None],
         }
     }
 
