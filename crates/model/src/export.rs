@@ -107,6 +107,16 @@ impl Trace {
             .map_or(Cell::Null, |pr| self.pid_cell(pr.pid))
     }
 
+    /// The tid of a thread index, or null for `NONE` (global instants, events
+    /// without a thread).
+    fn tid_cell(&self, t: u32) -> Cell {
+        if t == NONE {
+            Cell::Null
+        } else {
+            self.thread_cells(t).1
+        }
+    }
+
     fn thread_cells(&self, t: u32) -> (Cell, Cell) {
         match self.tables.threads.get(t as usize) {
             Some(th) => (self.process_pid(th.process), self.pid_cell(th.tid)),
@@ -272,11 +282,7 @@ impl Trace {
                     order
                         .into_iter()
                         .map(|i| {
-                            let tid = if s.thread[i] == NONE {
-                                Cell::Null
-                            } else {
-                                self.thread_cells(s.thread[i]).1
-                            };
+                            let tid = self.tid_cell(s.thread[i]);
                             vec![
                                 Cell::Str(s.scope[i].as_str().into()),
                                 self.process_pid(s.process[i]),
@@ -320,11 +326,7 @@ impl Trace {
                     order
                         .into_iter()
                         .map(|i| {
-                            let tid = if s.thread[i] == NONE {
-                                Cell::Null
-                            } else {
-                                self.thread_cells(s.thread[i]).1
-                            };
+                            let tid = self.tid_cell(s.thread[i]);
                             vec![
                                 self.process_pid(s.process[i]),
                                 Cell::Str(self.name(s.name[i]).to_string()),
@@ -484,11 +486,7 @@ impl Trace {
                 t.metadata
                     .iter()
                     .map(|m| {
-                        let tid = if m.thread == NONE {
-                            Cell::Null
-                        } else {
-                            self.thread_cells(m.thread).1
-                        };
+                        let tid = self.tid_cell(m.thread);
                         vec![
                             self.process_pid(m.process),
                             tid,
@@ -522,11 +520,7 @@ impl Trace {
                     order
                         .into_iter()
                         .map(|i| {
-                            let tid = if o.thread[i] == NONE {
-                                Cell::Null
-                            } else {
-                                self.thread_cells(o.thread[i]).1
-                            };
+                            let tid = self.tid_cell(o.thread[i]);
                             vec![
                                 Cell::Str(self.str(o.ph[i]).to_string()),
                                 Cell::Str(self.name(o.name[i]).to_string()),
