@@ -38,21 +38,21 @@ impl Selection {
     pub fn has_slices(&self, thread: u32, lane: Lane) -> bool {
         self.tracks
             .as_ref()
-            .is_none_or(|ts| ts.iter().any(|&t| t == TrackRef::Slices { thread, lane }))
+            .is_none_or(|ts| ts.contains(&TrackRef::Slices { thread, lane }))
     }
 
     /// Whether a thread's CPU samples are selected.
     pub fn has_samples(&self, thread: u32) -> bool {
         self.tracks
             .as_ref()
-            .is_none_or(|ts| ts.iter().any(|&t| t == TrackRef::Samples { thread }))
+            .is_none_or(|ts| ts.contains(&TrackRef::Samples { thread }))
     }
 
     /// Whether a counter series is selected.
     pub fn has_counter(&self, series: u32) -> bool {
         self.tracks
             .as_ref()
-            .is_none_or(|ts| ts.iter().any(|&t| t == TrackRef::Counter { series }))
+            .is_none_or(|ts| ts.contains(&TrackRef::Counter { series }))
     }
 
     /// The range clipped to the trace's bounds (a whole-trace question reports the
