@@ -30,7 +30,9 @@ fn slices_trace(total: usize) -> Trace {
             for depth in 0..5u64 {
                 let ts = top * 1000 + depth * 100;
                 let dur = 1000 - depth * 200 - 1;
-                k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                k = k
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let name = (k >> 33) % 400;
                 let _ = write!(
                     s,
@@ -71,7 +73,9 @@ fn profile_trace(nodes: usize, samples: usize) -> Trace {
     s.push_str(r#"],"startTime":0,"endTime":1,"samples":["#);
     let mut k = 7u64;
     for _ in 0..samples {
-        k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        k = k
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let _ = write!(s, "{},", (k >> 33) as usize % nodes + 1);
     }
     s.pop();
@@ -94,7 +98,14 @@ fn bench(c: &mut Criterion) {
         b.iter(|| slice_stats(&t, &Selection::all(), GroupBy::Name, NameFilter::default()))
     });
     g.bench_function("whole_trace_by_thread", |b| {
-        b.iter(|| slice_stats(&t, &Selection::all(), GroupBy::Thread, NameFilter::default()))
+        b.iter(|| {
+            slice_stats(
+                &t,
+                &Selection::all(),
+                GroupBy::Thread,
+                NameFilter::default(),
+            )
+        })
     });
     let tenth = Selection::range(start + (end - start) / 2, start + (end - start) * 6 / 10);
     g.bench_function("tenth_of_trace_by_name", |b| {

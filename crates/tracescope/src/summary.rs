@@ -108,7 +108,7 @@ fn human(v: &Value, ranged: bool) -> String {
         "avg",
         "min",
         "max",
-        "thread",
+        "thread time",
         "unfinished",
     ];
     head.extend(cols.iter().map(|c| c.to_string()));

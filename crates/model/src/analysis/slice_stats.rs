@@ -117,8 +117,16 @@ impl Acc {
     #[inline]
     fn add(&mut self, s: &SliceTable, i: usize, t0: i64, t1: i64) {
         let (ts, dur) = (s.ts[i], s.dur[i]);
-        self.min = if self.count == 0 { dur } else { self.min.min(dur) };
-        self.max = if self.count == 0 { dur } else { self.max.max(dur) };
+        self.min = if self.count == 0 {
+            dur
+        } else {
+            self.min.min(dur)
+        };
+        self.max = if self.count == 0 {
+            dur
+        } else {
+            self.max.max(dur)
+        };
         self.count += 1;
         self.total = self.total.saturating_add(dur);
         self.self_ns = self.self_ns.saturating_add(s.self_ns[i]);
