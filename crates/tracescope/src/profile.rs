@@ -116,7 +116,7 @@ fn threads(trace: &Trace, wanted: &str) -> Result<Vec<TrackRef>> {
     Ok(chosen)
 }
 
-/// Folded stacks, sorted, one line per distinct stack: `root;caller;callee COUNT`.
+/// Folded stacks, sorted, one line per distinct stack of names: `root;caller;callee COUNT`.
 /// A `;` inside a function name would split it, so it is written as `:`.
 pub fn folded(trace: &Trace, o: &Options) -> Result<Vec<String>> {
     let mut sel = Selection::all();
@@ -127,7 +127,9 @@ pub fn folded(trace: &Trace, o: &Options) -> Result<Vec<String>> {
         sel.tracks = Some(threads(trace, th)?);
     }
     let tree = call_tree(trace, &sel, TreeView::TopDown, usize::MAX);
-    let mut lines: Vec<String> = Vec::new();
+    // Two functions of one name (other file or line) fold into one frame name, so
+    // their stacks are summed into one line.
+    let mut stacks: std::collections::BTreeMap<String, u64> = Default::default();
     for (path, samples, ns) in tree.stacks(trace) {
         let count = match o.weight {
             Weight::Samples => samples,
@@ -143,8 +145,9 @@ pub fn folded(trace: &Trace, o: &Options) -> Result<Vec<String>> {
                 n.replace(';', ":").replace(['\n', '\r'], " ")
             })
             .collect();
-        lines.push(format!("{} {count}", frames.join(";")));
+        *stacks.entry(frames.join(";")).or_default() += count;
     }
+    let lines: Vec<String> = stacks.iter().map(|(s, n)| format!("{s} {n}")).collect();
     if lines.is_empty() {
         bail!(
             "no CPU samples in {}",
@@ -155,6 +158,5 @@ pub fn folded(trace: &Trace, o: &Options) -> Result<Vec<String>> {
             }
         );
     }
-    lines.sort();
     Ok(lines)
 }

@@ -395,6 +395,15 @@ fn profile_writes_folded_stacks_and_a_flame_graph() {
     );
     assert!(text.contains("main-work") && text.contains("runMainESM"));
 
+    // Regression: two functions named (anonymous) under (root) gave two equal lines.
+    let chrome = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/speedscope/Chrome/69/simple.json");
+    let folded = ok_stdout(&["profile", chrome.to_str().unwrap()]);
+    assert_eq!(
+        folded.lines().next(),
+        Some("(root);(anonymous) 2"),
+        "{folded}"
+    );
     let out = run(&["profile", p, "--thread", "nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
