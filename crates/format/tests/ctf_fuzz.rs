@@ -90,3 +90,18 @@ proptest! {
         let _ = parse_metadata(&text);
     }
 }
+
+/// Regression (found by `cargo fuzz run read_ctf`): a packetized metadata file cut
+/// inside its packet header panicked on a reversed slice.
+#[test]
+fn packetized_metadata_cut_inside_its_header_is_an_error() {
+    let mut m = Vec::new();
+    m.extend_from_slice(&0x75D1_1D57u32.to_le_bytes()); // metadata packet magic
+    m.extend_from_slice(&[0; 20]); // uuid, checksum
+    m.extend_from_slice(&(40u32 * 8).to_le_bytes()); // content size in bits
+    m.extend_from_slice(&(40u32 * 8).to_le_bytes()); // packet size in bits
+    m.extend_from_slice(&[0, 0, 0]); // compression, encryption, checksum scheme
+    let mut diags = Diagnostics::default();
+    let err = read_trace_bytes(&m, &[], &mut diags).unwrap_err();
+    assert!(err.to_string().contains("cut off"), "{err}");
+}

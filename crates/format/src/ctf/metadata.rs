@@ -95,7 +95,10 @@ pub fn metadata_text(bytes: &[u8]) -> Result<String, CtfError> {
             )));
         }
         let end = (pos + content).min(bytes.len());
-        text.extend_from_slice(&bytes[pos + PACKET_HEADER_LEN..end]);
+        let body = bytes
+            .get(pos + PACKET_HEADER_LEN..end)
+            .ok_or_else(|| bad("metadata packet cut off inside its header"))?;
+        text.extend_from_slice(body);
         pos += size;
     }
     Ok(String::from_utf8_lossy(&text).into_owned())
