@@ -10,6 +10,8 @@ import { Raster, pack } from './raster.js';
 import { installPointer } from './pointer.js';
 import { colorFor } from './colors.js';
 import { formatDuration } from './format.js';
+import { drawSnapshots } from './snapshots.js';
+import { drawMark, drawHighlights } from './overlays.js';
 
 export { RULER_H };
 
@@ -22,9 +24,11 @@ export { RULER_H };
 
 /**
  * What is selected: a slice or async item (with an id for details), a merged
- * item, an instant, or a sample/object item.
- * @typedef {{kind: 'slice'|'async'|'merged'|'instant'|'item', id: number, track: string,
- *   row: number, ts: number, dur: number, name: string, count?: number, scope?: string}} Selection
+ * item, an instant, a stack frame of a samples track (`id`: the frame), an object
+ * (`id`: its row) or one of its snapshots (`index` in the object's list).
+ * @typedef {{kind: 'slice'|'async'|'merged'|'instant'|'frame'|'object'|'snapshot', id: number,
+ *   track: string, row: number, ts: number, dur: number, name: string, count?: number,
+ *   scope?: string, index?: number}} Selection
  * @typedef {{fromTs: number, fromTrack: string, fromRow: number, toTs: number,
  *   toTrack: string, toRow: number}} Arrow
  */
@@ -58,8 +62,12 @@ export class Timeline {
     this.scale = new TimeScale(summary.start_ns - span * 0.02, summary.end_ns + span * 0.02, 1);
     /** @type {Selection|null} */
     this.selection = null;
-    /** @type {{t0: number, t1: number}|null} */
+    /** @type {import('./range.js').Range|null} the marked range; tracks null: all */
     this.mark = null;
+    /** @type {import('./types.js').RangeSlicesAnswer|null} slices outlined (a range table group) */
+    this.highlight = null;
+    /** @type {(r: import('./range.js').Range) => void} a range was dragged out (shift-drag) */
+    this.onRange = () => {};
     /** @type {{query: string, regex: RegExp|null}|null} */
     this.search = null;
     /** @type {Arrow[]} arrows of the selection */
@@ -112,7 +120,7 @@ export class Timeline {
     return {
       dark, bg: v('--bg'), fg: v('--fg'), muted: v('--muted'), grid: v('--grid'),
       headerBg: v('--header-bg'), labelBg: v('--label-bg'), trackAlt: v('--track-alt'),
-      accent: v('--accent'), select: v('--select'), warn: v('--warn'), mark: v('--mark'),
+      accent: v('--accent'), select: v('--select'), warn: v('--warn'), mark: v('--mark'), hl: v('--hl'),
       textDark: '#111', textLight: '#fff', stripes: this.ctx.createPattern(pc, 'repeat'),
     };
   }
@@ -308,6 +316,7 @@ export class Timeline {
       return;
     }
     decorateSlices(ctx, tiles, this.scale, this.labelW, y, theme, this.search);
+    if (track.kind === 'objects') drawSnapshots(ctx, tiles, this.scale, this.labelW, y, theme);
     const g = this.layout.groups.get(row.process.id);
     if (track.kind === 'slices' && g) drawProcessInstants(ctx, tiles, this.scale, this.labelW, { y0: this.cy(g.y0), y1: this.cy(g.y1) }, theme);
   }
@@ -354,12 +363,8 @@ export class Timeline {
   drawOverlays(rows) {
     const { ctx, theme, scale } = this;
     const x0 = this.labelW;
-    if (this.mark) {
-      const a = scale.toPx(this.mark.t0);
-      const b = scale.toPx(this.mark.t1);
-      ctx.fillStyle = theme.mark;
-      ctx.fillRect(x0 + a, RULER_H, Math.max(1, b - a), this.h);
-    }
+    drawMark(this);
+    drawHighlights(this);
     const sel = this.selection;
     if (sel) {
       const y = this.rowY(sel.track, sel.row);
