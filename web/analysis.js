@@ -41,7 +41,7 @@ export class Analysis {
       if (name === 'profile') this.profile.ensure();
     };
     $('bottom-close').addEventListener('click', () => this.tabs.setOpen(false));
-    details.onShow = () => this.tabs.show('details');
+    details.onShow = (front) => (front ? this.tabs.show('details') : this.tabs.offer('details'));
     details.onHide = () => this.tabs.remove('details');
     details.onSelectAll = (name) => this.selectAll(name);
     this.range = new RangePanel($('range-panel'), api, this.origin,

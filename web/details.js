@@ -58,7 +58,12 @@ export class DetailsPanel {
     this.onNavigate = onNavigate;
     /** @type {(name: string) => void} "Select all with this name" */
     this.onSelectAll = () => {};
-    /** Called when the panel has something to show (the tabs bring it to the front). */
+    /**
+     * Called when the panel has something to show: `front` when the user just
+     * picked it (bring the tab to the front); content arriving later does not
+     * take the front from a tab opened meanwhile.
+     * @type {(front: boolean) => void}
+     */
     this.onShow = () => {
       el.hidden = false;
     };
@@ -88,7 +93,7 @@ export class DetailsPanel {
   /** Basic facts from the track data, while details load or when there are none.
    * @param {Selection} s */
   showBasic(s) {
-    this.onShow();
+    this.onShow(true);
     /** @type {Array<[string, string]>} */
     const rows = [['Start', formatTime(s.ts - this.origin)]];
     if (s.kind === 'instant') rows.push(['Scope', s.scope === 'p' ? 'process' : s.scope === 'g' ? 'global' : 'thread']);
@@ -99,7 +104,7 @@ export class DetailsPanel {
 
   /** @param {Details} d @param {'slice'|'async'} kind */
   show(d, kind) {
-    this.onShow();
+    this.onShow(false);
     /** @type {Array<[string, string]>} */
     const rows = [
       ['Category', esc(d.cat || '–')],
@@ -136,7 +141,7 @@ export class DetailsPanel {
    * @param {number|null} open
    */
   showObject(o, open) {
-    this.onShow();
+    this.onShow(false);
     /** @type {Array<[string, string]>} */
     const rows = [
       ['Object id', esc(o.object_id)],
@@ -171,7 +176,7 @@ export class DetailsPanel {
    * @param {{name: string, location: string, ts: number, dur: number, samples: number|null, self: number|null}} f
    */
   showFrame(f) {
-    this.onShow();
+    this.onShow(false);
     /** @type {Array<[string, string]>} */
     const rows = [
       ['Location', f.location ? `<code>${esc(f.location)}</code>` : '<span class="muted">unknown</span>'],
@@ -185,7 +190,7 @@ export class DetailsPanel {
 
   /** @param {string} message */
   error(message) {
-    this.onShow();
+    this.onShow(false);
     this.el.innerHTML = `<p class="warn">${esc(message)}</p>`;
   }
 }

@@ -199,9 +199,11 @@ async function main() {
     width: () => tl.scale.width,
     zoomToSelection: () => tl.zoomToSelection(),
     mark: () => {
-      const s = tl.selection;
-      if (tl.mark) analysis.clearRange();
-      else if (s) analysis.setRange(rangeOf(s));
+      // The selection's range, unless that is the range already marked: then unmark.
+      const m = tl.mark;
+      const r = tl.selection && rangeOf(tl.selection);
+      if (r && !(m && !m.tracks && m.t0 === r.t0 && m.t1 === r.t1)) analysis.setRange(r);
+      else if (m) analysis.clearRange();
     },
     help: () => help.toggle(),
     search: () => search.focus(),

@@ -114,6 +114,7 @@ export function installPointer(tl) {
       if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
       drag.moved = true;
       if (drag.range) {
+        tl.onHover(null, 0, 0);
         tl.mark = dragRange(tl, drag.range.x, drag.range.y, e.clientX - r.left, e.clientY - r.top);
         tl.requestDraw();
         return;

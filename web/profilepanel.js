@@ -190,15 +190,15 @@ export class ProfilePanel {
       .map((r) => {
         const twisty = r.leaf ? '<span class="twisty"></span>' : `<span class="twisty">${r.expanded ? '▾' : '▸'}</span>`;
         return `<tr data-node="${r.node}"><td class="fn" style="padding-left:${6 + r.depth * 14}px">${twisty}${esc(r.name || '(anonymous)')}</td>` +
-          `<td class="num">${formatDuration(r.self)}</td><td class="num pct">${percent(r.self, whole)}</td>` +
-          `<td class="num">${formatDuration(r.total)}</td><td class="num pct">${percent(r.total, whole)}</td>` +
-          `<td class="num">${formatCount(r.samples)}</td><td class="loc">${esc(r.location)}</td></tr>`;
+          `<td class="n">${formatDuration(r.self)}</td><td class="n pct">${percent(r.self, whole)}</td>` +
+          `<td class="n">${formatDuration(r.total)}</td><td class="n pct">${percent(r.total, whole)}</td>` +
+          `<td class="n">${formatCount(r.samples)}</td><td class="loc">${esc(r.location)}</td></tr>`;
       })
       .join('');
     const more = rows.length > shown.length ? `<tr><td colspan="7" class="muted">and ${formatCount(rows.length - shown.length)} more rows</td></tr>` : '';
     const head = this.view === 'bottom-up' ? 'Function (callers below)' : 'Function (callees below)';
-    this.body.innerHTML = `<table class="calltree ${this.view}"><thead><tr><th>${head}</th><th class="num">Self</th><th class="num">%</th>` +
-      `<th class="num">Total</th><th class="num">%</th><th class="num">Samples</th><th>Location</th></tr></thead><tbody>${body}${more}</tbody></table>`;
+    this.body.innerHTML = `<table class="calltree ${this.view}"><thead><tr><th>${head}</th><th class="n">Self</th><th class="n">%</th>` +
+      `<th class="n">Total</th><th class="n">%</th><th class="n">Samples</th><th>Location</th></tr></thead><tbody>${body}${more}</tbody></table>`;
   }
 
   drawFlame() {

@@ -3,7 +3,7 @@
 // click highlights that group's slices on the timeline. Counter series in the
 // range get a table of their own.
 import { TableView } from './table.js';
-import { formatCount, formatDuration, formatTime, formatValue, esc } from './format.js';
+import { formatCount, formatDuration, formatValue, esc } from './format.js';
 
 /** @typedef {import('./api.js').Api} Api */
 /** @typedef {import('./api.js').RangeQuery} RangeQuery */
@@ -113,7 +113,7 @@ export class RangePanel {
     this.title = title;
     this.by.value = query.by;
     this.setHighlight(null);
-    const span = `${formatTime(query.t0 - this.origin)} – ${formatTime(query.t1 - this.origin)} (${formatDuration(query.t1 - query.t0)})`;
+    const span = `${formatDuration(query.t0 - this.origin)} – ${formatDuration(query.t1 - this.origin)}`;
     /** @type {HTMLElement} */ (this.el.querySelector('.range-title')).textContent = title;
     /** @type {HTMLElement} */ (this.el.querySelector('.range-facts')).textContent = query.name === null ? span : '';
     this.status.textContent = 'Loading…';

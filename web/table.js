@@ -102,7 +102,7 @@ export class TableView {
       .map((c) => {
         const arrow = c.id === this.sort.column ? (this.sort.dir === 1 ? ' ▲' : ' ▼') : '';
         const aria = c.id === this.sort.column ? ` aria-sort="${this.sort.dir === 1 ? 'ascending' : 'descending'}"` : '';
-        return `<th data-col="${c.id}" class="${c.numeric ? 'num' : ''}"${aria}${c.title ? ` title="${esc(c.title)}"` : ''}>${esc(c.label)}${arrow}</th>`;
+        return `<th data-col="${c.id}" class="${c.numeric ? 'n' : ''}"${aria}${c.title ? ` title="${esc(c.title)}"` : ''}>${esc(c.label)}${arrow}</th>`;
       })
       .join('');
     const body = order
@@ -111,13 +111,14 @@ export class TableView {
           .map((c) => {
             const v = c.value(i);
             const text = v === null ? '–' : c.show ? c.show(v) : esc(String(v));
-            return `<td class="${c.numeric ? 'num' : 'key'}">${text}</td>`;
+            return `<td class="${c.numeric ? 'n' : 't'}">${text}</td>`;
           })
           .join('');
         return `<tr data-i="${i}"${i === this.chosen ? ' class="chosen"' : ''}>${cells}</tr>`;
       })
       .join('');
     this.el.innerHTML = `<thead><tr>${head}</tr></thead><tbody>${body}</tbody>`;
+    this.el.hidden = this.n === 0;
   }
 
   /** Data indexes in the order shown. */
