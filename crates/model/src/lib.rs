@@ -6,6 +6,7 @@
 //! sections 3 to 12. Every anomaly is a counted diagnostic, never a panic. The model
 //! never sees the bytes of a file format: that is `tracescope-format`.
 
+pub mod analysis;
 pub mod args;
 mod build;
 pub mod export;

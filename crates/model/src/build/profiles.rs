@@ -487,6 +487,19 @@ fn raw_stack(text: &str, frames: &mut Vec<Frame>, strings: &SharedStrings) -> u3
     parent
 }
 
+/// A sample's `pid`/`tid` by the rules of event fields: a number, or a string that
+/// is a decimal integer (that integer) or a name of its own.
+fn sample_pid(v: Option<&Value<'_>>, strings: &SharedStrings) -> Option<PidK> {
+    match v? {
+        Value::Number(n) => tracescope_format::Int64::parse_number(n).map(PidK::Int),
+        Value::String(s) => Some(match tracescope_format::Pid::from_str_value(s.clone()) {
+            tracescope_format::Pid::Int(i) => PidK::Int(i),
+            tracescope_format::Pid::Str(s) => PidK::Str(strings.intern(&s)),
+        }),
+        _ => None,
+    }
+}
+
 /// The top-level `samples` array: `{cpu, tid, ts, name, sf, weight}`; a sample
 /// belongs to the thread with its tid (pid 0 when none matches).
 fn top_samples(
@@ -495,7 +508,7 @@ fn top_samples(
     frames: &mut Vec<Frame>,
     rows: &mut Vec<Row>,
     registry: &mut Registry,
-    _strings: &SharedStrings,
+    strings: &SharedStrings,
     diags: &mut Diagnostics,
 ) {
     let Ok(Value::Array(items)) = Value::parse(text) else {
@@ -503,19 +516,26 @@ fn top_samples(
         return;
     };
     let mut by_tid: FxHashMap<PidK, u32> = FxHashMap::default();
+    let mut by_pid_tid: FxHashMap<(PidK, PidK), u32> = FxHashMap::default();
     for (i, t) in registry.threads.iter().enumerate() {
         by_tid.entry(t.tid).or_insert(i as u32);
+        let pid = registry.processes[t.process as usize].pid;
+        by_pid_tid.insert((pid, t.tid), i as u32);
     }
     for s in items {
-        let tid = match s.get("tid") {
-            Some(Value::Number(n)) => tracescope_format::Int64::parse_number(n).map(PidK::Int),
-            _ => None,
-        }
-        .unwrap_or(PidK::Int(tracescope_format::Int64::I(0)));
-        let thread = match by_tid.get(&tid) {
-            Some(&t) => t,
+        let zero = PidK::Int(tracescope_format::Int64::I(0));
+        let tid = sample_pid(s.get("tid"), strings).unwrap_or(zero);
+        let pid = sample_pid(s.get("pid"), strings);
+        // The spec: the thread with this tid, pid 0 when none matches; a sample
+        // that also names its pid prefers that process's thread.
+        let known = pid
+            .and_then(|p| by_pid_tid.get(&(p, tid)))
+            .or_else(|| by_tid.get(&tid))
+            .copied();
+        let thread = match known {
+            Some(t) => t,
             None => {
-                let p = registry.process(PidK::Int(tracescope_format::Int64::I(0)));
+                let p = registry.process(zero);
                 let t = registry.thread(p, tid);
                 by_tid.insert(tid, t);
                 t
@@ -523,6 +543,10 @@ fn top_samples(
         };
         let ts = match s.get("ts") {
             Some(Value::Number(n)) => micros_text_to_ns(n).unwrap_or(0),
+            Some(Value::String(n)) => {
+                diags.add(DiagKind::NumericString, 0, || format!("samples ts {n:?}"));
+                micros_text_to_ns(n).unwrap_or(0)
+            }
             _ => 0,
         };
         let frame = match s.get("sf") {
@@ -530,7 +554,11 @@ fn top_samples(
             Some(Value::Number(id)) => dict.frame(id, frames, diags, 0),
             _ => NONE,
         };
-        let weight = s.get("weight").and_then(Value::as_f64).unwrap_or(1.0);
+        let weight = match s.get("weight") {
+            Some(Value::String(w)) => w.trim().parse().ok(),
+            w => w.and_then(Value::as_f64),
+        }
+        .unwrap_or(1.0);
         rows.push(Row {
             thread,
             ts,

@@ -31,6 +31,56 @@ pub struct Items {
     pub color: Vec<StrId>,
     /// Slices tracks of the call stack: thread and process instants.
     pub instants: Option<Instants>,
+    /// Objects tracks: snapshot markers.
+    pub snapshots: Option<SnapshotMarks>,
+}
+
+/// Object snapshots in a window: at most one per pixel per row (the first).
+#[derive(Debug, Default, PartialEq)]
+pub struct SnapshotMarks {
+    pub ts: Vec<i64>,
+    pub row: Vec<u32>,
+    /// Object (objects table row).
+    pub object: Vec<u32>,
+    /// Position in the object's snapshot list.
+    pub index: Vec<u32>,
+}
+
+impl SnapshotMarks {
+    fn build(trace: &Trace, rows: &Rows, g: Grid) -> SnapshotMarks {
+        let objs = &trace.tables.objects;
+        let snaps = &trace.tables.snapshots;
+        let mut out = SnapshotMarks::default();
+        let mut marks: Vec<(i64, u32, u32)> = Vec::new();
+        for (r, row) in rows.rows.iter().enumerate() {
+            marks.clear();
+            for &o in &row.ids {
+                let obj = &objs[o as usize];
+                if obj.start >= g.t1 || obj.end < g.t0 {
+                    continue;
+                }
+                for (k, &sn) in obj.snapshots.iter().enumerate() {
+                    let ts = snaps[sn as usize].ts;
+                    if g.t0 <= ts && ts < g.t1 {
+                        marks.push((ts, o, k as u32));
+                    }
+                }
+            }
+            marks.sort_unstable();
+            let mut last_end = i64::MIN;
+            for &(ts, o, k) in &marks {
+                if ts < last_end {
+                    continue;
+                }
+                last_end = g.bucket_end(ts);
+                out.ts.push(ts);
+                out.row.push(r as u32);
+                out.object.push(o);
+                out.index.push(k);
+            }
+        }
+        out
+    }
 }
 
 #[derive(Debug, Default, PartialEq)]
@@ -150,6 +200,7 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
                     color: StrId::NONE,
                 }
             });
+            out.snapshots = Some(SnapshotMarks::build(trace, rows, g));
         }
         TrackRef::Samples { thread } => {
             let slot = index.flame_slot(thread)?;

@@ -174,6 +174,15 @@ pub fn items(trace: &Trace, it: &Items) -> String {
         let s = instants(&mut st, ins);
         o.raw("instants", &s);
     }
+    if let Some(sn) = &it.snapshots {
+        let s = Obj::new()
+            .nums("ts", sn.ts.iter())
+            .nums("row", sn.row.iter())
+            .nums("object", sn.object.iter())
+            .nums("index", sn.index.iter())
+            .finish();
+        o.raw("snapshots", &s);
+    }
     o.strs("strings", st.list.iter().map(|&s| trace.name(s)));
     o.finish()
 }
@@ -240,7 +249,7 @@ fn flow(trace: &Trace, f: &FlowInfo) -> String {
 }
 
 /// Args as JSON: the model's compact text when it is valid JSON, else as a string.
-fn args_json(args: Option<&str>) -> String {
+pub(super) fn args_json(args: Option<&str>) -> String {
     match args {
         None => "null".to_string(),
         Some(a) if serde_json::from_str::<serde_json::Value>(a).is_ok() => a.to_string(),

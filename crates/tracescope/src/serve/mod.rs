@@ -1,6 +1,7 @@
 //! `tracescope view`'s HTTP server: the API of `docs/api.md` over one loaded trace,
 //! and the embedded web page. Binds 127.0.0.1 unless told otherwise.
 
+mod analysis;
 mod assets;
 mod encode;
 mod json;
@@ -109,5 +110,7 @@ fn open_browser(url: &str) {
     }
 }
 
+#[cfg(test)]
+mod analysis_tests;
 #[cfg(test)]
 mod tests;

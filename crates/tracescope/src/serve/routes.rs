@@ -20,7 +20,7 @@ use tracescope_model::query::window::{track_window, Window};
 use tracescope_model::query::{QueryIndex, TrackRef};
 use tracescope_model::Trace;
 
-use super::{assets, encode, json};
+use super::{analysis, assets, encode, json};
 
 /// One served trace and its query indexes.
 pub struct AppState {
@@ -54,7 +54,7 @@ impl AppState {
     }
 }
 
-type St = State<Arc<AppState>>;
+pub(super) type St = State<Arc<AppState>>;
 
 /// Largest pixel width accepted (a few 8K screens side by side).
 const MAX_PX: u32 = 20_000;
@@ -71,6 +71,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/async/{id}", get(async_slice))
         .route("/api/search", get(search_route))
         .route("/api/flows", get(flows))
+        .route("/api/range", get(analysis::range))
+        .route("/api/range/slices", get(analysis::range_slices))
+        .route("/api/profile", get(analysis::profile))
+        .route("/api/object/{id}", get(analysis::object))
         .fallback(fallback)
         // The fastest gzip level: answers are compressed per request while panning,
         // and level 1 already shrinks these number columns about 3x.
@@ -112,18 +116,18 @@ impl IntoResponse for ApiError {
     }
 }
 
-type Answer = Result<String, ApiError>;
+pub(super) type Answer = Result<String, ApiError>;
 
-fn bad(msg: impl Into<String>) -> ApiError {
+pub(super) fn bad(msg: impl Into<String>) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, msg.into())
 }
 
-fn not_found(msg: impl Into<String>) -> ApiError {
+pub(super) fn not_found(msg: impl Into<String>) -> ApiError {
     ApiError(StatusCode::NOT_FOUND, msg.into())
 }
 
 /// Runs a query on the blocking pool; a panic there becomes a 500, never a crash.
-async fn run(
+pub(super) async fn run(
     state: Arc<AppState>,
     f: impl FnOnce(&AppState) -> Answer + Send + 'static,
 ) -> Response {
@@ -135,7 +139,7 @@ async fn run(
 }
 
 /// Query string parameters, decoded; a repeated name is an error.
-struct Params(Vec<(String, String)>);
+pub(super) struct Params(Vec<(String, String)>);
 
 fn decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
@@ -157,7 +161,7 @@ fn decode(s: &str) -> Option<String> {
 }
 
 impl Params {
-    fn parse(q: Option<String>) -> Result<Params, ApiError> {
+    pub(super) fn parse(q: Option<String>) -> Result<Params, ApiError> {
         let mut v: Vec<(String, String)> = Vec::new();
         for part in q
             .as_deref()
@@ -177,17 +181,17 @@ impl Params {
         Ok(Params(v))
     }
 
-    fn get(&self, k: &str) -> Option<&str> {
+    pub(super) fn get(&self, k: &str) -> Option<&str> {
         self.0.iter().find(|(e, _)| e == k).map(|(_, v)| v.as_str())
     }
 
-    fn need(&self, k: &str) -> Result<&str, ApiError> {
+    pub(super) fn need(&self, k: &str) -> Result<&str, ApiError> {
         self.get(k)
             .ok_or_else(|| bad(format!("missing parameter {k}")))
     }
 
     /// A time in ns: an integer, or a decimal number rounded down.
-    fn time(&self, k: &str) -> Result<i64, ApiError> {
+    pub(super) fn time(&self, k: &str) -> Result<i64, ApiError> {
         let v = self.need(k)?;
         if let Ok(i) = v.parse::<i64>() {
             return Ok(i);
@@ -200,7 +204,7 @@ impl Params {
         }
     }
 
-    fn count(
+    pub(super) fn count(
         &self,
         k: &str,
         min: usize,
@@ -218,7 +222,7 @@ impl Params {
         }
     }
 
-    fn window(&self) -> Result<(i64, i64), ApiError> {
+    pub(super) fn window(&self) -> Result<(i64, i64), ApiError> {
         let (t0, t1) = (self.time("t0")?, self.time("t1")?);
         if t0 >= t1 {
             return Err(bad("t0 must be less than t1"));
@@ -228,7 +232,7 @@ impl Params {
 }
 
 /// An item id: plain decimal digits.
-fn parse_id(s: &str) -> Result<u32, ApiError> {
+pub(super) fn parse_id(s: &str) -> Result<u32, ApiError> {
     if s.is_empty() || s.len() > 10 || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad("id must be a non-negative integer"));
     }

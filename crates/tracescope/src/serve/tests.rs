@@ -19,7 +19,7 @@ fn demo_app() -> (Router, Arc<AppState>) {
     (router(state.clone()), state)
 }
 
-async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
+pub(super) async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
     let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
     let resp = app.clone().oneshot(req).await.unwrap();
     let status = resp.status();
@@ -34,7 +34,7 @@ async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
     (status, v)
 }
 
-async fn ok(app: &Router, uri: &str) -> Value {
+pub(super) async fn ok(app: &Router, uri: &str) -> Value {
     let (s, v) = get(app, uri).await;
     assert_eq!(s, StatusCode::OK, "{uri}: {v}");
     v
@@ -567,6 +567,8 @@ async fn shared_examples_answer_every_endpoint() {
         }
         ok(&app, &format!("/api/flows?t0={t0}&t1={t1}")).await;
         ok(&app, "/api/search?q=a").await;
+        ok(&app, &format!("/api/range?t0={t0}&t1={t1}&by=thread")).await;
+        ok(&app, "/api/profile?view=bottom-up").await;
     }
     assert!(served >= 15, "{served}");
 }

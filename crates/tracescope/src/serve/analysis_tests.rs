@@ -1,0 +1,250 @@
+//! The analysis endpoints, in process, on small traces with known answers.
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use axum::Router;
+use serde_json::{json, Value};
+use tracescope_model::{LoadOptions, Trace};
+
+use super::tests::{get, ok};
+use super::{router, AppState};
+
+fn app_of(json: &str) -> Router {
+    let t = Trace::from_json(
+        Box::new(json.to_string()),
+        json.len() as u64,
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    router(Arc::new(AppState::new(t, "t.json".into())))
+}
+
+fn example(rel: &str) -> Router {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/examples")
+        .join(rel);
+    router(Arc::new(AppState::new(
+        crate::load::load(&p).unwrap(),
+        rel.into(),
+    )))
+}
+
+/// A[0,100) > B[10,40); A > B[50,70) on 1/1 (A has tdur 50); A[20,60) on 1/2; a
+/// counter 10 @0, 20 @100. Times in µs.
+const TRACE: &str = r#"[
+{"ph":"X","pid":1,"tid":1,"name":"A","cat":"c","ts":0,"dur":100,"tts":0,"tdur":50},
+{"ph":"X","pid":1,"tid":1,"name":"B","cat":"c","ts":10,"dur":30},
+{"ph":"X","pid":1,"tid":1,"name":"B","cat":"c","ts":50,"dur":20},
+{"ph":"X","pid":1,"tid":2,"name":"A","cat":"d","ts":20,"dur":40},
+{"ph":"C","pid":1,"name":"mem","ts":0,"args":{"v":10}},
+{"ph":"C","pid":1,"name":"mem","ts":100,"args":{"v":20}}
+]"#;
+
+#[tokio::test]
+async fn range_groups_slices_with_exact_times_and_counter_stats() {
+    let app = app_of(TRACE);
+    let v = ok(&app, "/api/range?t0=30000&t1=60000").await;
+    assert_eq!(v["by"], "name");
+    assert_eq!(v["slices"], 4);
+    let g = &v["groups"];
+    assert_eq!(g["key"], json!(["A", "B"]));
+    assert_eq!(g["thread"], json!([-1, -1]));
+    assert_eq!(g["count"], json!([2, 2]));
+    assert_eq!(g["total"], json!([140000, 50000]));
+    assert_eq!(g["self"], json!([90000, 50000]));
+    assert_eq!(g["in_range"], json!([60000, 20000]));
+    assert_eq!(g["thread_total"], json!([50000, -1]));
+    assert_eq!(g["avg"], json!([70000, 25000]));
+    assert_eq!(g["min"], json!([40000, 20000]));
+    assert_eq!(g["max"], json!([100000, 30000]));
+    assert_eq!(g["did_not_finish"], json!([0, 0]));
+    let c = &v["counters"];
+    assert_eq!(c["name"], json!(["mem"]));
+    assert_eq!(c["series"], json!(["v"]));
+    assert_eq!(c["track"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        (
+            c["count"][0].clone(),
+            c["min"][0].clone(),
+            c["avg"][0].clone()
+        ),
+        (json!(0), json!(10), json!(10))
+    );
+
+    let v = ok(&app, "/api/range?t0=0&t1=100000&by=category").await;
+    assert_eq!(v["groups"]["key"], json!(["c", "d"]));
+    let v = ok(&app, "/api/range?t0=0&t1=100000&by=thread&name=A").await;
+    assert_eq!(v["groups"]["count"], json!([1, 1]));
+    assert_eq!(v["groups"]["total"], json!([100000, 40000]));
+    let k = v["groups"]["key"][0].as_str().unwrap();
+    assert!(k.starts_with("Thread 1, Process 1"), "{k}");
+    let v = ok(&app, "/api/range?t0=0&t1=100000&name=nothing").await;
+    assert_eq!(v["slices"], 0);
+}
+
+#[tokio::test]
+async fn range_tracks_filter_and_group_slices() {
+    let app = app_of(TRACE);
+    let s = ok(&app, "/api/summary").await;
+    let th2 = &s["processes"][0]["threads"][1];
+    let track = th2["tracks"][0]["id"].as_str().unwrap().to_string();
+    let v = ok(&app, &format!("/api/range?t0=0&t1=100000&tracks={track}")).await;
+    assert_eq!(v["groups"]["key"], json!(["A"]));
+    assert_eq!(v["groups"]["total"], json!([40000]));
+
+    let v = ok(&app, "/api/range/slices?t0=0&t1=100000&key=B").await;
+    assert_eq!(v["total"], 2);
+    assert_eq!(v["ts"], json!([10000, 50000]));
+    assert_eq!(v["dur"], json!([30000, 20000]));
+    assert_eq!(v["row"], json!([1, 1]));
+    let v = ok(&app, "/api/range/slices?t0=0&t1=100000&key=B&limit=1").await;
+    assert_eq!(
+        (v["total"].clone(), v["id"].as_array().unwrap().len()),
+        (json!(2), 1)
+    );
+    let th = th2["id"].as_u64().unwrap();
+    let v = ok(
+        &app,
+        &format!("/api/range/slices?t0=0&t1=100000&by=thread&key={th}"),
+    )
+    .await;
+    assert_eq!(v["ts"], json!([20000]));
+    assert_eq!(v["track"], json!([track]));
+
+    for bad in [
+        "/api/range?t0=0",
+        "/api/range?t0=5&t1=5",
+        "/api/range?t0=0&t1=9&by=color",
+        "/api/range?t0=0&t1=9&tracks=s:99:0",
+        "/api/range?t0=0&t1=9&tracks=junk",
+        "/api/range/slices?t0=0&t1=9",
+        "/api/range/slices?t0=0&t1=9&by=thread&key=x",
+        "/api/range/slices?t0=0&t1=9&key=A&limit=0",
+        "/api/profile?t0=1",
+        "/api/profile?view=sideways",
+        "/api/profile?max_nodes=0",
+        "/api/object/x",
+    ] {
+        let (st, v) = get(&app, bad).await;
+        assert_eq!(st, StatusCode::BAD_REQUEST, "{bad}: {v}");
+        assert!(v["error"].is_string());
+    }
+    let (st, _) = get(&app, "/api/object/0").await;
+    assert_eq!(st, StatusCode::NOT_FOUND);
+}
+
+fn node_rows(v: &Value) -> Vec<(i64, String, i64, i64, i64)> {
+    let n = &v["nodes"];
+    let strings = v["strings"].as_array().unwrap();
+    (0..n["name"].as_array().unwrap().len())
+        .map(|i| {
+            let name = strings[n["name"][i].as_u64().unwrap() as usize]
+                .as_str()
+                .unwrap()
+                .to_string();
+            (
+                n["depth"][i].as_i64().unwrap(),
+                name,
+                n["self"][i].as_i64().unwrap() / 1000,
+                n["total"][i].as_i64().unwrap() / 1000,
+                n["self_samples"][i].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn profile_trees_of_the_seed_examples() {
+    let app = example("seed-guide/06-profile-chunks-simple.json");
+    let v = ok(&app, "/api/profile").await;
+    assert_eq!(
+        (v["samples"].clone(), v["total_ns"].clone()),
+        (json!(14), json!(900000))
+    );
+    assert_eq!(v["view"], "top-down");
+    assert_eq!(v["truncated"], false);
+    assert_eq!(
+        node_rows(&v),
+        vec![
+            (0, "(root)".into(), 250, 900, 3),
+            (1, "runMainESM".into(), 350, 650, 5),
+            (2, "main-work".into(), 300, 300, 6)
+        ]
+    );
+    assert_eq!(v["nodes"]["parent"], json!([-1, 0, 1]));
+    // 1-based positions (V8 writes 0-based ones); no position for (root).
+    assert_eq!(v["nodes"]["line"], json!([-1, 93, 11]));
+    assert_eq!(v["nodes"]["column"], json!([-1, 20, 1]));
+    let url = v["nodes"]["url"][2].as_u64().unwrap() as usize;
+    assert_eq!(v["strings"][url], "file:///index.mjs");
+    assert_eq!(v["nodes"]["url"][0], -1);
+
+    let v = ok(&app, "/api/profile?view=bottom-up").await;
+    let rows = node_rows(&v);
+    assert_eq!(rows[0], (0, "runMainESM".into(), 350, 650, 5));
+    assert_eq!(rows[2], (0, "main-work".into(), 300, 300, 6));
+
+    let v = ok(&app, "/api/profile?max_nodes=1").await;
+    assert_eq!(
+        (v["truncated"].clone(), node_rows(&v).len()),
+        (json!(true), 1)
+    );
+    // A range: 1 µs .. 202 µs holds the samples at 1, 101 and 201.
+    let v = ok(&app, "/api/profile?t0=1000&t1=202000").await;
+    assert_eq!(v["samples"], 3);
+    let s = ok(&app, "/api/summary").await;
+    let p = s["processes"][0]["threads"][0]["tracks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["kind"] == "samples")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let v = ok(&app, &format!("/api/profile?tracks={p}")).await;
+    assert_eq!(v["samples"], 14);
+
+    let app = example("seed-guide/07-profile-chunks-streamed.json");
+    let v = ok(&app, "/api/profile?view=bottom-up").await;
+    let rows = node_rows(&v);
+    assert_eq!(rows[0], (0, "runMainESM".into(), 250, 450, 4));
+    assert_eq!(rows[2], (0, "main-work".into(), 200, 200, 4));
+}
+
+#[tokio::test]
+async fn object_details_and_snapshot_markers() {
+    let app = example("seed-guide/08-object-lifecycle.json");
+    let v = ok(&app, "/api/object/0").await;
+    assert_eq!(v["name"], "MyWidget");
+    assert_eq!(v["object_id"], "widget-123");
+    assert_eq!(
+        (v["start"].clone(), v["end"].clone()),
+        (json!(10000), json!(20000))
+    );
+    assert_eq!(v["alive_at_end"], false);
+    assert_eq!(v["snapshots"][0]["ts"], 15000);
+    let snap = &v["snapshots"][0]["args"];
+    let fields = snap.get("snapshot").unwrap_or(snap);
+    assert_eq!(fields["width"], 200);
+    assert_eq!(fields["color"], "blue");
+    assert!(v["raw_snapshots"][0].as_str().unwrap().contains("200"));
+
+    let s = ok(&app, "/api/summary").await;
+    let o = s["processes"][0]["tracks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["kind"] == "objects")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let w = ok(&app, &format!("/api/track/{o}?t0=0&t1=30000&px=300")).await;
+    assert_eq!(w["snapshots"]["ts"], json!([15000]));
+    assert_eq!(w["snapshots"]["object"], json!([0]));
+    assert_eq!(w["snapshots"]["index"], json!([0]));
+    let w = ok(&app, &format!("/api/track/{o}?t0=16000&t1=30000&px=300")).await;
+    assert_eq!(w["snapshots"]["ts"], json!([]));
+}
