@@ -32,7 +32,17 @@ export class Analysis {
     this.origin = s.start_ns;
     /** @type {Set<string>} */
     this.samples = new Set();
-    for (const p of s.processes) for (const th of p.threads) for (const t of th.tracks) if (t.kind === 'samples') this.samples.add(t.id);
+    /** @type {Map<string, string>} track names by id */
+    const names = new Map();
+    for (const p of s.processes) {
+      for (const t of p.tracks) names.set(t.id, t.name);
+      for (const th of p.threads) {
+        for (const t of th.tracks) {
+          names.set(t.id, t.name);
+          if (t.kind === 'samples') this.samples.add(t.id);
+        }
+      }
+    }
     this.tabs = new Tabs($('bottom'), $('tab-buttons'), $('bottom-grip'), () => tl.resize());
     this.tabs.add('details', 'Details', $('details'));
     this.tabs.add('range', 'Range', $('range-panel'));
@@ -53,9 +63,16 @@ export class Analysis {
         const pad = Math.max(1000, (t1 - t0) * 0.05);
         tl.scale.set(t0 - pad, t1 + pad);
         tl.requestDraw();
-      });
+      },
+      (id) => names.get(id) ?? null);
     this.profile = new ProfilePanel($('profile-panel'), api, onHover);
-    if (this.samples.size) this.profile.open({ t0: null, t1: null, tracks: null, label: 'Whole trace' });
+    if (this.samples.size) {
+      this.profile.open({ t0: null, t1: null, tracks: null, label: 'Whole trace' });
+      this.tabs.enable('profile');
+      const b = $('profile-button');
+      b.hidden = false;
+      b.addEventListener('click', () => this.tabs.show('profile'));
+    }
     tl.onRange = (r) => this.setRange(r);
     this.itemSeq = 0;
   }

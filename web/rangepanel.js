@@ -41,16 +41,18 @@ export function groupColumns(r) {
 }
 
 /**
- * Columns of the counters table.
+ * Columns of the counters table. A counter is named as its track is (its name,
+ * plus the series key when it has several).
  * @param {RangeAnswer} r
+ * @param {(track: string) => string|null} [trackName]
  * @returns {Column[]}
  */
-export function counterColumns(r) {
+export function counterColumns(r, trackName = () => null) {
   const c = r.counters;
   /** @param {string} id @param {string} label @param {number[]} col @returns {Column} */
   const num = (id, label, col) => ({ id, label, numeric: true, value: (i) => col[i], show: formatValue });
   return [
-    { id: 'name', label: 'Counter', numeric: false, value: (i) => c.name[i] },
+    { id: 'name', label: 'Counter', numeric: false, value: (i) => trackName(c.track[i]) ?? c.name[i] },
     { id: 'count', label: 'Samples', numeric: true, value: (i) => c.count[i], show: formatCount },
     num('min', 'Min', c.min), num('max', 'Max', c.max), num('avg', 'Avg', c.avg),
     num('first', 'First', c.first), num('last', 'Last', c.last), num('delta', 'Delta', c.delta),
@@ -64,8 +66,10 @@ export class RangePanel {
    * @param {number} origin trace start: times are shown relative to it
    * @param {(h: RangeSlicesAnswer|null, label: string) => void} onHighlight
    * @param {(t0: number, t1: number) => void} onZoom show a time span
+   * @param {(track: string) => string|null} trackName a track's name in the summary
    */
-  constructor(el, api, origin, onHighlight, onZoom) {
+  constructor(el, api, origin, onHighlight, onZoom, trackName) {
+    this.trackName = trackName;
     this.el = el;
     this.api = api;
     this.origin = origin;
@@ -135,7 +139,7 @@ export class RangePanel {
           : `${formatCount(r.slices)} slices in ${formatCount(r.groups.key.length)} groups. Click a row to highlight its slices; click a header to sort.`;
         this.groups.set(groupColumns(r), r.groups.key.length);
         const nc = r.counters.track.length;
-        this.counters.set(counterColumns(r), nc);
+        this.counters.set(counterColumns(r, this.trackName), nc);
         /** @type {HTMLElement} */ (this.el.querySelector('.range-counters-head')).hidden = nc === 0;
       },
       (e) => {

@@ -66,3 +66,23 @@ export function drawSnapshots(ctx, tiles, scale, x0, y, theme) {
     }
   }
 }
+
+/**
+ * A selected snapshot: a ring around its diamond.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {number} cx
+ * @param {number} cy
+ * @param {string} color
+ */
+export function outlineDiamond(ctx, cx, cy, color) {
+  const r = DIAMOND + 3;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(cx, cy - r);
+  ctx.lineTo(cx + r, cy);
+  ctx.lineTo(cx, cy + r);
+  ctx.lineTo(cx - r, cy);
+  ctx.closePath();
+  ctx.stroke();
+}

@@ -72,6 +72,12 @@ export class Tabs {
     this.onShow(name);
   }
 
+  /** Show a tab's button without opening the panel. @param {string} name */
+  enable(name) {
+    const t = this.tabs.get(name);
+    if (t) t.button.hidden = false;
+  }
+
   /** Make a tab available without bringing it to the front. @param {string} name */
   offer(name) {
     const t = this.tabs.get(name);

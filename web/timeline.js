@@ -10,7 +10,7 @@ import { Raster, pack } from './raster.js';
 import { installPointer } from './pointer.js';
 import { colorFor } from './colors.js';
 import { formatDuration } from './format.js';
-import { drawSnapshots } from './snapshots.js';
+import { drawSnapshots, outlineDiamond } from './snapshots.js';
 import { drawMark, drawHighlights } from './overlays.js';
 
 export { RULER_H };
@@ -368,7 +368,9 @@ export class Timeline {
     const sel = this.selection;
     if (sel) {
       const y = this.rowY(sel.track, sel.row);
-      if (y !== null) {
+      if (y !== null && sel.kind === 'snapshot') {
+        outlineDiamond(ctx, x0 + scale.toPx(sel.ts), y - 0.5, theme.select);
+      } else if (y !== null) {
         const a = scale.toPx(sel.ts);
         const w = Math.max(2, sel.dur / scale.nsPerPx);
         ctx.strokeStyle = theme.select;

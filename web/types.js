@@ -37,7 +37,7 @@
  * @typedef {{key: string[], thread: number[], count: number[], total: number[], self: number[],
  *   in_range: number[], thread_total: number[], avg: number[], min: number[], max: number[],
  *   did_not_finish: number[]}} RangeGroups
- * @typedef {{track: string[], name: string[], count: number[], min: number[], max: number[],
+ * @typedef {{track: string[], name: string[], series?: string[], count: number[], min: number[], max: number[],
  *   avg: number[], first: number[], last: number[], delta: number[]}} RangeCounters
  * @typedef {{t0: number, t1: number, by: GroupBy, slices: number, groups: RangeGroups,
  *   counters: RangeCounters}} RangeAnswer

@@ -176,7 +176,8 @@ test('profile of the whole trace: bottom-up first, then top-down, both exact', a
   assert.equal(p.title, 'Whole trace');
   assert.equal(p.view, 'bottom-up');
   // 80 samples 0.1 ms apart: per 10, 6 in work, 2 in main, 1 in gc, 1 in (root).
-  assert.deepEqual(rowsOf(p), [['work', 0, 4.8 * ms, 4.8 * ms, 48], ['main', 0, 1.6 * ms, 1.6 * ms, 16], ['(root)', 0, 0.8 * ms, 0.8 * ms, 8], ['gc', 0, 0.8 * ms, 0.8 * ms, 8]]);
+  // Bottom-up roots: every function by self time, with its total (inclusive) time.
+  assert.deepEqual(rowsOf(p), [['work', 0, 4.8 * ms, 4.8 * ms, 48], ['main', 0, 1.6 * ms, 6.4 * ms, 64], ['(root)', 0, 0.8 * ms, 8 * ms, 80], ['gc', 0, 0.8 * ms, 0.8 * ms, 8]]);
   assert.equal(p.rows[0].location, 'https://example.com/app.js:10:5');
   // Expanding a function shows its callers.
   await page.locator('#profile-panel tr', { hasText: 'work' }).click();

@@ -106,10 +106,10 @@ export function profile(profiles, q) {
       if (q.t0 === null || (x.ts >= q.t0 && x.ts < q.t1)) weighted.push({ w, stack: x.stack.map((f) => p.frames[f]) });
     });
   }
-  // A trie of paths: top-down paths are stacks, bottom-up ones reversed stacks.
+  // A trie of paths: top-down, each stack; bottom-up, for every function of a
+  // stack, it and its callers (the function's self counts only where it ran).
   const root = { kids: new Map(), self: 0, total: 0, selfN: 0, totalN: 0 };
-  for (const { w, stack } of weighted) {
-    const path = q.view === 'top-down' ? stack : [...stack].reverse();
+  const add = (path, w, own) => {
     let n = root;
     path.forEach((f, k) => {
       const key = `${f.name}|${f.url}|${f.line}|${f.column}`;
@@ -117,12 +117,15 @@ export function profile(profiles, q) {
       n = n.kids.get(key);
       n.total += w;
       n.totalN++;
-      const own = q.view === 'top-down' ? k === path.length - 1 : true;
-      if (own) {
+      if (own(k)) {
         n.self += w;
         n.selfN++;
       }
     });
+  };
+  for (const { w, stack } of weighted) {
+    if (q.view === 'top-down') add(stack, w, (k) => k === stack.length - 1);
+    else stack.forEach((_, k) => add(stack.slice(0, k + 1).reverse(), w, () => k === stack.length - 1));
   }
   const strings = [];
   const sid = (x) => {
@@ -132,7 +135,10 @@ export function profile(profiles, q) {
   };
   const nodes = { parent: [], depth: [], name: [], url: [], line: [], column: [], self: [], total: [], self_samples: [], total_samples: [] };
   const walk = (n, parent, depth) => {
-    const kids = [...n.kids.values()].sort((a, b) => b.total - a.total || (a.f.name < b.f.name ? -1 : 1));
+    // Bottom-up roots by self time, everything else by total (then the other, then name).
+    const bySelf = q.view === 'bottom-up' && depth === 0;
+    const kids = [...n.kids.values()].sort((a, b) => (bySelf ? b.self - a.self || b.total - a.total : b.total - a.total || b.self - a.self) ||
+      (a.f.name < b.f.name ? -1 : 1));
     for (const k of kids) {
       const i = nodes.parent.length;
       nodes.parent.push(parent); nodes.depth.push(depth); nodes.name.push(sid(k.f.name)); nodes.url.push(k.f.url ? sid(k.f.url) : -1);
