@@ -1,7 +1,10 @@
 // Sortable tables of columnar answers (the range statistics, the counters in a
 // range): a header click sorts by that column (numbers numerically, text by code
 // points), again reverses; ties keep the server's order, so sorting is stable.
-import { esc } from './format.js';
+import { esc, formatCount } from './format.js';
+
+/** Rows drawn at most: the rest are summarised (sorting still sees them all). */
+export const MAX_TABLE_ROWS = 2000;
 
 /**
  * A column: how to read row i's value (null: none, shown as "–" and sorted last in
@@ -106,6 +109,7 @@ export class TableView {
       })
       .join('');
     const body = order
+      .slice(0, MAX_TABLE_ROWS)
       .map((i) => {
         const cells = this.columns
           .map((c) => {
@@ -117,12 +121,15 @@ export class TableView {
         return `<tr data-i="${i}"${i === this.chosen ? ' class="chosen"' : ''}>${cells}</tr>`;
       })
       .join('');
-    this.el.innerHTML = `<thead><tr>${head}</tr></thead><tbody>${body}</tbody>`;
+    const more = order.length > MAX_TABLE_ROWS
+      ? `<tr class="more"><td colspan="${this.columns.length}" class="muted">and ${formatCount(order.length - MAX_TABLE_ROWS)} more rows (sort to see others)</td></tr>`
+      : '';
+    this.el.innerHTML = `<thead><tr>${head}</tr></thead><tbody>${body}${more}</tbody>`;
     this.el.hidden = this.n === 0;
   }
 
   /** Data indexes in the order shown. */
   shownOrder() {
-    return Array.from(this.el.querySelectorAll('tbody tr'), (tr) => Number(/** @type {HTMLElement} */ (tr).dataset.i));
+    return Array.from(this.el.querySelectorAll('tbody tr[data-i]'), (tr) => Number(/** @type {HTMLElement} */ (tr).dataset.i));
   }
 }
