@@ -86,7 +86,9 @@ export function dragRange(tl, x0, y0, x1, y1) {
   const tb = tl.scale.toNs(Math.max(0, x1 - tl.labelW));
   const top = tl.scrollTop - RULER_H;
   const tracks = y0 < RULER_H ? null : tracksUnder(tl.layout.rows, tl.summary, y0 + top, Math.max(RULER_H, y1) + top);
-  return { t0: Math.floor(Math.min(ta, tb)), t1: Math.ceil(Math.max(ta, tb)), tracks };
+  // Nothing lies before the trace's start: a drag from the margin starts there.
+  const t0 = Math.max(tl.summary.start_ns, Math.floor(Math.min(ta, tb)));
+  return { t0, t1: Math.max(t0, Math.ceil(Math.max(ta, tb))), tracks };
 }
 
 /** Mouse input: drag pans and scrolls, shift-drag selects a range, click selects,
@@ -94,12 +96,13 @@ export function dragRange(tl, x0, y0, x1, y1) {
  * @param {Timeline} tl */
 export function installPointer(tl) {
   const c = tl.canvas;
-  /** @type {{x: number, y: number, moved: boolean, scroll: number, range: {x: number, y: number}|null}|null} */
+  /** @type {{x: number, y: number, moved: boolean, scroll: number,
+   *   range: {x: number, y: number, before: import('./range.js').Range|null}|null}|null} */
   let drag = null;
   c.addEventListener('pointerdown', (e) => {
     if (e.button !== 0) return;
     const r = c.getBoundingClientRect();
-    const range = e.shiftKey ? { x: e.clientX - r.left, y: e.clientY - r.top } : null;
+    const range = e.shiftKey ? { x: e.clientX - r.left, y: e.clientY - r.top, before: tl.mark } : null;
     drag = { x: e.clientX, y: e.clientY, moved: false, scroll: tl.scrollTop, range };
     // Take focus from the search box or a toggle, so keys navigate again.
     tl.scroller.focus({ preventScroll: true });
@@ -132,7 +135,14 @@ export function installPointer(tl) {
   c.addEventListener('pointerup', (e) => {
     const d = drag;
     drag = null;
-    if (d && d.moved && d.range && tl.mark && tl.mark.t1 > tl.mark.t0) tl.onRange(tl.mark);
+    if (d && d.moved && d.range) {
+      if (tl.mark && tl.mark.t1 > tl.mark.t0) tl.onRange(tl.mark);
+      else {
+        // An empty range (dragged before the trace's start): keep the one there was.
+        tl.mark = d.range.before;
+        tl.requestDraw();
+      }
+    }
     if (!d || d.moved) return;
     const r = c.getBoundingClientRect();
     click(tl, e.clientX - r.left, e.clientY - r.top);

@@ -115,7 +115,9 @@ export class TableView {
           .map((c) => {
             const v = c.value(i);
             const text = v === null ? '–' : c.show ? c.show(v) : esc(String(v));
-            return `<td class="${c.numeric ? 'n' : 't'}">${text}</td>`;
+            // Long names are cut by the stylesheet; the full text is the cell's title.
+            const title = !c.numeric && typeof v === 'string' && v.length > 30 ? ` title="${esc(v)}"` : '';
+            return `<td class="${c.numeric ? 'n' : 't'}"${title}>${text}</td>`;
           })
           .join('');
         return `<tr data-i="${i}"${i === this.chosen ? ' class="chosen"' : ''}>${cells}</tr>`;
