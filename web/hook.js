@@ -136,6 +136,37 @@ export function createHook(win, booted, rulerH) {
       const rows = (v) => v.shownOrder().map((i) => Object.fromEntries(v.columns.map((col) => [col.id, col.value(i)])));
       return { title: analysis.range.title, query: analysis.range.query, groups: rows(t), counters: rows(c) };
     },
+    /**
+     * Select a range as a shift-drag would (tracks null: all); resolves when its
+     * table is shown.
+     * @param {number} t0 @param {number} t1 @param {string[]|null} [tracks]
+     */
+    async selectRange(t0, t1, tracks = null) {
+      const { analysis } = need();
+      analysis.setRange({ t0, t1, tracks });
+      await analysis.range.done;
+    },
+    /** "Select all with this name"; resolves when the table is shown. @param {string} name */
+    async selectAll(name) {
+      const { analysis } = need();
+      analysis.selectAll(name);
+      await analysis.range.done;
+    },
+    /** Click row `i` (in the order shown) of the range table; resolves when highlighted. @param {number} i */
+    async highlightRow(i) {
+      const { analysis } = need();
+      await analysis.range.highlight(analysis.range.groups.shownOrder()[i]);
+    },
+    /**
+     * Show the Profile tab of the whole trace in a view, fetched anew.
+     * @param {'top-down'|'bottom-up'|'flame'} view
+     */
+    async showProfile(view) {
+      const { analysis } = need();
+      analysis.tabs.show('profile');
+      analysis.profile.view = view;
+      await analysis.profile.open({ t0: null, t1: null, tracks: null, label: 'Whole trace' });
+    },
     /** The profile tab: its view and the tree rows shown (times in ns). */
     profile() {
       const { analysis } = need();
