@@ -11,6 +11,11 @@ import { formatCount, formatDuration, formatValue, esc } from './format.js';
 /** @typedef {import('./types.js').RangeSlicesAnswer} RangeSlicesAnswer */
 /** @typedef {import('./table.js').Column} Column */
 
+/** "1 slice", "2 slices". @param {number} n @param {string} word */
+export function plural(n, word) {
+  return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
 /** Slices highlighted at most per group (the server's default). */
 export const HIGHLIGHT_LIMIT = 1000;
 
@@ -136,7 +141,7 @@ export class RangePanel {
         this.answer = r;
         this.status.textContent = r.slices === 0
           ? 'No slices in this range.'
-          : `${formatCount(r.slices)} slices in ${formatCount(r.groups.key.length)} groups. Click a row to highlight its slices; click a header to sort.`;
+          : `${plural(r.slices, 'slice')} in ${plural(r.groups.key.length, 'group')}. Click a row to highlight its slices; click a header to sort.`;
         this.groups.set(groupColumns(r), r.groups.key.length);
         const nc = r.counters.track.length;
         this.counters.set(counterColumns(r, this.trackName), nc);

@@ -61,3 +61,10 @@ test('range columns read the answer; no thread time is missing, not -1', () => {
   const cc = counterColumns(answer);
   assert.deepEqual(cc.map((c) => [c.id, c.value(0)]), [['name', 'heap'], ['count', 3], ['min', 1.5], ['max', 9], ['avg', 4.25], ['first', 2], ['last', 9], ['delta', 7]]);
 });
+
+test('counts read in the singular for one', async () => {
+  const { plural } = await import('../rangepanel.js');
+  assert.equal(plural(1, 'group'), '1 group');
+  assert.equal(plural(0, 'slice'), '0 slices');
+  assert.equal(plural(12345, 'slice'), '12,345 slices');
+});
