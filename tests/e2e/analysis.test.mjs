@@ -13,6 +13,7 @@ import { readProfile, bottomUpRoots, topDownRows } from './lib/cpuprofile.mjs';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 const EXAMPLES = process.env.EXAMPLES || path.resolve(ROOT, '../shared/examples');
+const CORPUS = process.env.CORPUS || path.resolve(ROOT, '../shared/corpus');
 const BIN = process.env.TRACESCOPE || path.join(ROOT, 'target/debug/tracescope');
 
 let browser;
@@ -24,8 +25,8 @@ after(async () => {
 });
 
 /** Open one example in a page with helpers; no console errors at the end. */
-async function withExample(rel, check, { dark = false } = {}) {
-  const srv = await startServer(BIN, path.join(EXAMPLES, rel));
+async function withExample(rel, check, { dark = false, dir = EXAMPLES } = {}) {
+  const srv = await startServer(BIN, path.join(dir, rel));
   try {
     const { page, errors } = await openPage(browser.ctx, srv.url);
     if (dark) await page.emulateMedia({ colorScheme: 'dark' });
@@ -248,3 +249,26 @@ test('08-object-lifecycle: the snapshot marker opens width 200', () => withExamp
   assert.equal((await x.hook(() => window.__tracescope.selection())).kind, 'object');
   await panel.locator('text=width: 200').waitFor();
 }));
+
+test('corpus counters: a range from the ruler gives the counter its own table', () => withExample('perfetto/difftests/parser_parsing_tests__counters_json_counters.json', async (x) => {
+  // ctr.cats: 0 at 0, 10 at 10 µs, 0 at 20 µs.
+  const track = (await x.rows()).find((r) => r.trackKind === 'counter').track;
+  const a = await x.at(5000, track);
+  const b = await x.at(15000, track);
+  const box = await x.page.locator('#canvas').boundingBox();
+  await x.shiftDrag({ x: a.x, y: box.y + 10 }, { x: b.x, y: box.y + 10 });
+  const r = await x.hook(() => window.__tracescope.range());
+  assert.ok(r.t0 > 0 && r.t0 < 10000 && r.t1 > 10000 && r.t1 < 20000, JSON.stringify(r));
+  const t = await x.table();
+  assert.deepEqual(t.groups, []);
+  assert.equal(t.counters.length, 1);
+  const c = t.counters[0];
+  // The value held at t0 (0) and the sample at 10 µs (10); time-weighted average.
+  assert.deepEqual([c.count, c.min, c.max, c.first, c.last, c.delta], [1, 0, 10, 0, 10, 10]);
+  assert.ok(Math.abs(c.avg - (10 * (r.t1 - 10000)) / (r.t1 - r.t0)) < 1e-9, `avg ${c.avg}`);
+  assert.match(c.name, /ctr/);
+  const text = await x.page.locator('#range-panel').innerText();
+  assert.match(text, /No slices in this range/);
+  assert.match(text, /ctr[^\n]*\s+1\s+0\s+10\s/);
+  await shot(x.page, 'analysis-corpus-counters');
+}, { dir: CORPUS }));
