@@ -7,9 +7,12 @@ mod convert;
 mod demo;
 mod input;
 mod load;
+mod profile;
 mod serve;
 mod stats;
+mod summary;
 mod tables;
+mod units;
 mod validate;
 
 use std::path::PathBuf;
@@ -62,6 +65,41 @@ enum Command {
         #[arg(long)]
         no_open: bool,
     },
+    /// Where the time went: slices grouped by name, thread or category (count, total, self,
+    /// average, min, max, thread time), and counters' min/max/average.
+    Summary {
+        file: PathBuf,
+        /// Print the N groups with the largest total (0: all).
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+        #[arg(long, value_enum, default_value = "name")]
+        by: summary::By,
+        /// Only slices overlapping T0..T1: times as in `tables` (ns, or with a unit: us, ms,
+        /// s), or `+` for relative to the trace's start, e.g. `+10ms..+25ms`.
+        #[arg(long, value_name = "T0..T1", allow_hyphen_values = true)]
+        range: Option<String>,
+        /// One JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the CPU samples as folded stacks or a flame graph SVG.
+    Profile {
+        file: PathBuf,
+        /// Only this thread: its name, tid, or pid:tid.
+        #[arg(long)]
+        thread: Option<String>,
+        /// Only samples in T0..T1 (as for `summary`).
+        #[arg(long, value_name = "T0..T1", allow_hyphen_values = true)]
+        range: Option<String>,
+        #[arg(long, value_enum, default_value = "collapsed")]
+        format: profile::Format,
+        /// What a stack's number counts.
+        #[arg(long, value_enum, default_value = "samples")]
+        weight: profile::Weight,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
     /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
@@ -84,6 +122,38 @@ fn main() -> ExitCode {
             no_open,
         } => view(file, port, bind, !no_open),
         Command::Convert { input, output } => convert::run(&input, &output),
+        Command::Summary {
+            file,
+            top,
+            by,
+            range,
+            json,
+        } => summary::run(
+            &file,
+            &summary::Options {
+                top,
+                by,
+                range: range.as_deref(),
+                json,
+            },
+        ),
+        Command::Profile {
+            file,
+            thread,
+            range,
+            format,
+            weight,
+            output,
+        } => profile::run(
+            &file,
+            &profile::Options {
+                thread: thread.as_deref(),
+                range: range.as_deref(),
+                format,
+                weight,
+                output: output.as_ref(),
+            },
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -272,3 +272,144 @@ fn convert_keeps_every_table_identical() {
         }
     }
 }
+
+fn ok_stdout(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A[0,100) > B[10,40), A > B[50,70) on 1/1; A[20,60) on 1/2 (cat d); times in µs.
+const NESTED: &str = r#"[
+{"ph":"X","pid":1,"tid":1,"name":"A","cat":"c","ts":0,"dur":100},
+{"ph":"X","pid":1,"tid":1,"name":"B","cat":"c","ts":10,"dur":30},
+{"ph":"X","pid":1,"tid":1,"name":"B","cat":"c","ts":50,"dur":20},
+{"ph":"X","pid":1,"tid":2,"name":"A","cat":"d","ts":20,"dur":40},
+{"ph":"C","pid":1,"name":"mem","ts":0,"args":{"v":10}},
+{"ph":"C","pid":1,"name":"mem","ts":100,"args":{"v":30}}
+]"#;
+
+#[test]
+fn summary_groups_with_exact_times_ranges_and_top() {
+    let p = temp_file("summary.json", NESTED);
+    let p = p.to_str().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&ok_stdout(&["summary", p, "--json"])).unwrap();
+    assert_eq!(
+        (v["slices"].clone(), v["t0_ns"].clone(), v["t1_ns"].clone()),
+        (4.into(), 0.into(), 100_000.into())
+    );
+    let g = &v["groups"];
+    assert_eq!(
+        (g[0]["key"].clone(), g[0]["count"].clone()),
+        ("A".into(), 2.into())
+    );
+    assert_eq!(
+        (g[0]["total_ns"].clone(), g[0]["self_ns"].clone()),
+        (140_000.into(), 90_000.into())
+    );
+    assert_eq!(
+        (
+            g[0]["min_ns"].clone(),
+            g[0]["max_ns"].clone(),
+            g[0]["avg_ns"].clone()
+        ),
+        (40_000.into(), 100_000.into(), 70_000.into())
+    );
+    assert_eq!(
+        (g[1]["key"].clone(), g[1]["total_ns"].clone()),
+        ("B".into(), 50_000.into())
+    );
+    assert_eq!(v["counters"][0]["max"], 30.0);
+    assert_eq!(
+        v["counters"][0]["avg"], 10.0,
+        "10 held for all of [0, 100 µs)"
+    );
+
+    let v: serde_json::Value = serde_json::from_str(&ok_stdout(&[
+        "summary",
+        p,
+        "--json",
+        "--by",
+        "category",
+        "--range",
+        "+30us..+60us",
+        "--top",
+        "1",
+    ]))
+    .unwrap();
+    assert_eq!(
+        (v["t0_ns"].clone(), v["t1_ns"].clone()),
+        (30_000.into(), 60_000.into())
+    );
+    assert_eq!(v["groups_total"], 2);
+    assert_eq!(v["groups"].as_array().unwrap().len(), 1);
+    assert_eq!(v["groups"][0]["key"], "c");
+    assert_eq!(v["groups"][0]["in_range_ns"], 30_000 + 10_000 + 10_000);
+
+    let text = ok_stdout(&["summary", p, "--by", "thread"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "4 slices from 0 to 100000 ns, 2 groups by thread");
+    assert!(
+        lines[1].starts_with("thread") && lines[1].ends_with("unfinished"),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("Thread 1, Process 1") && lines[2].contains("150 µs"),
+        "{text}"
+    );
+    assert!(text.contains("mem.v"), "{text}");
+
+    let out = run(&["summary", p, "--range", "5ms..1ms"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is empty"));
+}
+
+#[test]
+fn profile_writes_folded_stacks_and_a_flame_graph() {
+    let p = example("seed-guide/06-profile-chunks-simple.json");
+    let p = p.to_str().unwrap();
+    assert_eq!(
+        ok_stdout(&["profile", p]),
+        "(root) 3\n(root);runMainESM 5\n(root);runMainESM;main-work 6\n"
+    );
+    assert_eq!(
+        ok_stdout(&["profile", p, "--weight", "time", "--thread", "1:1"]),
+        "(root) 250\n(root);runMainESM 350\n(root);runMainESM;main-work 300\n"
+    );
+    // 1 µs..202 µs: the samples at 1 (root), 101 (runMainESM), 201 (main-work).
+    assert_eq!(
+        ok_stdout(&["profile", p, "--range", "1us..202us"]),
+        "(root) 1\n(root);runMainESM 1\n(root);runMainESM;main-work 1\n"
+    );
+    let svg = temp_file("flame.svg", "");
+    ok_stdout(&["profile", p, "--format", "svg", "-o", svg.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<?xml") && text.contains("<svg"),
+        "{}",
+        &text[..100]
+    );
+    assert!(text.contains("main-work") && text.contains("runMainESM"));
+
+    // Regression: two functions named (anonymous) under (root) gave two equal lines.
+    let chrome = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/speedscope/Chrome/69/simple.json");
+    let folded = ok_stdout(&["profile", chrome.to_str().unwrap()]);
+    assert_eq!(
+        folded.lines().next(),
+        Some("(root);(anonymous) 2"),
+        "{folded}"
+    );
+    let out = run(&["profile", p, "--thread", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("threads with samples (pid:tid name): 1:1")
+    );
+    let none = example("seed-guide/02-duration-nesting.json");
+    let out = run(&["profile", none.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no CPU samples in this trace"));
+}

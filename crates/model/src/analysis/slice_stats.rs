@@ -114,15 +114,19 @@ struct Acc {
 }
 
 impl Acc {
+    #[inline]
     fn add(&mut self, s: &SliceTable, i: usize, t0: i64, t1: i64) {
         let (ts, dur) = (s.ts[i], s.dur[i]);
-        if self.count == 0 {
-            self.min = dur;
-            self.max = dur;
+        self.min = if self.count == 0 {
+            dur
         } else {
-            self.min = self.min.min(dur);
-            self.max = self.max.max(dur);
-        }
+            self.min.min(dur)
+        };
+        self.max = if self.count == 0 {
+            dur
+        } else {
+            self.max.max(dur)
+        };
         self.count += 1;
         self.total = self.total.saturating_add(dur);
         self.self_ns = self.self_ns.saturating_add(s.self_ns[i]);

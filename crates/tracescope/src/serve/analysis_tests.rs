@@ -205,6 +205,13 @@ async fn profile_trees_of_the_seed_examples() {
         .to_string();
     let v = ok(&app, &format!("/api/profile?tracks={p}")).await;
     assert_eq!(v["samples"], 14);
+    // The page's bounds reach the last sample (851 µs, lasting 50 µs) past the last
+    // event (StopProfiling at 400 µs); the stats keep the spec's event bounds.
+    assert_eq!(
+        (s["start_ns"].clone(), s["end_ns"].clone()),
+        (json!(1000), json!(901000))
+    );
+    assert_eq!(s["stats"]["end_ns"], 400000);
 
     let app = example("seed-guide/07-profile-chunks-streamed.json");
     let v = ok(&app, "/api/profile?view=bottom-up").await;

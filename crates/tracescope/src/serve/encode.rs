@@ -113,13 +113,14 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
             .finish()
     });
     let stats = crate::stats::stats_json(trace).to_string();
+    let bounds = view_bounds(trace);
     Obj::new()
         .str("name", name)
         .str("format", &info.format)
         .num("bytes", info.bytes)
         .num("events", info.events)
-        .opt_num("start_ns", info.start_ns)
-        .opt_num("end_ns", info.end_ns)
+        .opt_num("start_ns", bounds.map(|b| b.0))
+        .opt_num("end_ns", bounds.map(|b| b.1))
         .opt_str(
             "display_time_unit",
             info.display_time_unit.as_deref().unwrap_or(""),
@@ -129,6 +130,26 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
         .raws("diagnostics", diagnostics)
         .raw("stats", &stats)
         .finish()
+}
+
+/// The time the page shows: the trace's bounds (spec: over events), widened to the
+/// CPU samples, whose times come from profile deltas and may run past the last
+/// event; the last sample of a thread lasts as long as the interval before it, as
+/// on its flame chart.
+fn view_bounds(trace: &Trace) -> Option<(i64, i64)> {
+    let s = &trace.tables.samples;
+    let mut b = trace.info.start_ns.zip(trace.info.end_ns);
+    let mut i = 0;
+    while i < s.len() {
+        let th = s.thread[i];
+        let n = s.thread[i..].partition_point(|&x| x == th);
+        let (first, last) = (s.ts[i], s.ts[i + n - 1]);
+        let step = if n >= 2 { last - s.ts[i + n - 2] } else { 0 };
+        let end = last.saturating_add(step);
+        b = Some(b.map_or((first, end), |(a, z)| (a.min(first), z.max(end))));
+        i += n;
+    }
+    b
 }
 
 /// Interns model strings into the response's own `strings` list.
