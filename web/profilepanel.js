@@ -78,6 +78,8 @@ export class ProfilePanel {
     });
     this.installFlamePointer();
     new ResizeObserver(() => this.view === 'flame' && this.drawFlame()).observe(this.body);
+    // The canvas takes its colours from the theme: redraw when the system's changes.
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.view === 'flame' && this.drawFlame());
   }
 
   /** Show the profile of a new scope (fetched when the tab is visible). @param {ProfileScope} scope */
@@ -215,7 +217,7 @@ export class ProfilePanel {
     const ctx = /** @type {CanvasRenderingContext2D} */ (this.canvas.getContext('2d'));
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const cs = getComputedStyle(document.documentElement);
-    const theme = { dark: matchMedia('(prefers-color-scheme: dark)').matches, bg: cs.getPropertyValue('--bg').trim(),
+    const theme = { dark: matchMedia('(prefers-color-scheme: dark)').matches, bg: cs.getPropertyValue('--panel-bg').trim(),
       fg: cs.getPropertyValue('--fg').trim(), muted: cs.getPropertyValue('--muted').trim() };
     ctx.fillStyle = theme.bg;
     ctx.fillRect(0, 0, w, h);
