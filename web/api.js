@@ -62,6 +62,43 @@ export async function getJSON(url, signal) {
   return body;
 }
 
+/**
+ * A range of the analysis: times, the tracks it is limited to (null: all), and
+ * optionally one slice name ("select all with this name").
+ * @typedef {{t0: number, t1: number, tracks: string[]|null, name: string|null,
+ *   by: import('./types.js').GroupBy}} RangeQuery
+ * @typedef {{t0: number|null, t1: number|null, tracks: string[]|null,
+ *   view: 'top-down'|'bottom-up', maxNodes?: number}} ProfileQuery
+ */
+
+/**
+ * Query string of a range request (docs/api.md, "Range analysis"): integer times
+ * covering the range, optional tracks and name.
+ * @param {RangeQuery} q
+ */
+export function rangeParams(q) {
+  const p = new URLSearchParams({ t0: String(Math.floor(q.t0)), t1: String(Math.ceil(q.t1)), by: q.by });
+  if (q.tracks) p.set('tracks', q.tracks.join(','));
+  if (q.name !== null) p.set('name', q.name);
+  return p.toString();
+}
+
+/**
+ * Query string of a profile request; no times means the whole trace.
+ * @param {ProfileQuery} q
+ */
+export function profileParams(q) {
+  const p = new URLSearchParams();
+  if (q.t0 !== null && q.t1 !== null) {
+    p.set('t0', String(Math.floor(q.t0)));
+    p.set('t1', String(Math.ceil(q.t1)));
+  }
+  if (q.tracks) p.set('tracks', q.tracks.join(','));
+  p.set('view', q.view);
+  p.set('max_nodes', String(q.maxNodes ?? 20000));
+  return p.toString();
+}
+
 export class Api {
   /** @param {string} [base] */
   constructor(base = '') {
@@ -74,7 +111,7 @@ export class Api {
     this.frame = 0;
     /** Called when a tile arrives (the timeline redraws). */
     this.onTile = () => {};
-    /** @type {Map<string, Promise<any>>} details by "slice:12" / "async:3" */
+    /** @type {Map<string, Promise<any>>} details by "slice:12" / "async:3" / "object:1" */
     this.details = new Map();
     /** @type {Array<() => void>} */
     this.idleWaiters = [];
@@ -261,6 +298,54 @@ export class Api {
    */
   search(q, regex, signal) {
     return getJSON(`${this.base}/api/search?q=${encodeURIComponent(q)}&regex=${regex ? 1 : 0}&limit=1000`, signal);
+  }
+
+  /**
+   * Statistics of the slices (and counters) in a range: `/api/range`.
+   * @param {RangeQuery} q
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<import('./types.js').RangeAnswer>}
+   */
+  range(q, signal) {
+    return getJSON(`${this.base}/api/range?${rangeParams(q)}`, signal);
+  }
+
+  /**
+   * The slices of one group of a range: `/api/range/slices`.
+   * @param {RangeQuery} q
+   * @param {string} key the group's key (for by=thread: the thread id)
+   * @param {number} limit
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<import('./types.js').RangeSlicesAnswer>}
+   */
+  rangeSlices(q, key, limit, signal) {
+    return getJSON(`${this.base}/api/range/slices?${rangeParams(q)}&key=${encodeURIComponent(key)}&limit=${limit}`, signal);
+  }
+
+  /**
+   * A CPU-profile call tree: `/api/profile`.
+   * @param {ProfileQuery} q
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<import('./types.js').ProfileAnswer>}
+   */
+  profile(q, signal) {
+    return getJSON(`${this.base}/api/profile?${profileParams(q)}`, signal);
+  }
+
+  /**
+   * An object instance with its snapshots, cached.
+   * @param {number} id
+   * @returns {Promise<import('./types.js').ObjectAnswer>}
+   */
+  object(id) {
+    const key = `object:${id}`;
+    let p = this.details.get(key);
+    if (!p) {
+      p = getJSON(`${this.base}/api/object/${id}`);
+      p.catch(() => this.details.delete(key));
+      this.details.set(key, p);
+    }
+    return p;
   }
 
   /**

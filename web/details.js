@@ -1,6 +1,6 @@
 // The details panel: what is selected, with times in sensible units, args as a
 // collapsible tree, and links to parents, children and flow ends.
-import { formatDuration, formatTime, esc } from './format.js';
+import { formatDuration, formatTime, formatCount, esc } from './format.js';
 
 /** @typedef {import('./types.js').Details} Details */
 /** @typedef {import('./types.js').Ref} Ref */
@@ -56,7 +56,27 @@ export class DetailsPanel {
     this.el = el;
     this.origin = origin;
     this.onNavigate = onNavigate;
+    /** @type {(name: string) => void} "Select all with this name" */
+    this.onSelectAll = () => {};
+    /**
+     * Called when the panel has something to show: `front` when the user just
+     * picked it (bring the tab to the front); content arriving later does not
+     * take the front from a tab opened meanwhile.
+     * @type {(front: boolean) => void}
+     */
+    this.onShow = () => {
+      el.hidden = false;
+    };
+    /** Called when it has nothing to show. */
+    this.onHide = () => {
+      el.hidden = true;
+    };
     el.addEventListener('click', (e) => {
+      const all = /** @type {HTMLElement} */ (e.target).closest('button.select-all');
+      if (all) {
+        this.onSelectAll(/** @type {string} */ (/** @type {HTMLElement} */ (all).dataset.name));
+        return;
+      }
       const a = /** @type {HTMLElement} */ (e.target).closest('[data-id]');
       if (!a) return;
       e.preventDefault();
@@ -66,14 +86,14 @@ export class DetailsPanel {
   }
 
   hide() {
-    this.el.hidden = true;
     this.el.replaceChildren();
+    this.onHide();
   }
 
   /** Basic facts from the track data, while details load or when there are none.
    * @param {Selection} s */
   showBasic(s) {
-    this.el.hidden = false;
+    this.onShow(true);
     /** @type {Array<[string, string]>} */
     const rows = [['Start', formatTime(s.ts - this.origin)]];
     if (s.kind === 'instant') rows.push(['Scope', s.scope === 'p' ? 'process' : s.scope === 'g' ? 'global' : 'thread']);
@@ -84,7 +104,7 @@ export class DetailsPanel {
 
   /** @param {Details} d @param {'slice'|'async'} kind */
   show(d, kind) {
-    this.el.hidden = false;
+    this.onShow(false);
     /** @type {Array<[string, string]>} */
     const rows = [
       ['Category', esc(d.cat || '–')],
@@ -95,7 +115,8 @@ export class DetailsPanel {
     if (d.tdur !== null && d.tdur !== undefined) rows.push(['Thread time', formatDuration(d.tdur)]);
     rows.push(['Depth', String(d.depth)]);
     if (d.overlap) rows.push(['Overlap', '<span class="warn">overlaps a sibling; drawn on an extra row</span>']);
-    const head = `<h2>${esc(d.name || '(unnamed)')} <span class="muted">${kind} ${d.id}</span></h2>`;
+    const all = kind === 'slice' ? ` <button type="button" class="select-all" data-name="${esc(d.name)}" title="Statistics of every slice with this name, per thread">Select all with this name</button>` : '';
+    const head = `<h2>${esc(d.name || '(unnamed)')} <span class="muted">${kind} ${d.id}</span>${all}</h2>`;
     this.el.innerHTML = `${head}<div class="cols"><section class="facts-col">${table(rows)}</section></div>`;
     const cols = /** @type {HTMLElement} */ (this.el.querySelector('.cols'));
     const args = document.createElement('section');
@@ -113,9 +134,63 @@ export class DetailsPanel {
     if (links.innerHTML) cols.append(links);
   }
 
+  /**
+   * An object instance: its lifetime and every snapshot's fields as a tree, the
+   * snapshot `open` (if any) unfolded and marked.
+   * @param {import('./types.js').ObjectAnswer} o
+   * @param {number|null} open
+   */
+  showObject(o, open) {
+    this.onShow(false);
+    /** @type {Array<[string, string]>} */
+    const rows = [
+      ['Object id', esc(o.object_id)],
+      ['Category', esc(o.cat || '–')],
+      ['Created', formatTime(o.start - this.origin)],
+      ['Deleted', o.alive_at_end ? '<span class="muted">never (alive at the end)</span>' : formatTime(o.end - this.origin)],
+      ['Lifetime', formatDuration(o.end - o.start)],
+      ['Snapshots', formatCount(o.snapshots.length)],
+    ];
+    this.el.innerHTML = `<h2>${esc(o.name || '(unnamed)')} <span class="muted">object ${o.id}</span></h2><div class="cols"><section class="facts-col">${table(rows)}</section></div>`;
+    const cols = /** @type {HTMLElement} */ (this.el.querySelector('.cols'));
+    const snaps = document.createElement('section');
+    snaps.className = 'args snapshots';
+    snaps.innerHTML = '<h3>Snapshots</h3>';
+    if (o.snapshots.length === 0) snaps.append(Object.assign(document.createElement('p'), { className: 'muted', textContent: 'none' }));
+    o.snapshots.slice(0, 200).forEach((s, i) => {
+      const det = document.createElement('details');
+      det.className = 'snapshot';
+      det.open = open === null ? i === 0 : i === open;
+      if (i === open) det.classList.add('chosen');
+      const sum = document.createElement('summary');
+      sum.innerHTML = `at ${formatTime(s.ts - this.origin)}`;
+      det.append(sum, s.args === null || s.args === undefined ? Object.assign(document.createElement('p'), { className: 'muted', textContent: 'no fields' }) : argsTree(s.args));
+      snaps.append(det);
+    });
+    cols.append(snaps);
+  }
+
+  /**
+   * A stack frame of a CPU-profile samples track: the function, where it is, and
+   * the time the item stands for.
+   * @param {{name: string, location: string, ts: number, dur: number, samples: number|null, self: number|null}} f
+   */
+  showFrame(f) {
+    this.onShow(false);
+    /** @type {Array<[string, string]>} */
+    const rows = [
+      ['Location', f.location ? `<code>${esc(f.location)}</code>` : '<span class="muted">unknown</span>'],
+      ['Start', formatTime(f.ts - this.origin)],
+      ['Duration', formatDuration(f.dur)],
+    ];
+    if (f.samples !== null) rows.push(['Samples', formatCount(f.samples)]);
+    if (f.self !== null) rows.push(['Self time', formatDuration(f.self)]);
+    this.el.innerHTML = `<h2>${esc(f.name || '(anonymous)')} <span class="muted">stack frame</span></h2>${table(rows)}`;
+  }
+
   /** @param {string} message */
   error(message) {
-    this.el.hidden = false;
+    this.onShow(false);
     this.el.innerHTML = `<p class="warn">${esc(message)}</p>`;
   }
 }

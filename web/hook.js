@@ -3,16 +3,17 @@
 
 /** @typedef {import('./timeline.js').Timeline} Timeline */
 /** @typedef {import('./api.js').Api} Api */
+/** @typedef {import('./analysis.js').Analysis} Analysis */
 
 /**
  * @param {Window & {__tracescope?: unknown}} win
- * @param {Promise<{api: Api, tl: Timeline}>} booted
+ * @param {Promise<{api: Api, tl: Timeline, analysis: Analysis}>} booted
  * @param {number} rulerH
  */
 export function createHook(win, booted, rulerH) {
   const ready = booted.then(() => undefined);
   ready.catch(() => {});
-  /** @type {{api: Api, tl: Timeline}|null} */
+  /** @type {{api: Api, tl: Timeline, analysis: Analysis}|null} */
   let app = null;
   booted.then((a) => (app = a), () => {});
   const need = () => {
@@ -50,6 +51,7 @@ export function createHook(win, booted, rulerH) {
       /** @type {any[]} */ const slices = [];
       /** @type {any[]} */ const instants = [];
       /** @type {any[]} */ const counters = [];
+      /** @type {any[]} */ const snapshots = [];
       const seen = new Set();
       for (const [track, tiles] of tl.frameTiles) {
         const row = tl.layout.byTrack.get(track);
@@ -69,6 +71,13 @@ export function createHook(win, booted, rulerH) {
               count: d.count ? d.count[i] : 1, flags: d.flags ? d.flags[i] : 0,
             });
           }
+          const sn = d.snapshots;
+          for (let i = 0; sn && i < sn.ts.length; i++) {
+            const key = `${track}|o|${sn.object[i]}|${sn.index[i]}`;
+            if (sn.ts[i] < t0 || sn.ts[i] > t1 || seen.has(key)) continue;
+            seen.add(key);
+            snapshots.push({ track, ts: sn.ts[i], row: sn.row[i], object: sn.object[i], index: sn.index[i] });
+          }
           const ins = d.instants;
           if (!ins) continue;
           for (let i = 0; i < ins.ts.length; i++) {
@@ -81,7 +90,7 @@ export function createHook(win, booted, rulerH) {
       }
       const g = tl.summary.global_instants;
       const globals = g.ts.map((ts, i) => ({ name: g.name[i], ts })).filter((x) => x.ts >= t0 && x.ts <= t1);
-      return { slices, instants, counters, globals };
+      return { slices, instants, counters, globals, snapshots };
     },
     view() {
       const { tl } = need();
@@ -96,8 +105,73 @@ export function createHook(win, booted, rulerH) {
     selection() {
       return need().tl.selection;
     },
+    /** The marked time span (M, shift-drag), or null. */
     mark() {
+      const m = need().tl.mark;
+      return m && { t0: m.t0, t1: m.t1 };
+    },
+    /** The marked range with its tracks (null: all tracks). */
+    range() {
       return need().tl.mark;
+    },
+    /** The slices outlined on the timeline (a range table group). */
+    highlighted() {
+      const h = need().tl.highlight;
+      if (!h) return [];
+      return h.id.map((id, i) => ({ id, ts: h.ts[i], dur: h.dur[i], track: h.track[i], row: h.row[i] }));
+    },
+    /** Resolves when the range table and the profile on screen are loaded. */
+    async analysisIdle() {
+      await ready;
+      const { analysis } = need();
+      await analysis.range.done;
+      await analysis.profile.done;
+    },
+    /** The range table as shown: title, grouping, and each row's raw values by column. */
+    rangeTable() {
+      const { analysis } = need();
+      const t = analysis.range.groups;
+      const c = analysis.range.counters;
+      /** @param {import('./table.js').TableView} v */
+      const rows = (v) => v.shownOrder().map((i) => Object.fromEntries(v.columns.map((col) => [col.id, col.value(i)])));
+      return { title: analysis.range.title, query: analysis.range.query, groups: rows(t), counters: rows(c) };
+    },
+    /**
+     * Select a range as a shift-drag would (tracks null: all); resolves when its
+     * table is shown.
+     * @param {number} t0 @param {number} t1 @param {string[]|null} [tracks]
+     */
+    async selectRange(t0, t1, tracks = null) {
+      const { analysis } = need();
+      analysis.setRange({ t0, t1, tracks });
+      await analysis.range.done;
+    },
+    /** "Select all with this name"; resolves when the table is shown. @param {string} name */
+    async selectAll(name) {
+      const { analysis } = need();
+      analysis.selectAll(name);
+      await analysis.range.done;
+    },
+    /** Click row `i` (in the order shown) of the range table; resolves when highlighted. @param {number} i */
+    async highlightRow(i) {
+      const { analysis } = need();
+      await analysis.range.highlight(analysis.range.groups.shownOrder()[i]);
+    },
+    /**
+     * Show the Profile tab of the whole trace in a view, fetched anew.
+     * @param {'top-down'|'bottom-up'|'flame'} view
+     */
+    async showProfile(view) {
+      const { analysis } = need();
+      analysis.tabs.show('profile');
+      analysis.profile.view = view;
+      await analysis.profile.open({ t0: null, t1: null, tracks: null, label: 'Whole trace' });
+    },
+    /** The profile tab: its view and the tree rows shown (times in ns). */
+    profile() {
+      const { analysis } = need();
+      const p = analysis.profile;
+      return { view: p.view, title: p.scope?.label ?? null, samples: p.tree?.answer.samples ?? null, rows: p.rows(), zoom: p.zoom };
     },
     arrows() {
       const { tl } = need();

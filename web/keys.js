@@ -10,7 +10,8 @@ export const SHORTCUTS = [
   ['Drag', 'Pan (and scroll)'],
   ['Click', 'Select; click a process name to fold it'],
   ['F', 'Zoom to the selection (whole trace if none)'],
-  ['M', 'Mark the selection’s time range (again: clear)'],
+  ['M', 'Mark the selection’s time range and show its statistics (again: clear)'],
+  ['Shift+drag', 'Select a time range over the tracks under the drag (on the ruler: all tracks)'],
   ['← / →', 'Previous / next sibling'],
   ['↑ / ↓', 'Parent / first child'],
   ['/ or Ctrl+F', 'Search'],
@@ -54,7 +55,7 @@ export function installKeys(target, act) {
   target.addEventListener('keydown', (e) => {
     const el = /** @type {HTMLElement|null} */ (e.target);
     // Keys go to text fields when one has focus; a checkbox or button does not type.
-    const typing = el && (el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(/** @type {HTMLInputElement} */ (el).type)));
+    const typing = el && (el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || (el.tagName === 'INPUT' && !['checkbox', 'radio', 'button'].includes(/** @type {HTMLInputElement} */ (el).type)));
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {
       e.preventDefault();
       act.search();

@@ -9,6 +9,8 @@ import { setupHelp } from './help.js';
 import { setupDiagnostics } from './diagnostics.js';
 import { formatCount, esc } from './format.js';
 import { createHook } from './hook.js';
+import { Analysis } from './analysis.js';
+import { rangeOf } from './range.js';
 
 /** @typedef {import('./timeline.js').Selection} Selection */
 /** @typedef {import('./types.js').Details} Details */
@@ -37,6 +39,21 @@ async function main() {
   let current = null;
   let selSeq = 0;
   const panel = new DetailsPanel($('details'), summary.start_ns, (kind, id) => goTo(kind, id));
+  const tip = $('tooltip');
+  /** @param {string|null} html @param {number} x @param {number} y */
+  const showTip = (html, x, y) => {
+    if (html === null) {
+      tip.hidden = true;
+      return;
+    }
+    tip.innerHTML = html;
+    tip.hidden = false;
+    const r = tip.getBoundingClientRect();
+    tip.style.left = `${Math.min(x + 12, window.innerWidth - r.width - 4)}px`;
+    tip.style.top = `${Math.min(y + 14, window.innerHeight - r.height - 4)}px`;
+  };
+  tl.onHover = showTip;
+  const analysis = new Analysis(api, tl, panel, showTip);
 
   /** Select an item by id: fetch its details, reveal it, select it. @param {'slice'|'async'} kind @param {number} id */
   async function goTo(kind, id) {
@@ -51,8 +68,9 @@ async function main() {
     const seq = ++selSeq;
     current = null;
     if (!sel) return panel.hide();
-    if (sel.kind !== 'slice' && sel.kind !== 'async') return panel.showBasic(sel);
     panel.showBasic(sel);
+    if (sel.kind === 'frame' || sel.kind === 'object' || sel.kind === 'snapshot') return analysis.showItem(sel);
+    if (sel.kind !== 'slice' && sel.kind !== 'async') return;
     try {
       const d = await api.item(sel.kind, sel.id);
       if (seq !== selSeq) return;
@@ -122,19 +140,6 @@ async function main() {
   flowsBox.addEventListener('change', refreshFlows);
   tl.onFrame = refreshFlows;
 
-  const tip = $('tooltip');
-  tl.onHover = (html, x, y) => {
-    if (html === null) {
-      tip.hidden = true;
-      return;
-    }
-    tip.innerHTML = html;
-    tip.hidden = false;
-    const r = tip.getBoundingClientRect();
-    tip.style.left = `${Math.min(x + 12, window.innerWidth - r.width - 4)}px`;
-    tip.style.top = `${Math.min(y + 14, window.innerHeight - r.height - 4)}px`;
-  };
-
   const search = new Search(
     /** @type {HTMLInputElement} */ ($('search')), $('search-status'),
     /** @type {HTMLButtonElement} */ ($('search-prev')), /** @type {HTMLButtonElement} */ ($('search-next')), api,
@@ -194,16 +199,22 @@ async function main() {
     width: () => tl.scale.width,
     zoomToSelection: () => tl.zoomToSelection(),
     mark: () => {
-      const s = tl.selection;
-      tl.mark = tl.mark || !s ? null : { t0: s.ts, t1: s.ts + s.dur };
-      tl.requestDraw();
+      // The selection's range, unless that is the range already marked: then unmark.
+      const m = tl.mark;
+      const r = tl.selection && rangeOf(tl.selection);
+      if (r && !(m && !m.tracks && m.t0 === r.t0 && m.t1 === r.t1)) analysis.setRange(r);
+      else if (m) analysis.clearRange();
     },
     help: () => help.toggle(),
     search: () => search.focus(),
     escape: () => {
+      const open = !$('help').hidden || !$('diag-popup').hidden;
       help.close();
       $('diag-popup').hidden = true;
-      tl.select(null);
+      // One thing at a time: an overlay, else the selection, else the range.
+      if (open) return;
+      if (tl.selection) tl.select(null);
+      else if (tl.mark || tl.highlight) analysis.clearRange();
     },
     walk: (dir) => {
       walk(dir).catch((e) => panel.error(e.message));
@@ -215,7 +226,7 @@ async function main() {
   new ResizeObserver(() => tl.resize()).observe($('scroller'));
   tl.resize();
   await tl.nextFrame();
-  return { api, tl, search, panel };
+  return { api, tl, search, panel, analysis };
 }
 
 const booted = main();

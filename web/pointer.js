@@ -4,6 +4,8 @@ import { rowIndexAt, ROW_H, TRACK_PAD, RULER_H } from './layout.js';
 import { mergeCounterTiles } from './tracks.js';
 import { hitItem, hitInstant, rowAt, counterValueAt } from './hittest.js';
 import { formatDuration, formatValue, esc } from './format.js';
+import { hitSnapshot, DIAMOND } from './snapshots.js';
+import { tracksUnder } from './range.js';
 
 /** @typedef {import('./timeline.js').Timeline} Timeline */
 /** @typedef {import('./timeline.js').Selection} Selection */
@@ -44,27 +46,64 @@ export function pick(tl, x, y) {
   }
   const sub = rowAt(dy, ROW_H, track.rows, TRACK_PAD / 2);
   if (sub < 0) return { row, t, hit: null, value: null };
+  if (track.kind === 'objects') {
+    // A snapshot's diamond lies over its object's bar: it wins.
+    for (let k = tiles.length - 1; k >= 0; k--) {
+      const s = tiles[k].data.snapshots;
+      const j = s ? hitSnapshot(s, sub, t, (DIAMOND + 1) * tl.scale.nsPerPx) : -1;
+      if (j < 0) continue;
+      const d = tiles[k].data;
+      const at = d.id.indexOf(s.object[j]);
+      const name = at >= 0 ? d.strings[d.name[at]] ?? '' : '';
+      return { row, t, value: null, hit: { kind: 'snapshot', id: s.object[j], index: s.index[j], track: track.id, row: sub, ts: s.ts[j], dur: 0, name } };
+    }
+  }
   for (let k = tiles.length - 1; k >= 0; k--) {
     const d = tiles[k].data;
     const j = hitItem(d, sub, t, tol);
     if (j < 0) continue;
     const id = d.id[j];
     const count = d.count ? d.count[j] : 1;
-    const kind = id < 0 || count > 1 ? 'merged' : track.kind === 'slices' ? 'slice' : track.kind === 'async' ? 'async' : 'item';
+    /** @type {Selection['kind']} */
+    const kind = id < 0 || count > 1 ? 'merged' : KIND_OF[track.kind];
     return { row, t, value: null, hit: { kind, id, track: track.id, row: sub, ts: d.ts[j], dur: d.dur[j], name: d.strings[d.name[j]] ?? '', count } };
   }
   return { row, t, hit: null, value: null };
 }
 
-/** Mouse input: drag pans and scrolls, click selects, wheel zooms, hover explains.
+/** @type {Record<string, Selection['kind']>} what an item of each kind of track is */
+const KIND_OF = { slices: 'slice', async: 'async', samples: 'frame', objects: 'object', counter: 'slice' };
+
+/**
+ * A range dragged with Shift from canvas point (x0, y0) to (x1, y1): its times, and
+ * the tracks under it (all of them when it started on the ruler).
+ * @param {Timeline} tl
+ * @param {number} x0 @param {number} y0 @param {number} x1 @param {number} y1
+ * @returns {import('./range.js').Range}
+ */
+export function dragRange(tl, x0, y0, x1, y1) {
+  const ta = tl.scale.toNs(Math.max(0, x0 - tl.labelW));
+  const tb = tl.scale.toNs(Math.max(0, x1 - tl.labelW));
+  const top = tl.scrollTop - RULER_H;
+  const tracks = y0 < RULER_H ? null : tracksUnder(tl.layout.rows, tl.summary, y0 + top, Math.max(RULER_H, y1) + top);
+  // Nothing lies before the trace's start: a drag from the margin starts there.
+  const t0 = Math.max(tl.summary.start_ns, Math.floor(Math.min(ta, tb)));
+  return { t0, t1: Math.max(t0, Math.ceil(Math.max(ta, tb))), tracks };
+}
+
+/** Mouse input: drag pans and scrolls, shift-drag selects a range, click selects,
+ * wheel zooms, hover explains.
  * @param {Timeline} tl */
 export function installPointer(tl) {
   const c = tl.canvas;
-  /** @type {{x: number, y: number, moved: boolean, scroll: number}|null} */
+  /** @type {{x: number, y: number, moved: boolean, scroll: number,
+   *   range: {x: number, y: number, before: import('./range.js').Range|null}|null}|null} */
   let drag = null;
   c.addEventListener('pointerdown', (e) => {
     if (e.button !== 0) return;
-    drag = { x: e.clientX, y: e.clientY, moved: false, scroll: tl.scrollTop };
+    const r = c.getBoundingClientRect();
+    const range = e.shiftKey ? { x: e.clientX - r.left, y: e.clientY - r.top, before: tl.mark } : null;
+    drag = { x: e.clientX, y: e.clientY, moved: false, scroll: tl.scrollTop, range };
     // Take focus from the search box or a toggle, so keys navigate again.
     tl.scroller.focus({ preventScroll: true });
     c.setPointerCapture(e.pointerId);
@@ -77,6 +116,12 @@ export function installPointer(tl) {
       const dy = e.clientY - drag.y;
       if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
       drag.moved = true;
+      if (drag.range) {
+        tl.onHover(null, 0, 0);
+        tl.mark = dragRange(tl, drag.range.x, drag.range.y, e.clientX - r.left, e.clientY - r.top);
+        tl.requestDraw();
+        return;
+      }
       tl.scale.pan(-dx);
       drag.x = e.clientX;
       tl.scroller.scrollTop = drag.scroll - dy;
@@ -90,6 +135,14 @@ export function installPointer(tl) {
   c.addEventListener('pointerup', (e) => {
     const d = drag;
     drag = null;
+    if (d && d.moved && d.range) {
+      if (tl.mark && tl.mark.t1 > tl.mark.t0) tl.onRange(tl.mark);
+      else {
+        // An empty range (dragged before the trace's start): keep the one there was.
+        tl.mark = d.range.before;
+        tl.requestDraw();
+      }
+    }
     if (!d || d.moved) return;
     const r = c.getBoundingClientRect();
     click(tl, e.clientX - r.left, e.clientY - r.top);
@@ -131,7 +184,8 @@ function hover(tl, x, y, cx, cy) {
     return tl.onHover(null, 0, 0);
   }
   const what = h.kind === 'merged' ? ` · ${h.count} items (zoom in)` : '';
-  tl.onHover(`<b>${esc(h.name)}</b> ${h.kind === 'instant' ? 'instant' : formatDuration(h.dur)}${what}`, cx, cy);
+  const how = h.kind === 'instant' ? 'instant' : h.kind === 'snapshot' ? 'snapshot' : formatDuration(h.dur);
+  tl.onHover(`<b>${esc(h.name)}</b> ${how}${what}`, cx, cy);
 }
 
 /** @param {Timeline} tl @param {number} x @param {number} y */

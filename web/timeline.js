@@ -5,11 +5,13 @@
 import { TimeScale } from './timescale.js';
 import { buildLayout, visibleRows, ROW_H, TRACK_PAD, RULER_H } from './layout.js';
 import { tileLevel, tileRange } from './api.js';
-import { rasterSlices, rasterInstants, decorateSlices, drawProcessInstants, drawCounter, mergeCounterTiles, fitText } from './tracks.js';
+import { rasterSlices, rasterInstants, decorateSlices, drawProcessInstants, drawCounter, mergeCounterTiles } from './tracks.js';
 import { Raster, pack } from './raster.js';
 import { installPointer } from './pointer.js';
 import { colorFor } from './colors.js';
-import { formatDuration } from './format.js';
+import { drawSnapshots, outlineDiamond } from './snapshots.js';
+import { drawMark, drawHighlights, drawArrow, visibleGlobals } from './overlays.js';
+import { drawLabels, drawRuler } from './ruler.js';
 
 export { RULER_H };
 
@@ -22,9 +24,11 @@ export { RULER_H };
 
 /**
  * What is selected: a slice or async item (with an id for details), a merged
- * item, an instant, or a sample/object item.
- * @typedef {{kind: 'slice'|'async'|'merged'|'instant'|'item', id: number, track: string,
- *   row: number, ts: number, dur: number, name: string, count?: number, scope?: string}} Selection
+ * item, an instant, a stack frame of a samples track (`id`: the frame), an object
+ * (`id`: its row) or one of its snapshots (`index` in the object's list).
+ * @typedef {{kind: 'slice'|'async'|'merged'|'instant'|'frame'|'object'|'snapshot', id: number,
+ *   track: string, row: number, ts: number, dur: number, name: string, count?: number,
+ *   scope?: string, index?: number}} Selection
  * @typedef {{fromTs: number, fromTrack: string, fromRow: number, toTs: number,
  *   toTrack: string, toRow: number}} Arrow
  */
@@ -58,8 +62,12 @@ export class Timeline {
     this.scale = new TimeScale(summary.start_ns - span * 0.02, summary.end_ns + span * 0.02, 1);
     /** @type {Selection|null} */
     this.selection = null;
-    /** @type {{t0: number, t1: number}|null} */
+    /** @type {import('./range.js').Range|null} the marked range; tracks null: all */
     this.mark = null;
+    /** @type {import('./types.js').RangeSlicesAnswer|null} slices outlined (a range table group) */
+    this.highlight = null;
+    /** @type {(r: import('./range.js').Range) => void} a range was dragged out (shift-drag) */
+    this.onRange = () => {};
     /** @type {{query: string, regex: RegExp|null}|null} */
     this.search = null;
     /** @type {Arrow[]} arrows of the selection */
@@ -112,7 +120,7 @@ export class Timeline {
     return {
       dark, bg: v('--bg'), fg: v('--fg'), muted: v('--muted'), grid: v('--grid'),
       headerBg: v('--header-bg'), labelBg: v('--label-bg'), trackAlt: v('--track-alt'),
-      accent: v('--accent'), select: v('--select'), warn: v('--warn'), mark: v('--mark'),
+      accent: v('--accent'), select: v('--select'), warn: v('--warn'), mark: v('--mark'), hl: v('--hl'),
       textDark: '#111', textLight: '#fff', stripes: this.ctx.createPattern(pc, 'repeat'),
     };
   }
@@ -220,7 +228,7 @@ export class Timeline {
       if (track.kind === 'slices') rasterInstants(raster, tiles, this.scale, dpr, top, theme);
     }
     // Global instants: full-height lines over the slices.
-    this.globals = this.visibleGlobals();
+    this.globals = visibleGlobals(this);
     for (const g of this.globals) raster.vline(g.x * dpr, 0, raster.h, pack(g.fill));
     // Margin tiles are asked for after every visible one, so they load last.
     for (const [id, level, i] of this.margins) this.api.tile(id, level, i);
@@ -234,8 +242,8 @@ export class Timeline {
     this.drawOverlays(rows);
     ctx.restore();
 
-    this.drawLabels(rows);
-    this.drawRuler(ticks);
+    drawLabels(this, rows);
+    drawRuler(this, ticks);
     this.api.endFrame();
     this.frames++;
     if (this.drawLog) this.drawLog.push(performance.now() - began);
@@ -308,39 +316,9 @@ export class Timeline {
       return;
     }
     decorateSlices(ctx, tiles, this.scale, this.labelW, y, theme, this.search);
+    if (track.kind === 'objects') drawSnapshots(ctx, tiles, this.scale, this.labelW, y, theme);
     const g = this.layout.groups.get(row.process.id);
     if (track.kind === 'slices' && g) drawProcessInstants(ctx, tiles, this.scale, this.labelW, { y0: this.cy(g.y0), y1: this.cy(g.y1) }, theme);
-  }
-
-  /**
-   * Global instants in view, at most one per 3 pixels, from a time-sorted index
-   * built once (a trace may hold many thousands).
-   * @returns {Array<{x: number, fill: string}>}
-   */
-  visibleGlobals() {
-    const gi = this.summary.global_instants;
-    if (!this.globalOrder) {
-      this.globalOrder = Array.from(gi.ts, (_, i) => i).sort((a, b) => gi.ts[a] - gi.ts[b]);
-    }
-    const order = this.globalOrder;
-    let lo = 0;
-    let hi = order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (gi.ts[order[mid]] < this.scale.t0) lo = mid + 1;
-      else hi = mid;
-    }
-    const out = [];
-    let last = -Infinity;
-    for (let k = lo; k < order.length && out.length < 2000; k++) {
-      const i = order[k];
-      if (gi.ts[i] > this.scale.t1) break;
-      const x = this.scale.toPx(gi.ts[i]);
-      if (x - last < 3) continue;
-      last = x;
-      out.push({ x, fill: colorFor(gi.name[i], null, this.theme.dark) });
-    }
-    return out;
   }
 
   /** Canvas y of the middle of `row` of a track, or null if the track is not laid out.
@@ -354,16 +332,14 @@ export class Timeline {
   drawOverlays(rows) {
     const { ctx, theme, scale } = this;
     const x0 = this.labelW;
-    if (this.mark) {
-      const a = scale.toPx(this.mark.t0);
-      const b = scale.toPx(this.mark.t1);
-      ctx.fillStyle = theme.mark;
-      ctx.fillRect(x0 + a, RULER_H, Math.max(1, b - a), this.h);
-    }
+    drawMark(this);
+    drawHighlights(this);
     const sel = this.selection;
     if (sel) {
       const y = this.rowY(sel.track, sel.row);
-      if (y !== null) {
+      if (y !== null && sel.kind === 'snapshot') {
+        outlineDiamond(ctx, x0 + scale.toPx(sel.ts), y - 0.5, theme.select);
+      } else if (y !== null) {
         const a = scale.toPx(sel.ts);
         const w = Math.max(2, sel.dur / scale.nsPerPx);
         ctx.strokeStyle = theme.select;
@@ -373,107 +349,10 @@ export class Timeline {
       }
     }
     ctx.lineWidth = 1.5;
-    for (const arrow of this.allArrows) this.drawArrow(arrow, theme.muted);
+    for (const arrow of this.allArrows) drawArrow(this, arrow, theme.muted);
     ctx.lineWidth = 2;
-    for (const arrow of this.selArrows) this.drawArrow(arrow, theme.select);
+    for (const arrow of this.selArrows) drawArrow(this, arrow, theme.select);
     void rows;
-  }
-
-  /** @param {Arrow} a @param {string} color */
-  drawArrow(a, color) {
-    const { ctx, scale } = this;
-    const y1 = this.rowY(a.fromTrack, a.fromRow);
-    const y2 = this.rowY(a.toTrack, a.toRow);
-    if (y1 === null || y2 === null) return;
-    const x1 = this.labelW + scale.toPx(a.fromTs);
-    const x2 = this.labelW + scale.toPx(a.toTs);
-    const dx = Math.max(20, Math.abs(x2 - x1) / 2);
-    ctx.strokeStyle = color;
-    ctx.fillStyle = color;
-    ctx.beginPath();
-    ctx.moveTo(x1, y1);
-    ctx.bezierCurveTo(x1 + dx, y1, x2 - dx, y2, x2, y2);
-    ctx.stroke();
-    ctx.beginPath();
-    ctx.moveTo(x2, y2);
-    ctx.lineTo(x2 - 7, y2 - 4);
-    ctx.lineTo(x2 - 7, y2 + 4);
-    ctx.closePath();
-    ctx.fill();
-  }
-
-  /** @param {Row[]} rows */
-  drawLabels(rows) {
-    const { ctx, theme } = this;
-    const lw = this.labelW;
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(0, RULER_H, lw, this.h - RULER_H);
-    ctx.clip();
-    ctx.fillStyle = theme.labelBg;
-    ctx.fillRect(0, RULER_H, lw, this.h - RULER_H);
-    for (const row of rows) {
-      const y = this.cy(row.y);
-      ctx.fillStyle = theme.grid;
-      ctx.fillRect(0, y + row.h - 1, lw, 1);
-      if (row.kind === 'process') {
-        ctx.fillStyle = theme.headerBg;
-        ctx.fillRect(0, y, lw, row.h - 1);
-        ctx.fillStyle = theme.fg;
-        ctx.font = 'bold 12px system-ui, sans-serif';
-        ctx.fillText(row.collapsed ? '▸' : '▾', 6, y + row.h / 2);
-        const t = fitText(ctx, row.label, lw - 26);
-        if (t) ctx.fillText(t, 20, y + row.h / 2);
-      } else {
-        ctx.font = '11px system-ui, sans-serif';
-        ctx.fillStyle = row.kind === 'empty' ? theme.muted : theme.fg;
-        const t = fitText(ctx, row.label, lw - 24);
-        if (t) ctx.fillText(t, 18, y + Math.min(row.h, ROW_H + TRACK_PAD) / 2);
-      }
-    }
-    ctx.restore();
-    ctx.fillStyle = theme.grid;
-    ctx.fillRect(lw - 1, RULER_H, 1, this.h - RULER_H);
-    ctx.font = '11px system-ui, sans-serif';
-  }
-
-  /** @param {import('./timescale.js').Tick[]} ticks */
-  drawRuler(ticks) {
-    const { ctx, theme, scale } = this;
-    const x0 = this.labelW;
-    ctx.fillStyle = theme.headerBg;
-    ctx.fillRect(0, 0, this.w, RULER_H);
-    ctx.fillStyle = theme.grid;
-    ctx.fillRect(0, RULER_H - 1, this.w, 1);
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(x0, 0, this.w - x0, RULER_H);
-    ctx.clip();
-    ctx.fillStyle = theme.fg;
-    for (const t of ticks) {
-      ctx.fillRect(Math.round(x0 + t.px), RULER_H - 7, 1, 6);
-      ctx.fillText(t.label, x0 + t.px + 3, RULER_H / 2 - 2);
-    }
-    for (const g of this.globals) {
-      const x = x0 + g.x;
-      ctx.fillStyle = g.fill;
-      ctx.beginPath();
-      ctx.moveTo(x - 5, RULER_H - 9);
-      ctx.lineTo(x + 5, RULER_H - 9);
-      ctx.lineTo(x, RULER_H - 1);
-      ctx.fill();
-    }
-    if (this.mark) {
-      const a = x0 + scale.toPx(this.mark.t0);
-      const b = x0 + scale.toPx(this.mark.t1);
-      ctx.fillStyle = theme.select;
-      ctx.fillRect(a, RULER_H - 3, Math.max(1, b - a), 3);
-      const label = formatDuration(this.mark.t1 - this.mark.t0);
-      ctx.fillText(label, Math.max(x0 + 2, (a + b) / 2 - 20), RULER_H - 9);
-    }
-    ctx.restore();
-    ctx.fillStyle = theme.muted;
-    ctx.fillText(`${this.summary.name}`.slice(0, 40), 6, RULER_H / 2);
   }
 
   /** @param {Selection|null} sel */

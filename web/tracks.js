@@ -13,7 +13,8 @@ import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
  * Colours of the current theme, read from the CSS variables of style.css.
  * @typedef {{dark: boolean, bg: string, fg: string, muted: string, grid: string,
  *   headerBg: string, labelBg: string, trackAlt: string, accent: string, select: string,
- *   warn: string, mark: string, textDark: string, textLight: string, stripes: CanvasPattern|null}} Theme
+ *   warn: string, mark: string, hl: string, textDark: string, textLight: string,
+ *   stripes: CanvasPattern|null}} Theme
  */
 
 /**

@@ -17,7 +17,7 @@
  * @typedef {{ts: number[], name: number[], id: number[], scope: string[]}} TileInstants
  * @typedef {{ts: number[], dur: number[], row: number[], id: number[], name: number[],
  *   count: number[], flags: number[], color: number[], strings: string[],
- *   instants?: TileInstants}} SliceTile
+ *   instants?: TileInstants, snapshots?: TileSnapshots}} SliceTile
  * @typedef {{ts: number[], value: number[], min: number[], max: number[]}} CounterTile
  * @typedef {{id: number, name: string, ts: number, dur: number}} Ref
  * @typedef {{kind: 'slice'|'async', id: number, name: string, ts: number, thread: number|null,
@@ -32,6 +32,26 @@
  *   to_track: string[], to_row: number[], from_id: number[], to_id: number[]}} FlowsAnswer
  * @typedef {{total: number, ts: number[], dur: number[], kind: string[], id: number[],
  *   track: string[], row: number[], name: string[]}} SearchAnswer
+ * @typedef {{ts: number[], row: number[], object: number[], index: number[]}} TileSnapshots
+ * @typedef {'name'|'thread'|'category'} GroupBy
+ * @typedef {{key: string[], thread: number[], count: number[], total: number[], self: number[],
+ *   in_range: number[], thread_total: number[], avg: number[], min: number[], max: number[],
+ *   did_not_finish: number[]}} RangeGroups
+ * @typedef {{track: string[], name: string[], series?: string[], count: number[], min: number[], max: number[],
+ *   avg: number[], first: number[], last: number[], delta: number[]}} RangeCounters
+ * @typedef {{t0: number, t1: number, by: GroupBy, slices: number, groups: RangeGroups,
+ *   counters: RangeCounters}} RangeAnswer
+ * @typedef {{total: number, id: number[], ts: number[], dur: number[], track: string[],
+ *   row: number[]}} RangeSlicesAnswer
+ * @typedef {{parent: number[], depth: number[], name: number[], url: number[], line: number[],
+ *   column: number[], self: number[], total: number[], self_samples: number[],
+ *   total_samples: number[]}} ProfileNodes
+ * @typedef {{samples: number, total_ns: number, view: 'top-down'|'bottom-up', truncated: boolean,
+ *   nodes: ProfileNodes, strings: string[]}} ProfileAnswer
+ * @typedef {{ts: number, args: unknown}} Snapshot
+ * @typedef {{id: number, name: string, cat: string|null, object_id: string, process: number|null,
+ *   start: number, end: number, alive_at_end: boolean, snapshots: Snapshot[],
+ *   raw_snapshots: string[]}} ObjectAnswer
  */
 
 export const FLAG_DID_NOT_FINISH = 1;

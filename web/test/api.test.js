@@ -72,3 +72,11 @@ test('whenIdle resolves once every request is answered', async () => {
   await tick();
   assert.equal(idle, true);
 });
+
+test('range and profile requests: integer times, optional tracks and name', async () => {
+  const { rangeParams, profileParams } = await import('../api.js');
+  assert.equal(rangeParams({ t0: 10.7, t1: 20.2, tracks: null, name: null, by: 'name' }), 't0=10&t1=21&by=name');
+  assert.equal(rangeParams({ t0: 0, t1: 5, tracks: ['s:0:0', 'c:1'], name: 'a b&c', by: 'thread' }), 't0=0&t1=5&by=thread&tracks=s%3A0%3A0%2Cc%3A1&name=a+b%26c');
+  assert.equal(profileParams({ t0: null, t1: null, tracks: null, view: 'bottom-up' }), 'view=bottom-up&max_nodes=20000');
+  assert.equal(profileParams({ t0: 1, t1: 9, tracks: ['p:0'], view: 'top-down', maxNodes: 50 }), 't0=1&t1=9&tracks=p%3A0&view=top-down&max_nodes=50');
+});

@@ -48,7 +48,11 @@ export class MockModel {
     this.counters = spec.counters || {}; // track -> {ts, value}
     this.flowList = spec.flows || [];
     this.details = spec.details || {};
-    for (const it of spec.slices) {
+    // The analysis fixture's samples and objects tracks (mock-analysis.mjs).
+    this.profiles = spec.profiles || {};
+    this.objects = spec.objects || [];
+    this.snapshots = spec.snapshots || {};
+    for (const it of [...spec.slices, ...(spec.extraItems || [])]) {
       if (!this.rows.has(it.track)) this.rows.set(it.track, []);
       const rows = this.rows.get(it.track);
       while (rows.length <= it.row) rows.push([]);
@@ -107,6 +111,11 @@ export class MockModel {
         out.flags.push(it.flags || 0);
         out.color.push(it.color ? s(it.color) : -1);
       }
+    }
+    const sn = this.snapshots[id];
+    if (sn) {
+      const keep = sn.ts.map((_, i) => i).filter((i) => sn.ts[i] >= t0 && sn.ts[i] < t1);
+      out.snapshots = { ts: keep.map((i) => sn.ts[i]), row: keep.map((i) => sn.row[i]), object: keep.map((i) => sn.object[i]), index: keep.map((i) => sn.index[i]) };
     }
     if (id.startsWith('s:')) {
       const ins = (this.instants[id] || []).filter((x) => x.ts >= t0 && x.ts <= t1);

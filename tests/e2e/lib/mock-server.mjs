@@ -2,6 +2,7 @@
 import http from 'node:http';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { range, rangeSlices, profile } from './mock-analysis.mjs';
 
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
@@ -29,6 +30,18 @@ export async function startMockServer(webDir, model) {
       if ((m = p.match(/^\/api\/(slice|async)\/(\d+)$/))) {
         const d = model.item(m[1], Number(m[2]));
         return d ? json(200, d) : json(404, { error: `no such ${m[1]}` });
+      }
+      const rq = () => ({ t0: Number(q('t0')), t1: Number(q('t1')), by: q('by') || 'name', name: q('name'),
+        tracks: q('tracks') === null ? null : q('tracks').split(',') });
+      if (p === '/api/range') return json(200, range(model, rq()));
+      if (p === '/api/range/slices') return json(200, rangeSlices(model, rq(), q('key'), Number(q('limit') || 1000)));
+      if (p === '/api/profile') {
+        const times = q('t0') === null ? { t0: null, t1: null } : { t0: Number(q('t0')), t1: Number(q('t1')) };
+        return json(200, profile(model.profiles, { ...times, tracks: q('tracks') === null ? null : q('tracks').split(','), view: q('view') || 'top-down' }));
+      }
+      if ((m = p.match(/^\/api\/object\/(\d+)$/))) {
+        const o = model.objects[Number(m[1])];
+        return o ? json(200, o) : json(404, { error: 'no such object' });
       }
       if (p === '/api/flows') return json(200, model.flows(Number(q('t0')), Number(q('t1'))));
       if (p === '/api/search') return json(200, model.search(q('q') || '', Number(q('limit') || 1000)));
