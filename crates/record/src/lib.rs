@@ -45,6 +45,8 @@ mod record;
 mod ring;
 mod session;
 mod signals;
+#[cfg(feature = "tracing")]
+mod span_table;
 mod writer;
 
 #[cfg(feature = "capi")]
