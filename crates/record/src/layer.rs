@@ -27,6 +27,7 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
 use crate::args::JsonArgs;
+use crate::format::SiteJson;
 use crate::record::{
     write, F_JSON_ARGS, F_TRACING, KIND_ASYNC_BEGIN, KIND_ASYNC_END, KIND_BEGIN, KIND_END,
     KIND_INSTANT_T, MAX_STR,
@@ -190,6 +191,7 @@ where
                 None,
                 site,
                 None,
+                None,
                 name,
                 &JsonArgs(body),
             );
@@ -217,6 +219,7 @@ fn emit(kind: u8, ticks: Option<u64>, site: usize, id: Option<u64>, args: &[u8])
         site,
         id,
         None,
+        None,
         &JsonArgs(clip_args(args)),
     );
 }
@@ -231,10 +234,10 @@ fn clip_args(args: &[u8]) -> &[u8] {
 }
 
 /// `"cat":"<target>","name":"<name>"` of a `tracing` call site.
-pub(crate) fn site_json(site: usize) -> (Box<[u8]>, usize) {
+pub(crate) fn site_json(site: usize) -> SiteJson {
     // SAFETY: the layer only records addresses of `&'static Metadata<'static>`.
     let meta: &'static Metadata<'static> = unsafe { &*(site as *const Metadata<'static>) };
-    crate::writer::site_json(meta.target(), meta.name())
+    SiteJson::new(meta.target(), meta.name(), &[])
 }
 
 /// Writes fields as a JSON object body; the `message` field goes to `message`
