@@ -67,10 +67,13 @@ fn process_cpu() -> f64 {
 }
 
 /// 8 threads x 1M instants, unpaced; returns (M events/s, CPU s, dropped, bytes).
-fn burst(to_file: bool) -> (f64, f64, u64, u64) {
+fn burst(to_file: bool, writer_threads: usize) -> (f64, f64, u64, u64) {
     const PER_THREAD: u64 = 1_000_000;
     let path = std::env::temp_dir().join("tracescope-bench-burst.json");
-    let builder = Builder::new().signals(false).buffer_size(32 << 20);
+    let builder = Builder::new()
+        .signals(false)
+        .buffer_size(32 << 20)
+        .writer_threads(writer_threads);
     let guard = if to_file {
         builder.to_file(&path).unwrap()
     } else {
@@ -117,15 +120,17 @@ fn main() {
     };
     if only("burst") {
         println!("burst: 8 threads x 1M instants (one int arg), 32 MiB rings");
-        println!("sink | M events/s (wall) | CPU s | dropped | MB written");
+        println!("sink | writer threads | M events/s (wall) | CPU s | dropped | MB written");
         for run in 0..3 {
             for to_file in [true, false] {
-                let (rate, cpu, dropped, bytes) = burst(to_file);
-                println!(
-                    "{} #{run} | {rate:>6.1} | {cpu:.3} | {dropped} | {:.0}",
-                    if to_file { "file" } else { "null" },
-                    bytes as f64 / 1e6
-                );
+                for writers in [1, 2] {
+                    let (rate, cpu, dropped, bytes) = burst(to_file, writers);
+                    println!(
+                        "{} | {writers} #{run} | {rate:>6.1} | {cpu:.3} | {dropped} | {:.0}",
+                        if to_file { "file" } else { "null" },
+                        bytes as f64 / 1e6
+                    );
+                }
             }
         }
     }

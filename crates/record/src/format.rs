@@ -129,11 +129,11 @@ impl Formatter {
         } else {
             None
         };
-        out.extend_from_slice(ph);
+        json::put(out, ph);
         if flags & (F_DYN_NAME | F_NO_NAME) == 0 {
-            out.extend_from_slice(&site.named);
+            json::put(out, &site.named);
         } else {
-            out.extend_from_slice(&site.named[..site.cat_len]);
+            json::put(out, &site.named[..site.cat_len]);
             if flags & F_DYN_NAME != 0 {
                 out.extend_from_slice(b",\"name\":");
                 json::string(out, cur.bytes()?);
@@ -163,7 +163,7 @@ impl Formatter {
                 out.extend_from_slice(b",\"flow_out\":true");
             }
         }
-        out.extend_from_slice(ids);
+        json::put(out, ids);
         if flags & F_JSON_ARGS != 0 {
             let body = cur.bytes()?;
             if !body.is_empty() {
@@ -183,7 +183,7 @@ impl Formatter {
                 if n > 0 {
                     out.push(b',');
                 }
-                out.extend_from_slice(site.key(n));
+                json::put(out, site.key(n));
                 match u64::from((tags >> (4 * n)) & 15) {
                     TAG_I64 => json::int(out, cur.word()? as i64),
                     TAG_U64 => json::int(out, cur.word()?),

@@ -1,5 +1,41 @@
 //! Small JSON output helpers for the writer thread.
 
+/// Appends `s`, which is usually short: copied inline with at most two
+/// overlapping 8- or 16-byte moves instead of a call to `memcpy` (most of an
+/// event's pieces are 5 to 40 bytes, and a call per piece was a tenth of the
+/// writer's time).
+#[inline(always)]
+pub(crate) fn put(out: &mut Vec<u8>, s: &[u8]) {
+    let n = s.len();
+    if n > 32 {
+        out.extend_from_slice(s);
+        return;
+    }
+    out.reserve(n);
+    // SAFETY: `reserve` made room for `n` bytes after `len`; every move below
+    // reads inside `s` and writes inside that room, then `len` grows by `n`.
+    unsafe {
+        let dst = out.as_mut_ptr().add(out.len());
+        let src = s.as_ptr();
+        if n >= 16 {
+            let a = std::ptr::read_unaligned(src.cast::<u128>());
+            let b = std::ptr::read_unaligned(src.add(n - 16).cast::<u128>());
+            std::ptr::write_unaligned(dst.cast::<u128>(), a);
+            std::ptr::write_unaligned(dst.add(n - 16).cast::<u128>(), b);
+        } else if n >= 8 {
+            let a = std::ptr::read_unaligned(src.cast::<u64>());
+            let b = std::ptr::read_unaligned(src.add(n - 8).cast::<u64>());
+            std::ptr::write_unaligned(dst.cast::<u64>(), a);
+            std::ptr::write_unaligned(dst.add(n - 8).cast::<u64>(), b);
+        } else {
+            for i in 0..n {
+                *dst.add(i) = *src.add(i);
+            }
+        }
+        out.set_len(out.len() + n);
+    }
+}
+
 /// Appends `s` as a JSON string literal (with quotes).
 pub(crate) fn string(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
@@ -34,7 +70,7 @@ pub(crate) fn escaped(out: &mut Vec<u8>, s: &[u8]) {
 }
 
 pub(crate) fn int<I: itoa::Integer>(out: &mut Vec<u8>, v: I) {
-    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+    put(out, itoa::Buffer::new().format(v).as_bytes());
 }
 
 /// A float as JSON; NaN and infinities (not JSON numbers) become strings.
@@ -112,8 +148,8 @@ impl TsFormatter {
             let skip = d[..5].iter().take_while(|&&c| c == b'0').count();
             out.extend_from_slice(&d[skip..]);
         } else {
-            out.extend_from_slice(&self.prefix);
-            out.extend_from_slice(&d);
+            put(out, &self.prefix);
+            put(out, &d);
         }
     }
 }
@@ -137,6 +173,17 @@ mod tests {
         let mut v = Vec::new();
         f(&mut v);
         String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn put_copies_every_length() {
+        let src: Vec<u8> = (0..40u8).collect();
+        for n in 0..=40 {
+            let mut out = b"ab".to_vec();
+            put(&mut out, &src[..n]);
+            assert_eq!(&out[..2], b"ab");
+            assert_eq!(&out[2..], &src[..n], "{n}");
+        }
     }
 
     #[test]

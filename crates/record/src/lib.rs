@@ -39,6 +39,7 @@ mod args;
 mod callsite;
 mod category;
 mod clock;
+mod drain;
 mod format;
 mod json;
 mod macros;

@@ -11,13 +11,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::clock::{self, Anchor, Timebase};
-use crate::format::Formatter;
+use crate::drain::{self, Job, Lane, Sink};
 use crate::json;
-use crate::record::{header_kind, header_len, KIND_PAD};
 use crate::ring::{self, Ring};
-
-/// Bytes of formatted output held before they are written out mid-pass.
-const OUT_CHUNK: usize = 1 << 20;
 
 /// Counters of a recording session.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,8 +58,8 @@ pub(crate) struct Shared {
     cv: Condvar,
     events: AtomicU64,
     dropped: AtomicU64,
-    write_errors: AtomicU64,
-    bytes: AtomicU64,
+    pub(crate) write_errors: AtomicU64,
+    pub(crate) bytes: AtomicU64,
 }
 
 impl Shared {
@@ -133,14 +129,15 @@ struct RingState {
 }
 
 pub(crate) struct Writer {
-    sink: Box<dyn Write + Send>,
+    sink: Sink,
+    /// Metadata and the writer's own events, written before the lanes' output.
     out: Vec<u8>,
+    lanes: Vec<Lane>,
     timebase: Timebase,
     pid: u32,
     /// `,"pid":P,"tid":P`: process-level events go on the main thread's track.
     process_ids: Vec<u8>,
     rings: HashMap<usize, RingState>,
-    format: Formatter,
     process_version: u64,
     interval: Duration,
     shared: Arc<Shared>,
@@ -160,19 +157,20 @@ impl Writer {
         sink: Box<dyn Write + Send>,
         shared: Arc<Shared>,
         interval: Duration,
+        lanes: usize,
         start: Anchor,
     ) -> Writer {
         let pid = std::process::id();
         let mut process_ids = Vec::new();
         ids(&mut process_ids, pid, u64::from(pid));
         Writer {
-            sink,
-            out: Vec::with_capacity(OUT_CHUNK + (64 << 10)),
+            sink: Sink::new(sink, shared.clone()),
+            out: Vec::new(),
+            lanes: (0..lanes).map(|_| Lane::new()).collect(),
             timebase: Timebase::new(start),
             pid,
             process_ids,
             rings: HashMap::new(),
-            format: Formatter::default(),
             process_version: 0,
             interval,
             shared,
@@ -230,10 +228,26 @@ impl Writer {
         }
         self.process_meta();
         let mut busy = false;
-        for (ring, &(_, tail, head)) in rings.iter().zip(&snaps) {
-            busy |= (head - tail) * 8 > ring.room_to_end(0);
-            self.drain(ring, tail, head);
-        }
+        let ids: Vec<Vec<u8>> = rings.iter().map(|r| self.thread_meta(r)).collect();
+        // Metadata first: a thread's name precedes its events in the file.
+        self.write_out();
+        let jobs: Vec<Job<'_>> = rings
+            .iter()
+            .zip(&snaps)
+            .zip(&ids)
+            .filter(|((_, s), _)| s.2 > s.1)
+            .map(|((ring, &(_, tail, head)), ids)| {
+                busy |= (head - tail) * 8 > ring.room_to_end(0);
+                Job {
+                    ring,
+                    ids,
+                    tail,
+                    head,
+                }
+            })
+            .collect();
+        let events = drain::drain(&mut self.lanes, &jobs, &self.timebase, &self.sink);
+        self.shared.events.fetch_add(events, Ordering::Relaxed);
         self.report_drops(&rings);
         let gone: Vec<usize> = rings
             .iter()
@@ -251,7 +265,9 @@ impl Writer {
         busy
     }
 
-    fn drain(&mut self, ring: &Ring, tail: u64, head: u64) {
+    /// The ring's `,"pid":P,"tid":T`; writes its thread's metadata to `out`
+    /// when it changed.
+    fn thread_meta(&mut self, ring: &Ring) -> Vec<u8> {
         let key = ring as *const Ring as usize;
         let pid = self.pid;
         let state = self.rings.entry(key).or_insert_with(|| {
@@ -262,49 +278,23 @@ impl Writer {
                 meta_version: 0,
             }
         });
-        let ids = state.ids.clone();
         let meta = ring.meta();
         if meta.version != state.meta_version {
             state.meta_version = meta.version;
             if let Some(name) = &meta.name {
-                metadata(&mut self.out, b"thread_name", &ids, |o| {
+                metadata(&mut self.out, b"thread_name", &state.ids, |o| {
                     o.extend_from_slice(b"\"name\":");
                     json::string(o, name.as_bytes());
                 });
             }
             if let Some(index) = meta.sort_index {
-                metadata(&mut self.out, b"thread_sort_index", &ids, |o| {
+                metadata(&mut self.out, b"thread_sort_index", &state.ids, |o| {
                     o.extend_from_slice(b"\"sort_index\":");
                     json::int(o, index);
                 });
             }
         }
-        drop(meta);
-        let mut pos = tail;
-        let mut events = 0u64;
-        while pos < head {
-            // SAFETY: positions between tail and head hold committed records.
-            let h = unsafe { ring.words(pos, 1) }[0];
-            let len = header_len(h);
-            if len == 0 || pos + len as u64 > head || len as u64 > ring.room_to_end(pos) {
-                // Never produced by `Ring::push`; skip the rest rather than guess.
-                break;
-            }
-            if header_kind(h) != KIND_PAD {
-                // SAFETY: as above, and the record does not wrap (checked).
-                let rec = unsafe { ring.words(pos, len) };
-                if self.format.event(&mut self.out, rec, &ids, &self.timebase) {
-                    events += 1;
-                }
-            }
-            pos += len as u64;
-            if self.out.len() >= OUT_CHUNK {
-                self.write_out();
-                ring.release(pos);
-            }
-        }
-        ring.release(head);
-        self.shared.events.fetch_add(events, Ordering::Relaxed);
+        state.ids.clone()
     }
 
     fn process_meta(&mut self) {
@@ -376,24 +366,7 @@ impl Writer {
     }
 
     fn write_out(&mut self) {
-        if self.out.is_empty() {
-            return;
-        }
-        match self
-            .sink
-            .write_all(&self.out)
-            .and_then(|_| self.sink.flush())
-        {
-            Ok(()) => {
-                self.shared
-                    .bytes
-                    .fetch_add(self.out.len() as u64, Ordering::Relaxed);
-            }
-            Err(_) => {
-                self.shared.write_errors.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        self.out.clear();
+        self.sink.write(&mut self.out);
     }
 }
 
