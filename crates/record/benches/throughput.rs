@@ -4,10 +4,11 @@
 //!   large enough to hold them, into a file (and, to separate formatting from
 //!   I/O, into `io::sink()`); the rate is events written per wall second from
 //!   the start to the end of the trace (the final drain included).
+//! - writer: the writer's CPU per event, alone (one thread, `io::sink()`).
 //! - paced: 8 threads record at a paced total rate for one second each run;
 //!   the highest rate with no drop is the sustained rate.
 //!
-//!     cargo bench -p tracescope-record --bench throughput [-- burst|paced]
+//!     cargo bench -p tracescope-record --bench throughput [-- burst|paced|writer]
 
 use std::time::{Duration, Instant};
 
@@ -107,6 +108,32 @@ fn burst(to_file: bool, writer_threads: usize) -> (f64, f64, u64, u64) {
     )
 }
 
+/// CPU cost per event of the writer alone: one thread records 2M instants into
+/// a ring that holds them all, then the session ends and one writer thread
+/// formats them to `io::sink()`. Returns process CPU ns per event for the
+/// recording and for the drain.
+fn writer_cost() -> (f64, f64) {
+    const N: u64 = 2_000_000;
+    let guard = Builder::new()
+        .signals(false)
+        .buffer_size(128 << 20)
+        .flush_interval(Duration::from_millis(100))
+        .writer_threads(1)
+        .to_writer(std::io::sink())
+        .unwrap();
+    trace_instant!("tp", "warm");
+    tracescope_record::flush();
+    let t0 = process_cpu();
+    for i in 0..N {
+        trace_instant!("tp", "e", "i" => i);
+    }
+    let t1 = process_cpu();
+    let stats = guard.finish();
+    let t2 = process_cpu();
+    assert_eq!(stats.dropped, 0);
+    ((t1 - t0) * 1e9 / N as f64, (t2 - t1) * 1e9 / N as f64)
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return; // `cargo bench -- --list` asks benches for their names
@@ -114,10 +141,20 @@ fn main() {
     let only = |name: &str| {
         let picked: Vec<String> = std::env::args()
             .skip(1)
-            .filter(|a| a == "burst" || a == "paced")
+            .filter(|a| ["burst", "paced", "writer"].contains(&a.as_str()))
             .collect();
         picked.is_empty() || picked.iter().any(|a| a == name)
     };
+    if only("writer") {
+        // The writer may have drained part of the events while they were
+        // recorded: the sum of both columns is what counts.
+        println!("writer: 2M instants (one int arg) formatted to io::sink()");
+        println!("run | record CPU ns/event | drain CPU ns/event | total");
+        for run in 0..5 {
+            let (rec, drain) = writer_cost();
+            println!("#{run} | {rec:.1} | {drain:.1} | {:.1}", rec + drain);
+        }
+    }
     if only("burst") {
         println!("burst: 8 threads x 1M instants (one int arg), 32 MiB rings");
         println!("sink | writer threads | M events/s (wall) | CPU s | dropped | MB written");

@@ -13,6 +13,7 @@ use crate::args::{TAG_BOOL, TAG_F64, TAG_I64, TAG_STR, TAG_U64};
 use crate::callsite::Callsite;
 use crate::clock::Timebase;
 use crate::json;
+use crate::raw_out::RawOut;
 use crate::record::*;
 
 /// The constant JSON of one call site.
@@ -23,6 +24,8 @@ pub(crate) struct SiteJson {
     cat_len: usize,
     /// `"key":` of each argument name.
     keys: Box<[Box<[u8]>]>,
+    /// Total length of `keys`.
+    keys_len: usize,
 }
 
 impl SiteJson {
@@ -41,10 +44,11 @@ impl SiteJson {
                 key.push(b':');
                 key.into_boxed_slice()
             })
-            .collect();
+            .collect::<Box<[Box<[u8]>]>>();
         SiteJson {
             named: v.into_boxed_slice(),
             cat_len,
+            keys_len: keys.iter().map(|k| k.len()).sum::<usize>() + 8 * 6,
             keys,
         }
     }
@@ -94,13 +98,9 @@ type TracingSites = ();
 
 impl Formatter {
     /// Appends one record as a line; false (and nothing appended) if it is malformed.
+    #[inline]
     pub fn event(&mut self, out: &mut Vec<u8>, rec: &[u64], ids: &[u8], tb: &Timebase) -> bool {
-        let mark = out.len();
-        let ok = self.try_event(out, rec, ids, tb).is_some();
-        if !ok {
-            out.truncate(mark);
-        }
-        ok
+        self.try_event(out, rec, ids, tb).is_some()
     }
 
     fn try_event(
@@ -129,76 +129,84 @@ impl Formatter {
         } else {
             None
         };
-        json::put(out, ph);
-        if flags & (F_DYN_NAME | F_NO_NAME) == 0 {
-            json::put(out, &site.named);
-        } else {
-            json::put(out, &site.named[..site.cat_len]);
-            if flags & F_DYN_NAME != 0 {
-                out.extend_from_slice(b",\"name\":");
-                json::string(out, cur.bytes()?);
-            }
-            out.extend_from_slice(b",\"ts\":");
-        }
-        self.ts.write(out, tb.ns(ticks));
-        match kind {
-            // Thread scope is what a missing `s` means: no bytes spent on it.
-            KIND_INSTANT_P => out.extend_from_slice(b",\"s\":\"p\""),
-            KIND_INSTANT_G => out.extend_from_slice(b",\"s\":\"g\""),
-            // A flow end binds to the slice around it, like its start.
-            KIND_FLOW_END => out.extend_from_slice(b",\"bp\":\"e\""),
-            _ => {}
-        }
-        if let Some(id) = id {
-            out.extend_from_slice(b",\"id\":");
-            json::hex_id(out, id);
-        }
-        if let Some(bind) = bind {
-            out.extend_from_slice(b",\"bind_id\":");
-            json::hex_id(out, bind);
-            if flags & F_FLOW_IN != 0 {
-                out.extend_from_slice(b",\"flow_in\":true");
-            }
-            if flags & F_FLOW_OUT != 0 {
-                out.extend_from_slice(b",\"flow_out\":true");
-            }
-        }
-        json::put(out, ids);
-        if flags & F_JSON_ARGS != 0 {
-            let body = cur.bytes()?;
-            if !body.is_empty() {
-                out.extend_from_slice(b",\"args\":{");
-                out.extend_from_slice(body);
-                out.push(b'}');
-            }
-        } else if tags != 0 {
-            let snapshot = kind == KIND_OBJECT_SNAPSHOT;
-            out.extend_from_slice(if snapshot {
-                b",\"args\":{\"snapshot\":{"
+        // Everything written below fits in this bound: fixed pieces, the site's
+        // strings, and the record's bytes (strings in it escape to at most 6x).
+        let bound = 256 + site.named.len() + site.keys_len + ids.len() + 6 * 8 * rec.len();
+        out.reserve(bound);
+        // SAFETY: each write below stays within `bound`; the length is only
+        // set (by `commit`) once the event is complete.
+        unsafe {
+            let mut w = RawOut::at_end(out);
+            w.put(ph);
+            if flags & (F_DYN_NAME | F_NO_NAME) == 0 {
+                w.put(&site.named);
             } else {
-                b",\"args\":{"
-            });
-            let mut n = 0;
-            while n < 8 && (tags >> (4 * n)) & 15 != 0 {
-                if n > 0 {
-                    out.push(b',');
+                w.put(&site.named[..site.cat_len]);
+                if flags & F_DYN_NAME != 0 {
+                    w.put(b",\"name\":");
+                    w.string(cur.bytes()?);
                 }
-                json::put(out, site.key(n));
-                match u64::from((tags >> (4 * n)) & 15) {
-                    TAG_I64 => json::int(out, cur.word()? as i64),
-                    TAG_U64 => json::int(out, cur.word()?),
-                    TAG_F64 => json::float(out, f64::from_bits(cur.word()?)),
-                    TAG_BOOL => {
-                        out.extend_from_slice(if cur.word()? != 0 { b"true" } else { b"false" })
-                    }
-                    TAG_STR => json::string(out, cur.bytes()?),
-                    _ => return None,
-                }
-                n += 1;
+                w.put(b",\"ts\":");
             }
-            out.extend_from_slice(if snapshot { b"}}" } else { b"}" });
+            w.ts(&mut self.ts, tb.ns(ticks));
+            match kind {
+                // Thread scope is what a missing `s` means: no bytes spent on it.
+                KIND_INSTANT_P => w.put(b",\"s\":\"p\""),
+                KIND_INSTANT_G => w.put(b",\"s\":\"g\""),
+                // A flow end binds to the slice around it, like its start.
+                KIND_FLOW_END => w.put(b",\"bp\":\"e\""),
+                _ => {}
+            }
+            if let Some(id) = id {
+                w.put(b",\"id\":");
+                w.hex_id(id);
+            }
+            if let Some(bind) = bind {
+                w.put(b",\"bind_id\":");
+                w.hex_id(bind);
+                if flags & F_FLOW_IN != 0 {
+                    w.put(b",\"flow_in\":true");
+                }
+                if flags & F_FLOW_OUT != 0 {
+                    w.put(b",\"flow_out\":true");
+                }
+            }
+            w.put(ids);
+            if flags & F_JSON_ARGS != 0 {
+                let body = cur.bytes()?;
+                if !body.is_empty() {
+                    w.put(b",\"args\":{");
+                    w.put(body);
+                    w.byte(b'}');
+                }
+            } else if tags != 0 {
+                let snapshot = kind == KIND_OBJECT_SNAPSHOT;
+                w.put(if snapshot {
+                    b",\"args\":{\"snapshot\":{"
+                } else {
+                    b",\"args\":{"
+                });
+                let mut n = 0;
+                while n < 8 && (tags >> (4 * n)) & 15 != 0 {
+                    if n > 0 {
+                        w.byte(b',');
+                    }
+                    w.put(site.key(n));
+                    match u64::from((tags >> (4 * n)) & 15) {
+                        TAG_I64 => w.int(cur.word()? as i64),
+                        TAG_U64 => w.uint(cur.word()?),
+                        TAG_F64 => w.float(f64::from_bits(cur.word()?)),
+                        TAG_BOOL => w.put(if cur.word()? != 0 { b"true" } else { b"false" }),
+                        TAG_STR => w.string(cur.bytes()?),
+                        _ => return None,
+                    }
+                    n += 1;
+                }
+                w.put(if snapshot { b"}}" } else { b"}" });
+            }
+            w.put(b"},\n");
+            w.commit(out);
         }
-        out.extend_from_slice(b"},\n");
         Some(())
     }
 }

@@ -43,6 +43,7 @@ mod drain;
 mod format;
 mod json;
 mod macros;
+mod raw_out;
 mod record;
 mod ring;
 mod session;
