@@ -1,8 +1,9 @@
 //! Draining rings into the sink, on one or two threads.
 //!
 //! Formatting JSON is most of the writer's work, so when a pass has many
-//! records the rings are split between the writer thread and a helper, each
-//! formatting its own rings into its own buffer ([`Lane`]). A ring is drained by
+//! records the rings are split between the writer thread and a helper thread
+//! (started once per session), each formatting its own rings into its own
+//! buffer ([`Lane`]). A ring is drained by
 //! one lane per pass and passes do not overlap, so each thread's events stay in
 //! order in the file. Lanes write whole lines to the sink under its lock, so
 //! the file is a sequence of complete events whatever the interleaving, and
@@ -10,7 +11,9 @@
 
 use std::io::Write;
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 use crate::clock::Timebase;
 use crate::format::Formatter;
@@ -60,10 +63,10 @@ impl Sink {
 }
 
 /// The records of one ring to drain in this pass.
-pub(crate) struct Job<'a> {
-    pub ring: &'a Ring,
+pub(crate) struct Job {
+    pub ring: Arc<Ring>,
     /// `,"pid":P,"tid":T` of the ring's thread.
-    pub ids: &'a [u8],
+    pub ids: Vec<u8>,
     pub tail: u64,
     pub head: u64,
 }
@@ -83,7 +86,7 @@ impl Lane {
     }
 
     /// Formats the jobs' records and writes them; returns the events written.
-    fn drain_all(&mut self, jobs: &[&Job<'_>], tb: &Timebase, sink: &Sink) -> u64 {
+    fn drain_all(&mut self, jobs: &[Job], tb: &Timebase, sink: &Sink) -> u64 {
         let mut events = 0;
         for job in jobs {
             events += self.drain(job, tb, sink);
@@ -92,8 +95,8 @@ impl Lane {
         events
     }
 
-    fn drain(&mut self, job: &Job<'_>, tb: &Timebase, sink: &Sink) -> u64 {
-        let ring = job.ring;
+    fn drain(&mut self, job: &Job, tb: &Timebase, sink: &Sink) -> u64 {
+        let ring = &*job.ring;
         let mut pos = job.tail;
         let mut events = 0u64;
         while pos < job.head {
@@ -107,7 +110,7 @@ impl Lane {
             if header_kind(h) != KIND_PAD {
                 // SAFETY: as above, and the record does not wrap (checked).
                 let rec = unsafe { ring.words(pos, len) };
-                if self.format.event(&mut self.out, rec, job.ids, tb) {
+                if self.format.event(&mut self.out, rec, &job.ids, tb) {
                     events += 1;
                 }
             }
@@ -123,38 +126,114 @@ impl Lane {
     }
 }
 
-/// Drains `jobs` with `lanes` (the first on this thread, the second on a
-/// helper thread when there is enough to do); returns the events written.
-pub(crate) fn drain(lanes: &mut [Lane], jobs: &[Job<'_>], tb: &Timebase, sink: &Sink) -> u64 {
-    let total: u64 = jobs.iter().map(|j| j.head - j.tail).sum();
-    match lanes {
-        [first, second, ..] if total >= PARALLEL_MIN_WORDS && jobs.len() > 1 => {
-            // Largest first, each to the lighter lane: the lanes finish together.
-            let mut order: Vec<&Job<'_>> = jobs.iter().collect();
-            order.sort_by_key(|j| std::cmp::Reverse(j.head - j.tail));
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            let (mut wa, mut wb) = (0, 0);
-            for job in order {
-                let w = job.head - job.tail;
-                if wa <= wb {
-                    wa += w;
-                    a.push(job);
-                } else {
-                    wb += w;
-                    b.push(job);
-                }
+/// Work for the helper: its share of a pass.
+struct Batch {
+    jobs: Vec<Job>,
+    timebase: Arc<Timebase>,
+}
+
+/// The helper thread and the channels to it.
+struct Helper {
+    work: Sender<Batch>,
+    done: Receiver<u64>,
+    thread: JoinHandle<()>,
+}
+
+/// Drains the rings of each pass, with a helper thread when there are two lanes.
+pub(crate) struct Drainer {
+    lane: Lane,
+    helper: Option<Helper>,
+    sink: Arc<Sink>,
+}
+
+impl Drainer {
+    /// `lanes`: 1, or 2 for a helper thread (none if it cannot be started).
+    pub fn new(lanes: usize, sink: Arc<Sink>) -> Drainer {
+        let helper = (lanes > 1).then(|| Helper::start(sink.clone())).flatten();
+        Drainer {
+            lane: Lane::new(),
+            helper,
+            sink,
+        }
+    }
+
+    pub fn sink(&self) -> &Sink {
+        &self.sink
+    }
+
+    /// Drains `jobs`, splitting them with the helper when there is enough to
+    /// do; returns the events written.
+    pub fn drain(&mut self, mut jobs: Vec<Job>, tb: &Timebase) -> u64 {
+        let total: u64 = jobs.iter().map(|j| j.head - j.tail).sum();
+        let Some(helper) = self
+            .helper
+            .as_ref()
+            .filter(|_| total >= PARALLEL_MIN_WORDS && jobs.len() > 1)
+        else {
+            return self.lane.drain_all(&jobs, tb, &self.sink);
+        };
+        // Largest first, each to the lighter lane: the lanes finish together.
+        jobs.sort_by_key(|j| std::cmp::Reverse(j.head - j.tail));
+        let (mut mine, mut theirs) = (Vec::new(), Vec::new());
+        let (mut wm, mut wt) = (0, 0);
+        for job in jobs {
+            let w = job.head - job.tail;
+            if wm <= wt {
+                wm += w;
+                mine.push(job);
+            } else {
+                wt += w;
+                theirs.push(job);
             }
-            std::thread::scope(|s| {
-                let helper = s.spawn(|| second.drain_all(&b, tb, sink));
-                let mine = first.drain_all(&a, tb, sink);
-                // The helper only formats and writes; it cannot panic but on a bug.
-                mine + helper.join().unwrap_or(0)
+        }
+        let batch = Batch {
+            jobs: theirs,
+            timebase: Arc::new(tb.clone()),
+        };
+        if let Err(back) = helper.work.send(batch) {
+            // The helper is gone (it can only have panicked): do its share here.
+            self.helper = None;
+            let events = self.lane.drain_all(&back.0.jobs, tb, &self.sink);
+            return events + self.lane.drain_all(&mine, tb, &self.sink);
+        }
+        let events = self.lane.drain_all(&mine, tb, &self.sink);
+        // A pass ends when both lanes are done: rings are drained in order.
+        match helper.done.recv() {
+            Ok(theirs) => events + theirs,
+            Err(_) => {
+                self.helper = None;
+                events
+            }
+        }
+    }
+}
+
+impl Helper {
+    fn start(sink: Arc<Sink>) -> Option<Helper> {
+        let (work, work_rx) = channel::<Batch>();
+        let (done_tx, done) = channel();
+        let thread = std::thread::Builder::new()
+            .name("tracescope-writer-2".into())
+            .spawn(move || {
+                crate::writer::mark_writer_thread();
+                let mut lane = Lane::new();
+                for batch in work_rx {
+                    let events = lane.drain_all(&batch.jobs, &batch.timebase, &sink);
+                    if done_tx.send(events).is_err() {
+                        return;
+                    }
+                }
             })
+            .ok()?;
+        Some(Helper { work, done, thread })
+    }
+}
+
+impl Drop for Drainer {
+    fn drop(&mut self) {
+        if let Some(h) = self.helper.take() {
+            drop(h.work); // ends the helper's loop
+            let _ = h.thread.join();
         }
-        [first, ..] => {
-            let all: Vec<&Job<'_>> = jobs.iter().collect();
-            first.drain_all(&all, tb, sink)
-        }
-        [] => 0,
     }
 }

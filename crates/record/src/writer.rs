@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::clock::{self, Anchor, Timebase};
-use crate::drain::{self, Job, Lane, Sink};
+use crate::drain::{Drainer, Job, Sink};
 use crate::json;
 use crate::ring::{self, Ring};
 
@@ -129,10 +129,9 @@ struct RingState {
 }
 
 pub(crate) struct Writer {
-    sink: Sink,
     /// Metadata and the writer's own events, written before the lanes' output.
     out: Vec<u8>,
-    lanes: Vec<Lane>,
+    drainer: Drainer,
     timebase: Timebase,
     pid: u32,
     /// `,"pid":P,"tid":P`: process-level events go on the main thread's track.
@@ -145,6 +144,11 @@ pub(crate) struct Writer {
 
 thread_local! {
     static IS_WRITER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the calling thread as one of the session's writer threads.
+pub(crate) fn mark_writer_thread() {
+    IS_WRITER.with(|w| w.set(true));
 }
 
 /// Whether the calling thread is a writer thread (which must not wait on itself).
@@ -164,9 +168,8 @@ impl Writer {
         let mut process_ids = Vec::new();
         ids(&mut process_ids, pid, u64::from(pid));
         Writer {
-            sink: Sink::new(sink, shared.clone()),
             out: Vec::new(),
-            lanes: (0..lanes).map(|_| Lane::new()).collect(),
+            drainer: Drainer::new(lanes, Arc::new(Sink::new(sink, shared.clone()))),
             timebase: Timebase::new(start),
             pid,
             process_ids,
@@ -231,22 +234,22 @@ impl Writer {
         let ids: Vec<Vec<u8>> = rings.iter().map(|r| self.thread_meta(r)).collect();
         // Metadata first: a thread's name precedes its events in the file.
         self.write_out();
-        let jobs: Vec<Job<'_>> = rings
+        let jobs: Vec<Job> = rings
             .iter()
             .zip(&snaps)
-            .zip(&ids)
+            .zip(ids)
             .filter(|((_, s), _)| s.2 > s.1)
             .map(|((ring, &(_, tail, head)), ids)| {
                 busy |= (head - tail) * 8 > ring.room_to_end(0);
                 Job {
-                    ring,
+                    ring: ring.clone(),
                     ids,
                     tail,
                     head,
                 }
             })
             .collect();
-        let events = drain::drain(&mut self.lanes, &jobs, &self.timebase, &self.sink);
+        let events = self.drainer.drain(jobs, &self.timebase);
         self.shared.events.fetch_add(events, Ordering::Relaxed);
         self.report_drops(&rings);
         let gone: Vec<usize> = rings
@@ -366,7 +369,7 @@ impl Writer {
     }
 
     fn write_out(&mut self) {
-        self.sink.write(&mut self.out);
+        self.drainer.sink().write(&mut self.out);
     }
 }
 
