@@ -97,8 +97,16 @@ where
         if !session::is_active() {
             return;
         }
-        let mut args = Vec::new();
-        attrs.record(&mut JsonVisitor::new(&mut args, None));
+        let args = if attrs.values().is_empty() {
+            // Most spans have no fields: no visitor, and the empty vector is
+            // built in place (going through the visitor made the compiler
+            // spill and reload it, a store-forwarding stall).
+            Vec::new()
+        } else {
+            let mut args = Vec::new();
+            attrs.record(&mut JsonVisitor::new(&mut args, None));
+            args
+        };
         // An id is unique among live spans: an entry left by a span closed
         // while no session ran is replaced here.
         self.spans.insert(
