@@ -9,8 +9,10 @@ use std::time::Duration;
 
 use tracescope_record::{
     display, set_process_name, set_thread_name, trace_async_begin, trace_async_end,
-    trace_async_step, trace_counter, trace_event, trace_flow_end, trace_flow_start, trace_instant,
-    trace_object_delete, trace_object_new, trace_object_snapshot, Builder,
+    trace_async_step, trace_counter, trace_counter_id, trace_event, trace_flow_end,
+    trace_flow_start, trace_instant, trace_legacy_async_begin, trace_legacy_async_end,
+    trace_legacy_async_step_into, trace_object_delete, trace_object_new, trace_object_snapshot,
+    Builder,
 };
 
 fn parse_block(block: u64) -> u64 {
@@ -49,8 +51,11 @@ fn main() -> std::io::Result<()> {
                     trace_event!("demo", "job", "worker" => w, "job" => job);
                     trace_flow_end!("demo", "dispatch", id);
                     parse_block(id);
+                    trace_counter_id!("demo", "jobs done", w, "jobs" => job + 1);
                     std::thread::sleep(Duration::from_millis(2));
                 }
+                // A v2 flow: the worker's report slice points at the merge.
+                trace_event!("demo", "report", flow_out = 1000 + w, "worker" => w);
             })?;
         workers.push(worker);
     }
@@ -64,9 +69,15 @@ fn main() -> std::io::Result<()> {
     }
     trace_async_end!("net", "download", 7u64, "status" => 200);
 
+    trace_legacy_async_begin!("demo", "merge", 1u64);
     for w in workers {
         w.join().expect("worker panicked");
     }
+    for w in 0..3u64 {
+        trace_legacy_async_step_into!("demo", "merge", 1u64, format!("worker {w}"));
+        trace_event!("demo", "merge_results", flow_in = 1000 + w, "worker" => w);
+    }
+    trace_legacy_async_end!("demo", "merge", 1u64);
     trace_object_delete!("demo", "Cache", 1u64);
     trace_instant!(global: "demo", "done");
     let stats = guard.finish();

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::category::CategoryFilter;
+use crate::format::SiteJson;
 
 const UNREGISTERED: u8 = 0;
 const ENABLED: u8 = 1;
@@ -28,9 +29,8 @@ pub struct Callsite {
     pub(crate) name: &'static str,
     pub(crate) arg_names: &'static [&'static str],
     next: AtomicPtr<Callsite>,
-    /// `"cat":"..","name":".."` escaped, built by the writer thread on first use,
-    /// with the length of its `"cat":".."` part.
-    pub(crate) json: OnceLock<(Box<[u8]>, usize)>,
+    /// The site's constant JSON, built by the writer thread on first use.
+    pub(crate) json: OnceLock<SiteJson>,
 }
 
 impl Callsite {

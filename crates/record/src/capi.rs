@@ -11,9 +11,7 @@ use std::sync::Mutex;
 
 use crate::args::{DynArg, DynArgs};
 use crate::callsite::Callsite;
-use crate::record::{
-    write, KIND_BEGIN, KIND_COUNTER, KIND_END, KIND_INSTANT_G, KIND_INSTANT_P, KIND_INSTANT_T,
-};
+use crate::record::{write, F_FLOW_IN, F_FLOW_OUT, KIND_BEGIN, KIND_LEGACY_ASYNC_END};
 use crate::session::{self, Builder, Guard};
 
 /// Argument kinds of `tracescope_arg` (see the header).
@@ -152,8 +150,8 @@ pub unsafe extern "C" fn tracescope_site_register(
     site
 }
 
-/// Records one event of `site`: `kind` is one of `TRACESCOPE_KIND_*`.
-/// Returns 1 if it was recorded.
+/// Records one event of `site`: `kind` is one of `TRACESCOPE_KIND_*` (or a
+/// `TRACE_EVENT_SCOPE_*` instant). Returns 1 if it was recorded.
 ///
 /// # Safety
 /// `site` comes from `tracescope_site_register`; `args` points to `nargs`
@@ -165,15 +163,66 @@ pub unsafe extern "C" fn tracescope_emit(
     nargs: c_int,
     args: *const TracescopeArg,
 ) -> c_int {
+    emit(site, kind, None, 0, 0, nargs, args)
+}
+
+/// `TRACE_EVENT_FLAG_FLOW_OUT` and `TRACE_EVENT_FLAG_FLOW_IN`, as in Chrome.
+const FLAG_FLOW_OUT: c_int = 1 << 8;
+const FLAG_FLOW_IN: c_int = 1 << 9;
+
+/// Like `tracescope_emit`, with an id (async operations, flows, objects,
+/// counters with an id) when `has_id` is nonzero, and a v2 flow binding when
+/// `flow_flags` holds `TRACE_EVENT_FLAG_FLOW_OUT` and/or `TRACE_EVENT_FLAG_FLOW_IN`.
+///
+/// # Safety
+/// As for `tracescope_emit`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // mirrors the C declaration
+pub unsafe extern "C" fn tracescope_emit_ex(
+    site: *const Callsite,
+    kind: c_int,
+    has_id: c_int,
+    id: u64,
+    flow_flags: c_int,
+    bind_id: u64,
+    nargs: c_int,
+    args: *const TracescopeArg,
+) -> c_int {
+    let mut flags = 0;
+    if flow_flags & FLAG_FLOW_IN != 0 {
+        flags |= F_FLOW_IN;
+    }
+    if flow_flags & FLAG_FLOW_OUT != 0 {
+        flags |= F_FLOW_OUT;
+    }
+    emit(
+        site,
+        kind,
+        (has_id != 0).then_some(id),
+        flags,
+        bind_id,
+        nargs,
+        args,
+    )
+}
+
+/// # Safety
+/// As for `tracescope_emit`.
+unsafe fn emit(
+    site: *const Callsite,
+    kind: c_int,
+    id: Option<u64>,
+    flags: u8,
+    bind_id: u64,
+    nargs: c_int,
+    args: *const TracescopeArg,
+) -> c_int {
     if site.is_null() {
         return 0;
     }
     let site: &'static Callsite = &*site;
     let kind = match u8::try_from(kind) {
-        Ok(
-            k @ (KIND_BEGIN | KIND_END | KIND_INSTANT_T | KIND_INSTANT_P | KIND_INSTANT_G
-            | KIND_COUNTER),
-        ) => k,
+        Ok(k @ KIND_BEGIN..=KIND_LEGACY_ASYNC_END) => k,
         _ => return 0,
     };
     let raw: &[TracescopeArg] = if args.is_null() || nargs <= 0 {
@@ -203,10 +252,11 @@ pub unsafe extern "C" fn tracescope_emit(
     let site_addr = site as *const Callsite as usize;
     c_int::from(write(
         kind,
-        0,
+        flags,
         None,
         site_addr,
-        None,
+        id,
+        Some(bind_id),
         None,
         &DynArgs(&dyn_args[..n]),
     ))

@@ -27,10 +27,12 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::Layer;
 
 use crate::args::JsonArgs;
+use crate::format::SiteJson;
 use crate::record::{
     write, F_JSON_ARGS, F_TRACING, KIND_ASYNC_BEGIN, KIND_ASYNC_END, KIND_BEGIN, KIND_END,
     KIND_INSTANT_T, MAX_STR,
 };
+use crate::span_table::SpanTable;
 use crate::{clock, json, session};
 
 /// Longest JSON args body written for one span or event.
@@ -47,20 +49,36 @@ static NEXT_ASYNC_ID: AtomicU64 = AtomicU64::new(1);
 /// tracing::subscriber::set_global_default(subscriber).unwrap();
 /// # Ok::<(), std::io::Error>(())
 /// ```
-#[derive(Clone, Copy, Debug, Default)]
 pub struct TracescopeLayer {
-    _private: (),
+    /// State of the live spans created while a session ran. Span ids are only
+    /// unique within one subscriber, so each layer has its own table.
+    spans: SpanTable<SpanState>,
 }
 
 impl TracescopeLayer {
     pub fn new() -> TracescopeLayer {
-        TracescopeLayer { _private: () }
+        TracescopeLayer {
+            spans: SpanTable::new(),
+        }
     }
 }
 
-/// Per-span state, kept in the span's extensions.
+impl Default for TracescopeLayer {
+    fn default() -> TracescopeLayer {
+        TracescopeLayer::new()
+    }
+}
+
+impl fmt::Debug for TracescopeLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TracescopeLayer").finish_non_exhaustive()
+    }
+}
+
+/// Per-span state.
 struct SpanState {
-    meta: &'static Metadata<'static>,
+    /// Address of the span's `&'static Metadata`.
+    site: usize,
     /// JSON body of the fields given at creation.
     args: Vec<u8>,
     /// JSON body of fields recorded since the last `B`.
@@ -75,79 +93,87 @@ impl<S> Layer<S> for TracescopeLayer
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _ctx: Context<'_, S>) {
         if !session::is_active() {
             return;
         }
-        let Some(span) = ctx.span(id) else { return };
-        let mut args = Vec::new();
-        attrs.record(&mut JsonVisitor::new(&mut args, None));
-        span.extensions_mut().insert(SpanState {
-            meta: attrs.metadata(),
-            args,
-            pending: Vec::new(),
-            first_ticks: 0,
-            entries: 0,
-            async_id: 0,
+        let args = if attrs.values().is_empty() {
+            // Most spans have no fields: no visitor, and the empty vector is
+            // built in place (going through the visitor made the compiler
+            // spill and reload it, a store-forwarding stall).
+            Vec::new()
+        } else {
+            let mut args = Vec::new();
+            attrs.record(&mut JsonVisitor::new(&mut args, None));
+            args
+        };
+        // An id is unique among live spans: an entry left by a span closed
+        // while no session ran is replaced here.
+        self.spans.insert(
+            id.into_u64(),
+            SpanState {
+                site: attrs.metadata() as *const Metadata<'static> as usize,
+                args,
+                pending: Vec::new(),
+                first_ticks: 0,
+                entries: 0,
+                async_id: 0,
+            },
+        );
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, _ctx: Context<'_, S>) {
+        // Formatted before taking the table's lock: a field's `Debug` may
+        // itself create spans.
+        let mut fields = Vec::new();
+        values.record(&mut JsonVisitor::new(&mut fields, None));
+        if fields.is_empty() {
+            return;
+        }
+        self.spans.with(id.into_u64(), |state| {
+            if !state.pending.is_empty() {
+                state.pending.push(b',');
+            }
+            state.pending.extend_from_slice(&fields);
         });
     }
 
-    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
-        let Some(span) = ctx.span(id) else { return };
-        let mut ext = span.extensions_mut();
-        if let Some(state) = ext.get_mut::<SpanState>() {
-            values.record(&mut JsonVisitor::new(&mut state.pending, None));
-        }
-    }
-
-    fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
-        let Some(span) = ctx.span(id) else { return };
-        let mut ext = span.extensions_mut();
-        let Some(state) = ext.get_mut::<SpanState>() else {
-            return;
-        };
-        let site = state.meta as *const Metadata<'static> as usize;
-        let now = clock::ticks();
-        if state.entries == 0 {
-            state.first_ticks = now;
-            emit(KIND_BEGIN, Some(now), site, None, &state.args);
-        } else {
-            if state.async_id == 0 {
-                state.async_id = NEXT_ASYNC_ID.fetch_add(1, Ordering::Relaxed);
-                let first = Some(state.first_ticks);
-                emit(
-                    KIND_ASYNC_BEGIN,
-                    first,
-                    site,
-                    Some(state.async_id),
-                    &state.args,
-                );
+    fn on_enter(&self, id: &Id, _ctx: Context<'_, S>) {
+        self.spans.with(id.into_u64(), |state| {
+            let now = clock::ticks();
+            if state.entries == 0 {
+                state.first_ticks = now;
+                emit(KIND_BEGIN, Some(now), state.site, None, &state.args);
+            } else {
+                if state.async_id == 0 {
+                    state.async_id = NEXT_ASYNC_ID.fetch_add(1, Ordering::Relaxed);
+                    let first = Some(state.first_ticks);
+                    emit(
+                        KIND_ASYNC_BEGIN,
+                        first,
+                        state.site,
+                        Some(state.async_id),
+                        &state.args,
+                    );
+                }
+                emit(KIND_BEGIN, Some(now), state.site, None, &[]);
             }
-            emit(KIND_BEGIN, Some(now), site, None, &[]);
-        }
-        state.entries = state.entries.saturating_add(1);
+            state.entries = state.entries.saturating_add(1);
+        });
     }
 
-    fn on_exit(&self, id: &Id, ctx: Context<'_, S>) {
-        let Some(span) = ctx.span(id) else { return };
-        let mut ext = span.extensions_mut();
-        let Some(state) = ext.get_mut::<SpanState>() else {
-            return;
-        };
-        let site = state.meta as *const Metadata<'static> as usize;
-        emit(KIND_END, None, site, None, &state.pending);
-        state.pending.clear();
+    fn on_exit(&self, id: &Id, _ctx: Context<'_, S>) {
+        self.spans.with(id.into_u64(), |state| {
+            emit(KIND_END, None, state.site, None, &state.pending);
+            state.pending.clear();
+        });
     }
 
-    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
-        let Some(span) = ctx.span(&id) else { return };
-        let ext = span.extensions();
-        let Some(state) = ext.get::<SpanState>() else {
-            return;
-        };
-        if state.async_id != 0 {
-            let site = state.meta as *const Metadata<'static> as usize;
-            emit(KIND_ASYNC_END, None, site, Some(state.async_id), &[]);
+    fn on_close(&self, id: Id, _ctx: Context<'_, S>) {
+        if let Some(state) = self.spans.remove(id.into_u64()) {
+            if state.async_id != 0 {
+                emit(KIND_ASYNC_END, None, state.site, Some(state.async_id), &[]);
+            }
         }
     }
 
@@ -172,6 +198,7 @@ where
                 F_TRACING | F_JSON_ARGS,
                 None,
                 site,
+                None,
                 None,
                 name,
                 &JsonArgs(body),
@@ -200,6 +227,7 @@ fn emit(kind: u8, ticks: Option<u64>, site: usize, id: Option<u64>, args: &[u8])
         site,
         id,
         None,
+        None,
         &JsonArgs(clip_args(args)),
     );
 }
@@ -214,10 +242,10 @@ fn clip_args(args: &[u8]) -> &[u8] {
 }
 
 /// `"cat":"<target>","name":"<name>"` of a `tracing` call site.
-pub(crate) fn site_json(site: usize) -> (Box<[u8]>, usize) {
+pub(crate) fn site_json(site: usize) -> SiteJson {
     // SAFETY: the layer only records addresses of `&'static Metadata<'static>`.
     let meta: &'static Metadata<'static> = unsafe { &*(site as *const Metadata<'static>) };
-    crate::writer::site_json(meta.target(), meta.name())
+    SiteJson::new(meta.target(), meta.name(), &[])
 }
 
 /// Writes fields as a JSON object body; the `message` field goes to `message`

@@ -39,12 +39,17 @@ mod args;
 mod callsite;
 mod category;
 mod clock;
+mod drain;
+mod format;
 mod json;
 mod macros;
+mod raw_out;
 mod record;
 mod ring;
 mod session;
 mod signals;
+#[cfg(feature = "tracing")]
+mod span_table;
 mod writer;
 
 #[cfg(feature = "capi")]
@@ -95,8 +100,10 @@ pub mod __private {
     pub use crate::callsite::Callsite;
     pub use crate::record::{emit, scope};
     pub use crate::record::{
-        KIND_ASYNC_BEGIN, KIND_ASYNC_END, KIND_ASYNC_STEP, KIND_BEGIN, KIND_COUNTER, KIND_END,
-        KIND_FLOW_END, KIND_FLOW_START, KIND_FLOW_STEP, KIND_INSTANT_G, KIND_INSTANT_P,
-        KIND_INSTANT_T, KIND_OBJECT_DELETE, KIND_OBJECT_NEW, KIND_OBJECT_SNAPSHOT,
+        F_FLOW_IN, F_FLOW_OUT, KIND_ASYNC_BEGIN, KIND_ASYNC_END, KIND_ASYNC_STEP, KIND_BEGIN,
+        KIND_COUNTER, KIND_END, KIND_FLOW_END, KIND_FLOW_START, KIND_FLOW_STEP, KIND_INSTANT_G,
+        KIND_INSTANT_P, KIND_INSTANT_T, KIND_LEGACY_ASYNC_BEGIN, KIND_LEGACY_ASYNC_END,
+        KIND_LEGACY_ASYNC_STEP_INTO, KIND_LEGACY_ASYNC_STEP_PAST, KIND_OBJECT_DELETE,
+        KIND_OBJECT_NEW, KIND_OBJECT_SNAPSHOT,
     };
 }

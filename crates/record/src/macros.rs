@@ -7,75 +7,115 @@
 //! and [`debug`](crate::debug) values; up to 8). When the category is disabled
 //! nothing after the category test is evaluated.
 
-/// Internal: one event of a static call site.
+/// Internal: the v2 flow binding of an event: `(flags, bind id)`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ts_flow {
+    () => {
+        (0u8, 0u64)
+    };
+    (flow_out = $f:expr) => {
+        (
+            $crate::__private::F_FLOW_OUT,
+            $crate::__private::AsId::as_id(&$f),
+        )
+    };
+    (flow_in = $f:expr) => {
+        (
+            $crate::__private::F_FLOW_IN,
+            $crate::__private::AsId::as_id(&$f),
+        )
+    };
+    (flow_step = $f:expr) => {
+        (
+            $crate::__private::F_FLOW_IN | $crate::__private::F_FLOW_OUT,
+            $crate::__private::AsId::as_id(&$f),
+        )
+    };
+}
+
+/// Internal: one event of a static call site. `$site_name` is the name stored
+/// in the call site, `$dyn_name` the `Option<&str>` name of the event.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ts_site_emit {
+    ($kind:expr, $id:expr; $cat:expr, $site_name:expr, $dyn_name:expr; ($($flow:tt)*)
+        $(, $k:literal => $v:expr)*) => {{
+        static __TS_SITE: $crate::__private::Callsite =
+            $crate::__private::Callsite::new($cat, $site_name, &[$($k),*]);
+        if __TS_SITE.enabled() {
+            $crate::__private::emit(&__TS_SITE, $kind, $id, $crate::__ts_flow!($($flow)*),
+                $dyn_name, ($($crate::__private::ToArg::to_arg(&$v),)*));
+        }
+    }};
+}
+
+/// Internal: parses a trace point's arguments. A string literal name is stored
+/// in the call site; any other expression is a dynamic name.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __ts_emit {
-    (@noid $kind:expr; $cat:expr, $name:literal $(, $k:literal => $v:expr)* $(,)?) => {{
-        static __TS_SITE: $crate::__private::Callsite =
-            $crate::__private::Callsite::new($cat, $name, &[$($k),*]);
-        if __TS_SITE.enabled() {
-            $crate::__private::emit(&__TS_SITE, $kind, ::core::option::Option::None,
-                ::core::option::Option::None,
-                ($($crate::__private::ToArg::to_arg(&$v),)*));
-        }
-    }};
-    (@noid $kind:expr; $cat:expr, $name:expr $(, $k:literal => $v:expr)* $(,)?) => {{
-        static __TS_SITE: $crate::__private::Callsite =
-            $crate::__private::Callsite::new($cat, "", &[$($k),*]);
-        if __TS_SITE.enabled() {
-            $crate::__private::emit(&__TS_SITE, $kind, ::core::option::Option::None,
-                ::core::option::Option::Some(::core::convert::AsRef::<str>::as_ref(&$name)),
-                ($($crate::__private::ToArg::to_arg(&$v),)*));
-        }
-    }};
-    (@id $kind:expr; $cat:expr, $name:literal, $id:expr $(, $k:literal => $v:expr)* $(,)?) => {{
-        static __TS_SITE: $crate::__private::Callsite =
-            $crate::__private::Callsite::new($cat, $name, &[$($k),*]);
-        if __TS_SITE.enabled() {
-            $crate::__private::emit(&__TS_SITE, $kind,
-                ::core::option::Option::Some($crate::__private::AsId::as_id(&$id)),
-                ::core::option::Option::None,
-                ($($crate::__private::ToArg::to_arg(&$v),)*));
-        }
-    }};
-    (@id $kind:expr; $cat:expr, $name:expr, $id:expr $(, $k:literal => $v:expr)* $(,)?) => {{
-        static __TS_SITE: $crate::__private::Callsite =
-            $crate::__private::Callsite::new($cat, "", &[$($k),*]);
-        if __TS_SITE.enabled() {
-            $crate::__private::emit(&__TS_SITE, $kind,
-                ::core::option::Option::Some($crate::__private::AsId::as_id(&$id)),
-                ::core::option::Option::Some(::core::convert::AsRef::<str>::as_ref(&$name)),
-                ($($crate::__private::ToArg::to_arg(&$v),)*));
-        }
-    }};
+    (@noid $kind:expr; $cat:expr, $name:literal $(, $flow:ident = $fid:expr)?
+        $(, $k:literal => $v:expr)* $(,)?) => {
+        $crate::__ts_site_emit!($kind, ::core::option::Option::None;
+            $cat, $name, ::core::option::Option::None; ($($flow = $fid)?) $(, $k => $v)*)
+    };
+    (@noid $kind:expr; $cat:expr, $name:expr $(, $flow:ident = $fid:expr)?
+        $(, $k:literal => $v:expr)* $(,)?) => {
+        $crate::__ts_site_emit!($kind, ::core::option::Option::None;
+            $cat, "", ::core::option::Option::Some(::core::convert::AsRef::<str>::as_ref(&$name));
+            ($($flow = $fid)?) $(, $k => $v)*)
+    };
+    (@id $kind:expr; $cat:expr, $name:literal, $id:expr $(, $flow:ident = $fid:expr)?
+        $(, $k:literal => $v:expr)* $(,)?) => {
+        $crate::__ts_site_emit!($kind,
+            ::core::option::Option::Some($crate::__private::AsId::as_id(&$id));
+            $cat, $name, ::core::option::Option::None; ($($flow = $fid)?) $(, $k => $v)*)
+    };
+    (@id $kind:expr; $cat:expr, $name:expr, $id:expr $(, $flow:ident = $fid:expr)?
+        $(, $k:literal => $v:expr)* $(,)?) => {
+        $crate::__ts_site_emit!($kind,
+            ::core::option::Option::Some($crate::__private::AsId::as_id(&$id));
+            $cat, "", ::core::option::Option::Some(::core::convert::AsRef::<str>::as_ref(&$name));
+            ($($flow = $fid)?) $(, $k => $v)*)
+    };
 }
 
 /// Begins a slice and returns the [`ScopeGuard`](crate::ScopeGuard) that ends it
 /// (`B` now, `E` when the guard drops).
 ///
+/// After the name, one of `flow_out = id`, `flow_in = id` or `flow_step = id`
+/// binds the slice to a v2 flow arrow: `flow_out` starts an arrow at this
+/// slice, `flow_in` ends it here, `flow_step` does both (the same id keys one
+/// arrow from slice to slice, on any thread).
+///
 /// ```
 /// # use tracescope_record::trace_scope;
 /// let _slice = trace_scope!("io", "read_block", "block" => 7, "path" => "/tmp/x");
+/// let _post = trace_scope!("queue", "post", flow_out = 42u64);
 /// ```
 #[macro_export]
 macro_rules! trace_scope {
-    ($cat:expr, $name:literal $(, $k:literal => $v:expr)* $(,)?) => {{
+    ($cat:expr, $name:literal $(, $flow:ident = $fid:expr)? $(, $k:literal => $v:expr)* $(,)?) => {
+        $crate::__ts_scope!($cat, $name, ::core::option::Option::None; ($($flow = $fid)?)
+            $(, $k => $v)*)
+    };
+    ($cat:expr, $name:expr $(, $flow:ident = $fid:expr)? $(, $k:literal => $v:expr)* $(,)?) => {
+        $crate::__ts_scope!($cat, "",
+            ::core::option::Option::Some(::core::convert::AsRef::<str>::as_ref(&$name));
+            ($($flow = $fid)?) $(, $k => $v)*)
+    };
+}
+
+/// Internal: the body of [`trace_scope!`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ts_scope {
+    ($cat:expr, $site_name:expr, $dyn_name:expr; ($($flow:tt)*) $(, $k:literal => $v:expr)*) => {{
         static __TS_SITE: $crate::__private::Callsite =
-            $crate::__private::Callsite::new($cat, $name, &[$($k),*]);
+            $crate::__private::Callsite::new($cat, $site_name, &[$($k),*]);
         if __TS_SITE.enabled() {
-            $crate::__private::scope(&__TS_SITE, ::core::option::Option::None,
-                ($($crate::__private::ToArg::to_arg(&$v),)*))
-        } else {
-            $crate::ScopeGuard::disabled()
-        }
-    }};
-    ($cat:expr, $name:expr $(, $k:literal => $v:expr)* $(,)?) => {{
-        static __TS_SITE: $crate::__private::Callsite =
-            $crate::__private::Callsite::new($cat, "", &[$($k),*]);
-        if __TS_SITE.enabled() {
-            $crate::__private::scope(&__TS_SITE,
-                ::core::option::Option::Some(::core::convert::AsRef::<str>::as_ref(&$name)),
+            $crate::__private::scope(&__TS_SITE, $crate::__ts_flow!($($flow)*), $dyn_name,
                 ($($crate::__private::ToArg::to_arg(&$v),)*))
         } else {
             $crate::ScopeGuard::disabled()
@@ -212,4 +252,59 @@ macro_rules! trace_object_snapshot {
 #[macro_export]
 macro_rules! trace_object_delete {
     ($($t:tt)*) => { $crate::__ts_emit!(@id $crate::__private::KIND_OBJECT_DELETE; $($t)*) };
+}
+
+/// A counter sample of one instance (`C` with an `id`): readers show the
+/// counter as `name[id]`, one track per id.
+///
+/// ```
+/// # use tracescope_record::trace_counter_id;
+/// let queue = 3u32;
+/// trace_counter_id!("net", "queue_depth", queue, "depth" => 12);
+/// ```
+#[macro_export]
+macro_rules! trace_counter_id {
+    ($($t:tt)*) => { $crate::__ts_emit!(@id $crate::__private::KIND_COUNTER; $($t)*) };
+}
+
+/// Begins a legacy async operation (`S`), keyed by name and id. Prefer the
+/// nestable [`trace_async_begin!`]; these exist for tools that expect `S`/`T`/`F`.
+///
+/// ```
+/// # use tracescope_record::*;
+/// let id = 7u64;
+/// trace_legacy_async_begin!("net", "download", id, "url" => "https://x");
+/// trace_legacy_async_step_into!("net", "download", id, "connect");
+/// trace_legacy_async_step_past!("net", "download", id, "resolved");
+/// trace_legacy_async_end!("net", "download", id);
+/// ```
+#[macro_export]
+macro_rules! trace_legacy_async_begin {
+    ($($t:tt)*) => { $crate::__ts_emit!(@id $crate::__private::KIND_LEGACY_ASYNC_BEGIN; $($t)*) };
+}
+
+/// A step of a legacy async operation (`T`, "step into"): the step named
+/// `step` runs from here to the next step or the end.
+#[macro_export]
+macro_rules! trace_legacy_async_step_into {
+    ($cat:expr, $name:expr, $id:expr, $step:expr $(, $k:literal => $v:expr)* $(,)?) => {
+        $crate::__ts_emit!(@id $crate::__private::KIND_LEGACY_ASYNC_STEP_INTO;
+            $cat, $name, $id, "step" => $step $(, $k => $v)*)
+    };
+}
+
+/// A step of a legacy async operation (`p`, "step past"): the step named
+/// `step` ran from the previous step (or the begin) to here.
+#[macro_export]
+macro_rules! trace_legacy_async_step_past {
+    ($cat:expr, $name:expr, $id:expr, $step:expr $(, $k:literal => $v:expr)* $(,)?) => {
+        $crate::__ts_emit!(@id $crate::__private::KIND_LEGACY_ASYNC_STEP_PAST;
+            $cat, $name, $id, "step" => $step $(, $k => $v)*)
+    };
+}
+
+/// Ends a legacy async operation (`F`).
+#[macro_export]
+macro_rules! trace_legacy_async_end {
+    ($($t:tt)*) => { $crate::__ts_emit!(@id $crate::__private::KIND_LEGACY_ASYNC_END; $($t)*) };
 }

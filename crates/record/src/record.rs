@@ -1,7 +1,8 @@
 //! The binary record a trace point appends to its thread's ring.
 //!
 //! Layout, in 64-bit words:
-//! `[header][ticks][site][id if F_ID][name if F_DYN_NAME][args]`.
+//! `[header][ticks][site][id if F_ID][bind id if F_FLOW_IN or F_FLOW_OUT]`
+//! `[name if F_DYN_NAME][args]`.
 //! The header packs the record length, its kind, flags and one 4-bit type tag per
 //! typed argument; strings are a length word followed by their bytes. Names,
 //! categories and argument names stay behind the `site` pointer (a `'static`
@@ -30,6 +31,10 @@ pub const KIND_FLOW_END: u8 = 12;
 pub const KIND_OBJECT_NEW: u8 = 13;
 pub const KIND_OBJECT_SNAPSHOT: u8 = 14;
 pub const KIND_OBJECT_DELETE: u8 = 15;
+pub const KIND_LEGACY_ASYNC_BEGIN: u8 = 16;
+pub const KIND_LEGACY_ASYNC_STEP_INTO: u8 = 17;
+pub const KIND_LEGACY_ASYNC_STEP_PAST: u8 = 18;
+pub const KIND_LEGACY_ASYNC_END: u8 = 19;
 
 /// The record carries an id word.
 pub(crate) const F_ID: u8 = 1;
@@ -41,6 +46,10 @@ pub(crate) const F_NO_NAME: u8 = 4;
 pub(crate) const F_TRACING: u8 = 8;
 /// The arguments are one string holding a JSON object body, already escaped.
 pub(crate) const F_JSON_ARGS: u8 = 16;
+/// A v2 flow ends at this slice (`flow_in`); the record carries a bind id word.
+pub const F_FLOW_IN: u8 = 32;
+/// A v2 flow starts at this slice (`flow_out`); the record carries a bind id word.
+pub const F_FLOW_OUT: u8 = 64;
 
 /// Strings longer than this are cut (at a character boundary) when recorded.
 pub const MAX_STR: usize = 4096;
@@ -95,12 +104,14 @@ pub(crate) unsafe fn write_str(p: *mut u64, bytes: &[u8]) -> *mut u64 {
 /// Appends one event to the current thread's ring. Returns whether it was kept
 /// (false when the ring was full or the thread is exiting; both are counted).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)] // one call per event kind, all inlined
 pub(crate) fn write<A: ArgList>(
     kind: u8,
     mut flags: u8,
     ticks: Option<u64>,
     site: usize,
     id: Option<u64>,
+    bind: Option<u64>,
     name: Option<&str>,
     args: &A,
 ) -> bool {
@@ -108,10 +119,20 @@ pub(crate) fn write<A: ArgList>(
     if id.is_some() {
         flags |= F_ID;
     }
+    // A bind id is written exactly when one of the flow flags says so.
+    let bind = if flags & (F_FLOW_IN | F_FLOW_OUT) != 0 {
+        Some(bind.unwrap_or(0))
+    } else {
+        None
+    };
     if name.is_some() {
         flags |= F_DYN_NAME;
     }
-    let len = 3 + usize::from(id.is_some()) + name.map_or(0, |n| str_words(n.len())) + args.words();
+    let len = 3
+        + usize::from(id.is_some())
+        + usize::from(bind.is_some())
+        + name.map_or(0, |n| str_words(n.len()))
+        + args.words();
     let Some(ring) = ring::current() else {
         return false;
     };
@@ -134,6 +155,10 @@ pub(crate) fn write<A: ArgList>(
             *q = id;
             q = q.add(1);
         }
+        if let Some(bind) = bind {
+            *q = bind;
+            q = q.add(1);
+        }
         if let Some(name) = name {
             q = write_str(q, name.as_bytes());
         }
@@ -143,22 +168,25 @@ pub(crate) fn write<A: ArgList>(
     true
 }
 
-/// Records one event of a [`Callsite`]; used by the macros.
+/// Records one event of a [`Callsite`]; used by the macros. `flow` is the v2
+/// flow binding: `F_FLOW_IN`/`F_FLOW_OUT` flags and the bind id.
 #[doc(hidden)]
 #[inline(always)]
 pub fn emit<A: ArgList>(
     site: &'static Callsite,
     kind: u8,
     id: Option<u64>,
+    flow: (u8, u64),
     name: Option<&str>,
     args: A,
 ) -> bool {
     write(
         kind,
-        0,
+        flow.0,
         None,
         site as *const Callsite as usize,
         id,
+        Some(flow.1),
         name,
         &args,
     )
@@ -167,9 +195,14 @@ pub fn emit<A: ArgList>(
 /// Records a `B` event and returns the guard that records its `E`.
 #[doc(hidden)]
 #[inline(always)]
-pub fn scope<A: ArgList>(site: &'static Callsite, name: Option<&str>, args: A) -> ScopeGuard {
+pub fn scope<A: ArgList>(
+    site: &'static Callsite,
+    flow: (u8, u64),
+    name: Option<&str>,
+    args: A,
+) -> ScopeGuard {
     let dynamic = name.is_some();
-    if emit(site, KIND_BEGIN, None, name, args) {
+    if emit(site, KIND_BEGIN, None, flow, name, args) {
         ScopeGuard {
             site: Some(site),
             flags: if dynamic { F_NO_NAME } else { 0 },
@@ -223,6 +256,7 @@ impl Drop for ScopeGuard {
                     self.flags,
                     None,
                     site as *const Callsite as usize,
+                    None,
                     None,
                     None,
                     &(),

@@ -73,7 +73,12 @@ unsafe impl Send for Ring {}
 
 impl Ring {
     fn new(words: usize, tid: u64, name: Option<String>) -> Ring {
-        let buf: Box<[UnsafeCell<u64>]> = (0..words).map(|_| UnsafeCell::new(0)).collect();
+        // Zeroed by the allocator (fresh pages from the OS for a large ring),
+        // not by writing every word: a ring's pages are touched only as used.
+        let zeroed = vec![0u64; words].into_boxed_slice();
+        // SAFETY: `UnsafeCell<u64>` has the layout of `u64` (repr(transparent)).
+        let buf: Box<[UnsafeCell<u64>]> =
+            unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [UnsafeCell<u64>]) };
         let base = buf.as_ptr() as *mut u64;
         Ring {
             words: buf,

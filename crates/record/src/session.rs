@@ -56,6 +56,7 @@ pub struct Builder {
     panic_hook: bool,
     signals: bool,
     process_name: Option<String>,
+    writer_threads: usize,
 }
 
 impl Default for Builder {
@@ -66,7 +67,8 @@ impl Default for Builder {
 
 impl Builder {
     /// Defaults: categories from `TRACESCOPE_CATEGORIES`, 4 MiB per thread,
-    /// a write every 10 ms, panic hook and SIGINT/SIGTERM handling on.
+    /// a write every 10 ms, panic hook and SIGINT/SIGTERM handling on, two
+    /// writer threads on a multi-core machine.
     pub fn new() -> Builder {
         Builder {
             categories: None,
@@ -75,6 +77,10 @@ impl Builder {
             panic_hook: true,
             signals: true,
             process_name: None,
+            writer_threads: match std::thread::available_parallelism() {
+                Ok(n) if n.get() > 1 => 2,
+                _ => 1,
+            },
         }
     }
 
@@ -109,6 +115,14 @@ impl Builder {
     /// program's own handler is left alone. Default on.
     pub fn signals(mut self, on: bool) -> Builder {
         self.signals = on;
+        self
+    }
+
+    /// Threads that format JSON (1 or 2; default 2 where the machine can run
+    /// two threads at once). The second only starts for passes with many
+    /// pending events; each thread's events stay in order either way.
+    pub fn writer_threads(mut self, n: usize) -> Builder {
+        self.writer_threads = n.clamp(1, 2);
         self
     }
 
@@ -164,6 +178,7 @@ fn start(builder: Builder, sink: Box<dyn Write + Send>) -> io::Result<Guard> {
         sink,
         shared.clone(),
         builder.flush_interval,
+        builder.writer_threads,
         clock::anchor(),
     );
     let thread = std::thread::Builder::new()

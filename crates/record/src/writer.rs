@@ -10,15 +10,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::args::{TAG_BOOL, TAG_F64, TAG_I64, TAG_STR, TAG_U64};
-use crate::callsite::Callsite;
 use crate::clock::{self, Anchor, Timebase};
+use crate::drain::{Drainer, Job, Sink};
 use crate::json;
-use crate::record::*;
 use crate::ring::{self, Ring};
-
-/// Bytes of formatted output held before they are written out mid-pass.
-const OUT_CHUNK: usize = 1 << 20;
 
 /// Counters of a recording session.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,8 +58,8 @@ pub(crate) struct Shared {
     cv: Condvar,
     events: AtomicU64,
     dropped: AtomicU64,
-    write_errors: AtomicU64,
-    bytes: AtomicU64,
+    pub(crate) write_errors: AtomicU64,
+    pub(crate) bytes: AtomicU64,
 }
 
 impl Shared {
@@ -134,22 +129,26 @@ struct RingState {
 }
 
 pub(crate) struct Writer {
-    sink: Box<dyn Write + Send>,
+    /// Metadata and the writer's own events, written before the lanes' output.
     out: Vec<u8>,
+    drainer: Drainer,
     timebase: Timebase,
     pid: u32,
     /// `,"pid":P,"tid":P`: process-level events go on the main thread's track.
     process_ids: Vec<u8>,
     rings: HashMap<usize, RingState>,
-    ts: json::TsFormatter,
     process_version: u64,
     interval: Duration,
     shared: Arc<Shared>,
-    tracing_sites: TracingSites,
 }
 
 thread_local! {
     static IS_WRITER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the calling thread as one of the session's writer threads.
+pub(crate) fn mark_writer_thread() {
+    IS_WRITER.with(|w| w.set(true));
 }
 
 /// Whether the calling thread is a writer thread (which must not wait on itself).
@@ -162,23 +161,22 @@ impl Writer {
         sink: Box<dyn Write + Send>,
         shared: Arc<Shared>,
         interval: Duration,
+        lanes: usize,
         start: Anchor,
     ) -> Writer {
         let pid = std::process::id();
         let mut process_ids = Vec::new();
         ids(&mut process_ids, pid, u64::from(pid));
         Writer {
-            sink,
-            out: Vec::with_capacity(OUT_CHUNK + (64 << 10)),
+            out: Vec::new(),
+            drainer: Drainer::new(lanes, Arc::new(Sink::new(sink, shared.clone()))),
             timebase: Timebase::new(start),
             pid,
             process_ids,
             rings: HashMap::new(),
-            ts: json::TsFormatter::default(),
             process_version: 0,
             interval,
             shared,
-            tracing_sites: TracingSites::default(),
         }
     }
 
@@ -233,10 +231,26 @@ impl Writer {
         }
         self.process_meta();
         let mut busy = false;
-        for (ring, &(_, tail, head)) in rings.iter().zip(&snaps) {
-            busy |= (head - tail) * 8 > ring.room_to_end(0);
-            self.drain(ring, tail, head);
-        }
+        let ids: Vec<Vec<u8>> = rings.iter().map(|r| self.thread_meta(r)).collect();
+        // Metadata first: a thread's name precedes its events in the file.
+        self.write_out();
+        let jobs: Vec<Job> = rings
+            .iter()
+            .zip(&snaps)
+            .zip(ids)
+            .filter(|((_, s), _)| s.2 > s.1)
+            .map(|((ring, &(_, tail, head)), ids)| {
+                busy |= (head - tail) * 8 > ring.room_to_end(0);
+                Job {
+                    ring: ring.clone(),
+                    ids,
+                    tail,
+                    head,
+                }
+            })
+            .collect();
+        let events = self.drainer.drain(jobs, &self.timebase);
+        self.shared.events.fetch_add(events, Ordering::Relaxed);
         self.report_drops(&rings);
         let gone: Vec<usize> = rings
             .iter()
@@ -254,7 +268,9 @@ impl Writer {
         busy
     }
 
-    fn drain(&mut self, ring: &Ring, tail: u64, head: u64) {
+    /// The ring's `,"pid":P,"tid":T`; writes its thread's metadata to `out`
+    /// when it changed.
+    fn thread_meta(&mut self, ring: &Ring) -> Vec<u8> {
         let key = ring as *const Ring as usize;
         let pid = self.pid;
         let state = self.rings.entry(key).or_insert_with(|| {
@@ -265,167 +281,23 @@ impl Writer {
                 meta_version: 0,
             }
         });
-        let ids = state.ids.clone();
         let meta = ring.meta();
         if meta.version != state.meta_version {
             state.meta_version = meta.version;
             if let Some(name) = &meta.name {
-                metadata(&mut self.out, b"thread_name", &ids, |o| {
+                metadata(&mut self.out, b"thread_name", &state.ids, |o| {
                     o.extend_from_slice(b"\"name\":");
                     json::string(o, name.as_bytes());
                 });
             }
             if let Some(index) = meta.sort_index {
-                metadata(&mut self.out, b"thread_sort_index", &ids, |o| {
+                metadata(&mut self.out, b"thread_sort_index", &state.ids, |o| {
                     o.extend_from_slice(b"\"sort_index\":");
                     json::int(o, index);
                 });
             }
         }
-        drop(meta);
-        let mut pos = tail;
-        let mut events = 0u64;
-        while pos < head {
-            // SAFETY: positions between tail and head hold committed records.
-            let h = unsafe { ring.words(pos, 1) }[0];
-            let len = header_len(h);
-            if len == 0 || pos + len as u64 > head || len as u64 > ring.room_to_end(pos) {
-                // Never produced by `Ring::push`; skip the rest rather than guess.
-                break;
-            }
-            if header_kind(h) != KIND_PAD {
-                // SAFETY: as above, and the record does not wrap (checked).
-                let rec = unsafe { ring.words(pos, len) };
-                if self.event(rec, &ids) {
-                    events += 1;
-                }
-            }
-            pos += len as u64;
-            if self.out.len() >= OUT_CHUNK {
-                self.write_out();
-                ring.release(pos);
-            }
-        }
-        ring.release(head);
-        self.shared.events.fetch_add(events, Ordering::Relaxed);
-    }
-
-    /// Formats one record; false (and nothing written) if it is malformed.
-    fn event(&mut self, rec: &[u64], ids: &[u8]) -> bool {
-        let mark = self.out.len();
-        let ok = self.try_event(rec, ids).is_some();
-        if !ok {
-            self.out.truncate(mark);
-        }
-        ok
-    }
-
-    fn try_event(&mut self, rec: &[u64], ids: &[u8]) -> Option<()> {
-        let h = rec[0];
-        let (kind, flags, tags) = (header_kind(h), header_flags(h), header_tags(h));
-        let ticks = *rec.get(1)?;
-        let site = *rec.get(2)? as usize;
-        let mut cur = Cursor { rec, i: 3 };
-        let id = if flags & F_ID != 0 {
-            Some(cur.word()?)
-        } else {
-            None
-        };
-        let dyn_name = if flags & F_DYN_NAME != 0 {
-            Some(cur.bytes()?)
-        } else {
-            None
-        };
-        let ph: &[u8] = match kind {
-            KIND_BEGIN => b"B",
-            KIND_END => b"E",
-            KIND_INSTANT_T | KIND_INSTANT_P | KIND_INSTANT_G => b"i",
-            KIND_COUNTER => b"C",
-            KIND_ASYNC_BEGIN => b"b",
-            KIND_ASYNC_STEP => b"n",
-            KIND_ASYNC_END => b"e",
-            KIND_FLOW_START => b"s",
-            KIND_FLOW_STEP => b"t",
-            KIND_FLOW_END => b"f",
-            KIND_OBJECT_NEW => b"N",
-            KIND_OBJECT_SNAPSHOT => b"O",
-            KIND_OBJECT_DELETE => b"D",
-            _ => return None,
-        };
-        let out = &mut self.out;
-        out.extend_from_slice(b"{\"ph\":\"");
-        out.extend_from_slice(ph);
-        out.extend_from_slice(b"\",");
-        let arg_names: &[&str] = if flags & F_TRACING != 0 {
-            if !self.tracing_sites.push(out, site, flags) {
-                return None;
-            }
-            &[]
-        } else {
-            // SAFETY: without F_TRACING, `site` is the address of a `'static Callsite`.
-            let site: &'static Callsite = unsafe { &*(site as *const Callsite) };
-            let (frag, cat_len) = site.json.get_or_init(|| callsite_json(site));
-            push_site(out, frag, *cat_len, flags);
-            site.arg_names
-        };
-        if let Some(name) = dyn_name {
-            out.extend_from_slice(b",\"name\":");
-            json::string(out, name);
-        }
-        out.extend_from_slice(b",\"ts\":");
-        self.ts.write(out, self.timebase.ns(ticks));
-        match kind {
-            // Thread scope is what a missing `s` means: no bytes spent on it.
-            KIND_INSTANT_T => {}
-            KIND_INSTANT_P => out.extend_from_slice(b",\"s\":\"p\""),
-            KIND_INSTANT_G => out.extend_from_slice(b",\"s\":\"g\""),
-            // A flow end binds to the slice around it, like its start.
-            KIND_FLOW_END => out.extend_from_slice(b",\"bp\":\"e\""),
-            _ => {}
-        }
-        if let Some(id) = id {
-            out.extend_from_slice(b",\"id\":");
-            json::hex_id(out, id);
-        }
-        out.extend_from_slice(ids);
-        if flags & F_JSON_ARGS != 0 {
-            let body = cur.bytes()?;
-            if !body.is_empty() {
-                out.extend_from_slice(b",\"args\":{");
-                out.extend_from_slice(body);
-                out.push(b'}');
-            }
-        } else if tags != 0 {
-            let snapshot = kind == KIND_OBJECT_SNAPSHOT;
-            out.extend_from_slice(if snapshot {
-                b",\"args\":{\"snapshot\":{"
-            } else {
-                b",\"args\":{"
-            });
-            let mut n = 0;
-            while n < 8 && (tags >> (4 * n)) & 15 != 0 {
-                if n > 0 {
-                    out.push(b',');
-                }
-                let key = arg_names.get(n).copied().unwrap_or("arg");
-                json::string(out, key.as_bytes());
-                out.push(b':');
-                match ((tags >> (4 * n)) & 15) as u64 {
-                    TAG_I64 => json::int(out, cur.word()? as i64),
-                    TAG_U64 => json::int(out, cur.word()?),
-                    TAG_F64 => json::float(out, f64::from_bits(cur.word()?)),
-                    TAG_BOOL => {
-                        out.extend_from_slice(if cur.word()? != 0 { b"true" } else { b"false" })
-                    }
-                    TAG_STR => json::string(out, cur.bytes()?),
-                    _ => return None,
-                }
-                n += 1;
-            }
-            out.extend_from_slice(if snapshot { b"}}" } else { b"}" });
-        }
-        out.extend_from_slice(b"},\n");
-        Some(())
+        state.ids.clone()
     }
 
     fn process_meta(&mut self) {
@@ -497,50 +369,7 @@ impl Writer {
     }
 
     fn write_out(&mut self) {
-        if self.out.is_empty() {
-            return;
-        }
-        match self
-            .sink
-            .write_all(&self.out)
-            .and_then(|_| self.sink.flush())
-        {
-            Ok(()) => {
-                self.shared
-                    .bytes
-                    .fetch_add(self.out.len() as u64, Ordering::Relaxed);
-            }
-            Err(_) => {
-                self.shared.write_errors.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        self.out.clear();
-    }
-}
-
-struct Cursor<'a> {
-    rec: &'a [u64],
-    i: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn word(&mut self) -> Option<u64> {
-        let w = *self.rec.get(self.i)?;
-        self.i += 1;
-        Some(w)
-    }
-
-    fn bytes(&mut self) -> Option<&'a [u8]> {
-        let len = self.word()? as usize;
-        let words = len.div_ceil(8);
-        if self.rec.len() - self.i < words {
-            return None;
-        }
-        // SAFETY: the words `i..i + words` are in `rec`, and cover `len` bytes.
-        let bytes =
-            unsafe { std::slice::from_raw_parts(self.rec.as_ptr().add(self.i).cast::<u8>(), len) };
-        self.i += words;
-        Some(bytes)
+        self.drainer.sink().write(&mut self.out);
     }
 }
 
@@ -559,51 +388,4 @@ fn metadata(out: &mut Vec<u8>, name: &[u8], ids: &[u8], args: impl FnOnce(&mut V
     out.extend_from_slice(b",\"args\":{");
     args(out);
     out.extend_from_slice(b"}},\n");
-}
-
-/// `"cat":"..","name":".."` and the length of its `"cat":".."` part.
-pub(crate) fn site_json(cat: &str, name: &str) -> (Box<[u8]>, usize) {
-    let mut v = b"\"cat\":".to_vec();
-    json::string(&mut v, cat.as_bytes());
-    let cat_len = v.len();
-    v.extend_from_slice(b",\"name\":");
-    json::string(&mut v, name.as_bytes());
-    (v.into_boxed_slice(), cat_len)
-}
-
-fn callsite_json(site: &Callsite) -> (Box<[u8]>, usize) {
-    site_json(site.cat, site.name)
-}
-
-/// Names of `tracing` call sites, keyed by their `Metadata` address.
-#[derive(Default)]
-struct TracingSites {
-    #[cfg(feature = "tracing")]
-    map: HashMap<usize, (Box<[u8]>, usize)>,
-}
-
-impl TracingSites {
-    /// Writes the site's category and name; false if it cannot be known.
-    #[cfg(feature = "tracing")]
-    fn push(&mut self, out: &mut Vec<u8>, site: usize, flags: u8) -> bool {
-        let (frag, cat_len) = self
-            .map
-            .entry(site)
-            .or_insert_with(|| crate::layer::site_json(site));
-        push_site(out, frag, *cat_len, flags);
-        true
-    }
-
-    #[cfg(not(feature = "tracing"))]
-    fn push(&mut self, _out: &mut Vec<u8>, _site: usize, _flags: u8) -> bool {
-        false
-    }
-}
-
-fn push_site(out: &mut Vec<u8>, frag: &[u8], cat_len: usize, flags: u8) {
-    if flags & (F_DYN_NAME | F_NO_NAME) != 0 {
-        out.extend_from_slice(&frag[..cat_len]);
-    } else {
-        out.extend_from_slice(frag);
-    }
 }

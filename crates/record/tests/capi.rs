@@ -9,6 +9,7 @@ use std::process::Command;
 
 use common::{assert_diagnostics, load, parse, timed};
 use serde_json::{json, Value};
+use tracescope_model::SliceRef;
 
 /// Builds the static library with the `capi` feature in its own target
 /// directory (so the outer build's outputs are left alone) and returns it.
@@ -97,6 +98,24 @@ fn c_program_records_a_trace_tracescope_reads() {
             json!({"ph":"C","cat":"c","name":"bytes","args":{"value":4096}}),
             json!({"ph":"C","cat":"c","name":"mem","args":{"used":1.5,"free":-3}}),
             json!({"ph":"i","cat":"c","name":"marker","s":"g"}),
+            json!({"ph":"C","cat":"c","name":"queue","id":"0x3","args":{"value":7}}),
+            json!({"ph":"C","cat":"c","name":"queue","id":"0x4","args":{"depth":1,"max":2.5}}),
+            json!({"ph":"b","cat":"c","name":"op","id":"0x10","args":{"k":"v"}}),
+            json!({"ph":"n","cat":"c","name":"op_step","id":"0x10"}),
+            json!({"ph":"e","cat":"c","name":"op","id":"0x10","args":{"ok":true}}),
+            json!({"ph":"S","cat":"c","name":"legacy","id":"0x5","args":{"n":1}}),
+            json!({"ph":"T","cat":"c","name":"legacy","id":"0x5","args":{"step":"phase1"}}),
+            json!({"ph":"F","cat":"c","name":"legacy","id":"0x5"}),
+            json!({"ph":"B","cat":"c","name":"producer","bind_id":"0x4d","flow_out":true,
+                   "args":{"n":1}}),
+            json!({"ph":"s","cat":"c","name":"v1flow","id":"0x9"}),
+            json!({"ph":"E","cat":"c","name":"producer"}),
+            json!({"ph":"B","cat":"c","name":"consumer","bind_id":"0x4d","flow_in":true}),
+            json!({"ph":"f","cat":"c","name":"v1flow","bp":"e","id":"0x9"}),
+            json!({"ph":"E","cat":"c","name":"consumer"}),
+            json!({"ph":"N","cat":"c","name":"Obj","id":"0x1234"}),
+            json!({"ph":"O","cat":"c","name":"Obj","id":"0x1234","args":{"snapshot":{"size":64}}}),
+            json!({"ph":"D","cat":"c","name":"Obj","id":"0x1234"}),
             json!({"ph":"E","cat":"c","name":"main"}),
         ]
     );
@@ -107,6 +126,49 @@ fn c_program_records_a_trace_tracescope_reads() {
             json!({"ph":"E","cat":"c","name":"worker"}),
         ]
     );
+    // The model pairs the async operations and binds both flows.
+    let t = &trace.tables;
+    let flows: Vec<(&str, &str, bool)> = (0..t.flows.len())
+        .map(|i| {
+            let name = |r| match r {
+                SliceRef::Thread(s) => trace.str(t.slices.name[s as usize]),
+                SliceRef::Async(s) => trace.str(t.async_slices.name[s as usize]),
+            };
+            (name(t.flows.from[i]), name(t.flows.to[i]), t.flows.v2[i])
+        })
+        .collect();
+    let mut flows = flows;
+    flows.sort();
+    assert_eq!(
+        flows,
+        [
+            ("producer", "consumer", false),
+            ("producer", "consumer", true)
+        ]
+    );
+    let mut asyncs: Vec<(&str, u32, bool, bool)> = (0..t.async_slices.len())
+        .map(|i| {
+            let a = &t.async_slices;
+            (
+                trace.str(a.name[i]),
+                a.depth[i],
+                a.legacy[i],
+                a.did_not_finish[i],
+            )
+        })
+        .collect();
+    asyncs.sort();
+    assert_eq!(
+        asyncs,
+        [
+            ("legacy", 0, true, false),
+            ("op", 0, false, false),
+            ("op_step", 1, false, false),
+            ("phase1", 1, true, false),
+        ]
+    );
+    assert_eq!(t.objects.len(), 1);
+    assert_eq!(t.snapshots.len(), 1);
     let pid = main[0]["pid"].clone();
     for (name, value) in [("c-main", &main_tid), ("c-worker", &worker[0]["tid"])] {
         let m = json!({"ph":"M","name":"thread_name","pid":pid,"tid":value,"args":{"name":name}});

@@ -8,6 +8,29 @@ static void work(int i) {
     TRACE_EVENT_INSTANT2("c", "tick", TRACE_EVENT_SCOPE_THREAD, "half", i / 2.0, "odd", (_Bool)(i % 2));
 }
 
+/* Ids, async operations, flows and objects. */
+static void extras(void) {
+    TRACE_COUNTER_ID1("c", "queue", 3, 7);
+    TRACE_COUNTER_ID2("c", "queue", 4, "depth", 1, "max", 2.5);
+    TRACE_EVENT_NESTABLE_ASYNC_BEGIN1("c", "op", 0x10, "k", "v");
+    TRACE_EVENT_NESTABLE_ASYNC_INSTANT0("c", "op_step", 0x10);
+    TRACE_EVENT_NESTABLE_ASYNC_END1("c", "op", 0x10, "ok", (_Bool)1);
+    TRACE_EVENT_ASYNC_BEGIN1("c", "legacy", 5, "n", 1);
+    TRACE_EVENT_ASYNC_STEP_INTO0("c", "legacy", 5, "phase1");
+    TRACE_EVENT_ASYNC_END0("c", "legacy", 5);
+    {
+        TRACE_EVENT_WITH_FLOW1("c", "producer", 77, TRACE_EVENT_FLAG_FLOW_OUT, "n", 1);
+        TRACE_EVENT_FLOW_BEGIN0("c", "v1flow", 9);
+    }
+    {
+        TRACE_EVENT_WITH_FLOW0("c", "consumer", 77, TRACE_EVENT_FLAG_FLOW_IN);
+        TRACE_EVENT_FLOW_END0("c", "v1flow", 9);
+    }
+    TRACE_EVENT_OBJECT_CREATED_WITH_ID("c", "Obj", 0x1234);
+    TRACE_EVENT_OBJECT_SNAPSHOT_WITH_ID1("c", "Obj", 0x1234, "size", 64);
+    TRACE_EVENT_OBJECT_DELETED_WITH_ID("c", "Obj", 0x1234);
+}
+
 static void *worker(void *arg) {
     (void)arg;
     tracescope_set_thread_name("c-worker");
@@ -28,6 +51,7 @@ int main(int argc, char **argv) {
     pthread_t t;
     pthread_create(&t, 0, worker, 0);
     pthread_join(t, 0);
+    extras();
     TRACE_EVENT_END0("c", "main");
     if (!tracescope_flush()) return 3;
     tracescope_set_categories("c,-c"); /* everything off: nothing more records */
