@@ -16,6 +16,13 @@ pub fn load(path: &Path) -> Result<Trace> {
     load_counting(path, Arc::new(AtomicU64::new(0)))
 }
 
+/// [`load`] for a command that exits once it is done with the trace: the model is
+/// never freed, as freeing a gigabyte of tables piece by piece only delays the exit
+/// (the kernel takes the whole address space back at once).
+pub fn load_until_exit(path: &Path) -> Result<&'static Trace> {
+    Ok(Box::leak(Box::new(load(path)?)))
+}
+
 /// [`load`], adding to `read` the bytes of the event list as the reader finishes them.
 fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
     let source = match crate::input::open(path)? {

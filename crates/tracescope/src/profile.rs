@@ -35,8 +35,8 @@ pub struct Options<'a> {
 }
 
 pub fn run(path: &Path, o: &Options) -> Result<()> {
-    let trace = crate::load::load(path)?;
-    let lines = folded(&trace, o)?;
+    let trace = crate::load::load_until_exit(path)?;
+    let lines = folded(trace, o)?;
     let mut out: Box<dyn Write> = match o.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,

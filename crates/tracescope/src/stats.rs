@@ -47,8 +47,8 @@ pub fn stats_json(trace: &Trace) -> Value {
 }
 
 pub fn run(path: &Path, as_json: bool) -> Result<()> {
-    let trace = crate::load::load(path)?;
-    let v = stats_json(&trace);
+    let trace = crate::load::load_until_exit(path)?;
+    let v = stats_json(trace);
     if as_json {
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());

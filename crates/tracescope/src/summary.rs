@@ -38,8 +38,8 @@ pub struct Options<'a> {
 }
 
 pub fn run(path: &Path, o: &Options) -> Result<()> {
-    let trace = crate::load::load(path)?;
-    let v = summary_json(&trace, o)?;
+    let trace = crate::load::load_until_exit(path)?;
+    let v = summary_json(trace, o)?;
     if o.json {
         println!("{v}");
     } else {

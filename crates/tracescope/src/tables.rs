@@ -19,7 +19,7 @@ pub fn run(path: &Path, table: &str, format: Format) -> Result<()> {
             TABLE_NAMES.join(", ")
         );
     }
-    let trace = crate::load::load(path)?;
+    let trace = crate::load::load_until_exit(path)?;
     let Some(rows) = trace.rows(table) else {
         bail!("no table named {table:?}")
     };

@@ -11,6 +11,7 @@ mod profile_chunk;
 mod profiles;
 pub(crate) mod records;
 pub(crate) mod registry;
+mod slice_rows;
 mod slices;
 
 use tracescope_format::Diagnostics;
@@ -106,23 +107,13 @@ pub(crate) fn finish(
         &mut diags,
     );
     clock.mark("metadata");
-    let slices = slices::build(recs.dur, &recs.thread_end, &mut diags, input);
-    clock.mark("slices");
-    let async_slices = asyncs::build(recs.asyncs, trace_end, &mut diags, input);
-    clock.mark("async");
-    let flows = flows::build(
-        recs.flows,
-        recs.flows_v2,
-        &slices,
-        &async_slices,
-        &mut diags,
-        input,
-    );
-    clock.mark("flows");
-    let counters = counters::build(recs.counters);
-    clock.mark("counters");
-    let (objects, snapshots) = objects::build(recs.objects, trace_end, &mut diags, input);
-    clock.mark("objects");
+    // Two independent branches, one per core: slices, async operations and the
+    // flows between them; counters, objects and CPU profiles.
+    let dur = recs.take_dur();
+    let (asyncs, flow_recs, flows_v2) = (recs.asyncs, recs.flows, recs.flows_v2);
+    let (counter_recs, object_recs) = (recs.counters, recs.objects);
+    let (profile_recs, chunks, sample_recs) = (recs.profiles, recs.chunks, recs.samples);
+    let thread_end = &recs.thread_end;
     let inputs = profiles::ProfileInputs {
         input,
         arena: texts.1,
@@ -131,16 +122,44 @@ pub(crate) fn finish(
         cpu_profile: top.cpu_profile,
         source_name: top.source_name,
     };
-    let prof = profiles::build(
-        recs.profiles,
-        recs.chunks,
-        recs.samples,
-        &inputs,
-        &mut registry,
-        &strings,
-        &mut diags,
+    let (timeline, rest) = rayon::join(
+        || {
+            let mut d = Diagnostics::new();
+            let mut clock = Phases::default();
+            let slices = slices::build(dur, thread_end, &mut d, input);
+            clock.mark("slices");
+            let async_slices = asyncs::build(asyncs, trace_end, &mut d, input);
+            clock.mark("async");
+            let flows = flows::build(flow_recs, flows_v2, &slices, &async_slices, &mut d, input);
+            clock.mark("flows");
+            (slices, async_slices, flows, d, clock)
+        },
+        || {
+            let mut d = Diagnostics::new();
+            let mut clock = Phases::default();
+            let counters = counters::build(counter_recs);
+            clock.mark("counters");
+            let objects = objects::build(object_recs, trace_end, &mut d, input);
+            clock.mark("objects");
+            let prof = profiles::build(
+                profile_recs,
+                chunks,
+                sample_recs,
+                &inputs,
+                &mut registry,
+                &strings,
+                &mut d,
+            );
+            clock.mark("profiles");
+            (counters, objects, prof, d, clock)
+        },
     );
-    clock.mark("profiles");
+    let (slices, async_slices, flows, d1, c1) = timeline;
+    let (counters, (objects, snapshots), prof, d2, c2) = rest;
+    diags.merge(d1);
+    diags.merge(d2);
+    clock.done.extend(c1.done.into_iter().chain(c2.done));
+    clock.last = std::time::Instant::now();
     let instants = instants(recs.instants);
     let other = other(recs.other);
     clock.mark("instants+other");

@@ -211,6 +211,9 @@ pub struct Records {
     /// Latest end of any event, per thread index.
     pub thread_end: Vec<i64>,
     pub dur: Vec<DurRec>,
+    /// After [`Records::concat`]: each part's `dur`, in file order, not copied
+    /// into one (the slice step gathers them per thread).
+    pub dur_parts: Vec<Vec<DurRec>>,
     pub instants: Vec<InstantRec>,
     pub asyncs: Vec<AsyncRec>,
     pub flows: Vec<FlowRec>,
@@ -227,15 +230,25 @@ pub struct Records {
 }
 
 impl Records {
-    /// Joins the records of all parts, in file order, copying each family once.
+    /// Every part's duration records, in file order.
+    pub fn take_dur(&mut self) -> Vec<Vec<DurRec>> {
+        let mut parts = std::mem::take(&mut self.dur_parts);
+        parts.push(std::mem::take(&mut self.dur));
+        parts
+    }
+
+    /// Joins the records of all parts, in file order, copying each family once
+    /// (except `dur`, kept per part in `dur_parts`).
     pub fn concat(parts: Vec<Records>) -> Records {
         let mut out = Records::default();
+        out.dur_parts.reserve_exact(parts.len());
         macro_rules! join {
             ($($f:ident),*) => {$(
                 out.$f.reserve_exact(parts.iter().map(|p| p.$f.len()).sum());
             )*
             for mut p in parts {
                 $(out.$f.append(&mut p.$f);)*
+                out.dur_parts.push(std::mem::take(&mut p.dur));
                 out.events += p.events;
                 for (ph, n) in p.phases {
                     match out.phases.iter_mut().find(|(q, _)| *q == ph) {
@@ -254,7 +267,6 @@ impl Records {
             }};
         }
         join!(
-            dur,
             instants,
             asyncs,
             flows,
@@ -276,7 +288,9 @@ impl Records {
     /// Calls `pm` on every process index and `tm` on every thread index the records
     /// hold (`NONE` included).
     pub fn visit(&mut self, mut pm: impl FnMut(&mut u32), mut tm: impl FnMut(&mut u32)) {
-        self.dur.iter_mut().for_each(|r| tm(&mut r.thread));
+        for part in std::iter::once(&mut self.dur).chain(&mut self.dur_parts) {
+            part.iter_mut().for_each(|r| tm(&mut r.thread));
+        }
         self.flows.iter_mut().for_each(|r| tm(&mut r.thread));
         self.samples.iter_mut().for_each(|r| tm(&mut r.thread));
         self.counters.iter_mut().for_each(|r| pm(&mut r.process));

@@ -6,6 +6,7 @@ use tracescope_format::{DiagKind, Diagnostics};
 
 use super::excerpt;
 use super::records::{DurKind, DurRec, NO_TIME};
+use super::slice_rows::{self, Row, RowsMut};
 use crate::args::TextRef;
 use crate::tables::{slice_flags, Lane, SliceTable, SliceTrack, NONE};
 
@@ -29,45 +30,78 @@ struct ThreadSlices {
     lanes: Vec<(Lane, Vec<Built>)>,
 }
 
-/// Builds the slice table from all duration records (in file order).
+/// Builds the slice table from the duration records of every part (parts in file
+/// order, records in file order within each).
 pub fn build(
-    recs: Vec<DurRec>,
+    parts: Vec<Vec<DurRec>>,
     thread_end: &[i64],
     diags: &mut Diagnostics,
     input: &str,
 ) -> SliceTable {
-    let (order, ranges) = group_by_thread(&recs);
-    // Each thread's slices become a table of their own, in parallel; then the
-    // tables are joined in thread order.
-    let parts: Vec<(SliceTable, Diagnostics)> = ranges
+    let threads = parts
+        .iter()
+        .flatten()
+        .map(|r| r.thread as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let grouped: Vec<ByThread> = parts
         .par_iter()
-        .map(|&(a, b)| {
+        .map(|p| group_by_thread(p, threads))
+        .collect();
+    // Threads with records, and how many slice rows each will have.
+    let rows: Vec<(u32, usize)> = (0..threads)
+        .map(|t| (t as u32, grouped.iter().map(|g| g.rows[t]).sum::<usize>()))
+        .filter(|&(t, _)| grouped.iter().any(|g| !g.of(t).is_empty()))
+        .collect();
+    let total: usize = rows.iter().map(|r| r.1).sum();
+    let mut table = SliceTable::default();
+    let mut rest = RowsMut::of(&mut table, total);
+    let mut work = Vec::with_capacity(rows.len());
+    let mut base = 0u32;
+    for &(thread, n) in &rows {
+        let (mine, after) = rest.split(n);
+        work.push((thread, base, mine));
+        rest = after;
+        base += n as u32;
+    }
+    // Each thread gathers its records from every part, builds its slices and
+    // writes them into its own rows, in parallel.
+    let built: Vec<(Vec<SliceTrack>, Diagnostics, bool)> = work
+        .into_par_iter()
+        .map(|(thread, base, mut out)| {
+            let mut recs = Vec::with_capacity(grouped.iter().map(|g| g.of(thread).len()).sum());
+            for (part, g) in parts.iter().zip(&grouped) {
+                recs.extend(g.of(thread).iter().map(|&i| part[i as usize]));
+            }
             let mut d = Diagnostics::new();
-            let idx = &order[a..b];
-            let t = recs[idx[0] as usize].thread;
-            let end = thread_end.get(t as usize).copied().unwrap_or(NO_TIME);
-            let ts = thread_slices(&recs, idx, end, &mut d, input);
-            let mut frag = SliceTable::default();
-            emit(&mut frag, ts, &recs);
-            (frag, d)
+            let end = thread_end.get(thread as usize).copied().unwrap_or(NO_TIME);
+            let ts = thread_slices(thread, &recs, end, &mut d, input);
+            let tracks = emit(&mut out, base, ts, &recs);
+            (tracks, d, out.is_full())
         })
         .collect();
-    let mut table = SliceTable::default();
-    let total: usize = parts.iter().map(|(f, _)| f.len()).sum();
-    table.reserve(total);
-    for (frag, d) in parts {
+    assert!(
+        built.iter().all(|b| b.2),
+        "every thread fills the rows counted for it"
+    );
+    // SAFETY: the ranges split above cover rows 0..total and each was filled.
+    unsafe { slice_rows::set_len(&mut table, total) };
+    for (tracks, d, _) in built {
         diags.merge(d);
-        table.append(frag);
+        table.tracks.extend(tracks);
     }
     table
 }
 
-fn emit(table: &mut SliceTable, ts: ThreadSlices, recs: &[DurRec]) {
+/// Writes one thread's slices from row `base` on; returns its tracks.
+fn emit(out: &mut RowsMut<'_>, base: u32, ts: ThreadSlices, recs: &[DurRec]) -> Vec<SliceTrack> {
+    let mut tracks = Vec::new();
+    let mut next = base;
     for (lane, built) in ts.lanes {
         if built.is_empty() {
             continue;
         }
-        let base = table.len() as u32;
+        let lane_base = next;
         let mut self_ns: Vec<i64> = built
             .iter()
             .map(|b| b.end.saturating_sub(b.start))
@@ -82,77 +116,91 @@ fn emit(table: &mut SliceTable, ts: ThreadSlices, recs: &[DurRec]) {
         for (b, s) in built.iter().zip(self_ns) {
             let r = &recs[b.rec as usize];
             max_depth = max_depth.max(b.depth);
-            table.thread.push(ts.thread);
-            table.lane.push(lane);
-            table.ts.push(b.start);
-            table.dur.push(b.end.saturating_sub(b.start));
-            table.name.push(r.name);
-            table.cat.push(r.cat);
-            table.depth.push(b.depth);
-            table.parent.push(if b.parent == NONE {
-                NONE
-            } else {
-                base + b.parent
+            out.push(Row {
+                thread: ts.thread,
+                lane,
+                ts: b.start,
+                dur: b.end.saturating_sub(b.start),
+                name: r.name,
+                cat: r.cat,
+                depth: b.depth,
+                parent: if b.parent == NONE {
+                    NONE
+                } else {
+                    lane_base + b.parent
+                },
+                self_ns: s,
+                flags: b.flags,
+                tts: r.tts,
+                tdur: b.tdur,
+                args: r.args,
+                end_args: b.end_args,
+                cname: r.cname,
+                offset: b.offset,
             });
-            table.self_ns.push(s);
-            table.flags.push(b.flags);
-            table.tts.push(r.tts);
-            table.tdur.push(b.tdur);
-            table.args.push(r.args);
-            table.end_args.push(b.end_args);
-            table.cname.push(r.cname);
-            table.offset.push(b.offset);
         }
-        table.tracks.push(SliceTrack {
+        next += built.len() as u32;
+        tracks.push(SliceTrack {
             thread: ts.thread,
             lane,
-            rows: (base, table.len() as u32),
+            rows: (lane_base, next),
             max_depth,
         });
     }
+    tracks
 }
 
-/// Record indexes grouped by thread (a counting sort: file order kept within a
-/// thread), and the range of each thread's indexes.
-fn group_by_thread(recs: &[DurRec]) -> (Vec<u32>, Vec<(usize, usize)>) {
-    let threads = recs
-        .iter()
-        .map(|r| r.thread as usize + 1)
-        .max()
-        .unwrap_or(0);
+/// One part's record indexes grouped by thread (a counting sort: file order kept
+/// within a thread), and how many slices each thread's records open.
+struct ByThread {
+    order: Vec<u32>,
+    start: Vec<usize>,
+    rows: Vec<usize>,
+}
+
+impl ByThread {
+    fn of(&self, thread: u32) -> &[u32] {
+        let t = thread as usize;
+        &self.order[self.start[t]..self.start[t + 1]]
+    }
+}
+
+fn group_by_thread(recs: &[DurRec], threads: usize) -> ByThread {
     let mut start = vec![0usize; threads + 1];
+    let mut rows = vec![0usize; threads];
     for r in recs {
         start[r.thread as usize + 1] += 1;
+        // Each of these opens exactly one slice (see `thread_slices`).
+        if matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB) {
+            rows[r.thread as usize] += 1;
+        }
     }
     for t in 1..start.len() {
         start[t] += start[t - 1];
     }
-    let ranges = (0..threads)
-        .map(|t| (start[t], start[t + 1]))
-        .filter(|(a, b)| a < b)
-        .collect();
+    let mut next = start.clone();
     let mut order = vec![0u32; recs.len()];
     for (i, r) in recs.iter().enumerate() {
-        let slot = &mut start[r.thread as usize];
+        let slot = &mut next[r.thread as usize];
         order[*slot] = i as u32;
         *slot += 1;
     }
-    (order, ranges)
+    ByThread { order, start, rows }
 }
 
+/// One thread's slices from its records (in file order).
 fn thread_slices(
+    thread: u32,
     recs: &[DurRec],
-    idx: &[u32],
     thread_end: i64,
     diags: &mut Diagnostics,
     input: &str,
 ) -> ThreadSlices {
-    let thread = recs[idx[0] as usize].thread;
     // The seeds require B/E in time order per thread; out-of-band ui-nest events
     // and X (written when they complete) may come in any order.
     let mut last = i64::MIN;
     let mut unsorted_at = None;
-    for r in idx.iter().map(|&i| &recs[i as usize]) {
+    for r in recs {
         if matches!(r.kind, DurKind::B | DurKind::E) {
             if r.ts < last && unsorted_at.is_none() {
                 unsorted_at = Some(r.offset);
@@ -166,14 +214,20 @@ fn thread_slices(
         });
     }
     // Time order (file order among equal times): indexes, so records stay put.
-    // Sorting (ts, index) pairs keeps the sort in cache; `idx` is in file order.
-    let mut keyed: Vec<(i64, u32)> = idx.iter().map(|&i| (recs[i as usize].ts, i)).collect();
+    // Sorting (ts, index) pairs keeps the sort in cache.
+    let mut keyed: Vec<(i64, u32)> = recs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.ts, i as u32))
+        .collect();
     keyed.sort_unstable();
     let order: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
 
     let mut stack: Vec<Built> = Vec::new();
     let mut ui_open: Vec<Built> = Vec::new();
-    let mut done: Vec<Built> = Vec::new();
+    // At most one slice per record: sized once, no copies while growing (pages
+    // never written are never faulted in).
+    let mut done: Vec<Built> = Vec::with_capacity(order.len());
     let mut ui_done: Vec<Built> = Vec::new();
     let open = |i: usize, r: &DurRec| Built {
         start: r.ts,
@@ -312,11 +366,14 @@ fn starts_inside(c: &Built, p: &Built) -> bool {
 /// `slices` into tree order (start, longer first, file order). Returns the number
 /// of overlapping slices.
 fn nest(slices: &mut [Built]) -> u64 {
-    slices.sort_by(|a, b| {
+    // `rec` is unique, so the order is total and an unstable sort (no buffer of
+    // half the slices, unlike the merge sort) gives the one result.
+    slices.sort_unstable_by(|a, b| {
         a.start
             .cmp(&b.start)
             .then(b.end.cmp(&a.end))
             .then(a.offset.cmp(&b.offset))
+            .then(a.rec.cmp(&b.rec))
     });
     let mut stack: Vec<usize> = Vec::new();
     let mut overlaps: Vec<(usize, u32)> = Vec::new();
