@@ -117,24 +117,6 @@ impl SliceTable {
         );
     }
 
-    /// Appends another table's rows after these (parents and track rows shifted).
-    pub fn append(&mut self, mut o: SliceTable) {
-        let base = self.len() as u32;
-        macro_rules! each { ($($c:ident),*) => { $(self.$c.append(&mut o.$c);)* } }
-        each!(
-            thread, lane, ts, dur, name, cat, depth, self_ns, flags, tts, tdur, args, end_args,
-            cname, offset
-        );
-        self.parent.extend(
-            o.parent
-                .iter()
-                .map(|&p| if p == NONE { NONE } else { p + base }),
-        );
-        self.tracks.extend(o.tracks.iter().map(|t| SliceTrack {
-            rows: (t.rows.0 + base, t.rows.1 + base),
-            ..*t
-        }));
-    }
     pub fn is_empty(&self) -> bool {
         self.ts.is_empty()
     }
