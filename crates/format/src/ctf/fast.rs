@@ -1,0 +1,236 @@
+//! The fast path for traces in exactly the layout [`super::write_dir`] writes.
+//!
+//! When the metadata's packet header, stream and every event class are the ones
+//! tracescope would write for the same opcodes ([`detect`]), the field order and
+//! sizes are known, so events decode straight from the bytes into [`Event`]s without
+//! the TSDL interpreter, and packets (independent: every event has a full 64-bit
+//! timestamp) decode in parallel. The fast path only takes the happy path: any packet
+//! it does not fully understand is handed to the generic decoder, which then emits
+//! exactly the diagnostics it always did.
+
+use std::borrow::Cow;
+
+use super::tsdl::parse_metadata;
+use super::tsdl_out::{metadata_text, TraceLayout};
+use super::types::{ByteOrder, Clock, Metadata};
+use super::writer::{CTF_MAGIC, PACKET_PREAMBLE};
+use crate::etw::from_chrome::{chrome_event, ChromeFields};
+use crate::etw::{Bitness, ChromeType, Opcode};
+use crate::Event;
+
+/// One event class of the layout: its type, argument count and stack address width.
+#[derive(Clone, Copy, Debug)]
+struct Class {
+    ty: ChromeType,
+    args: usize,
+    /// Bytes per stack address when the class has a stack.
+    stack: Option<usize>,
+}
+
+/// A trace in tracescope's own layout.
+#[derive(Clone, Debug)]
+pub(crate) struct FastLayout {
+    classes: Vec<Option<Class>>,
+    clock: Clock,
+}
+
+/// The layout when the metadata describes exactly what [`super::write_dir`] writes
+/// (same types, names and order; any deviation takes the generic path).
+pub(crate) fn detect(meta: &Metadata) -> Option<FastLayout> {
+    if meta.byte_order != ByteOrder::Le || meta.events.is_empty() {
+        return None;
+    }
+    let mut opcodes = [false; 256];
+    for e in &meta.events {
+        let op = u8::try_from(e.id).ok()?;
+        Opcode(op).ty()?;
+        opcodes[usize::from(op)] = true;
+    }
+    // The clock the timestamps map to, as the generic reader picks it.
+    let clock = meta.clock(Some("chrome")).cloned().unwrap_or_default();
+    for bits in [Bitness::B32, Bitness::B64] {
+        let text = metadata_text(&TraceLayout {
+            uuid: [0; 16],
+            offset_s: clock.offset_s,
+            bits,
+            opcodes: &opcodes,
+        });
+        let ours = parse_metadata(&text).ok()?;
+        let same = ours.packet_header == meta.packet_header
+            && ours.streams == meta.streams
+            && meta
+                .events
+                .iter()
+                .all(|e| ours.events.iter().any(|o| o == e));
+        if same {
+            let mut classes = vec![None; 256];
+            for (op, _) in opcodes.iter().enumerate().filter(|(_, used)| **used) {
+                let o = Opcode(op as u8);
+                classes[op] = o.ty().map(|ty| Class {
+                    ty,
+                    args: o.args(),
+                    stack: o.has_stack().then_some(bits.bytes()),
+                });
+            }
+            return Some(FastLayout { classes, clock });
+        }
+    }
+    None
+}
+
+/// A packet whose header and context are sound: events from `start` to `end` bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Packet {
+    pub pos: u64,
+    pub start: usize,
+    pub end: usize,
+}
+
+fn u32_at(d: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(d[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn u64_at(d: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(d[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Walks the packet headers of a stream file: the packets the fast path can decode,
+/// and the byte offset from which the generic reader must take over (a packet whose
+/// header, context or size is off, so its diagnostics are the generic ones).
+pub(crate) fn split_packets(data: &[u8]) -> (Vec<Packet>, Option<u64>) {
+    let mut out = Vec::new();
+    let total = data.len();
+    let mut pos = 0usize;
+    while pos < total {
+        if total - pos < PACKET_PREAMBLE
+            || u32_at(data, pos) != CTF_MAGIC
+            || u32_at(data, pos + 20) != 0
+        {
+            return (out, Some(pos as u64));
+        }
+        let content_bits = u64_at(data, pos + 40);
+        let packet_bits = u64_at(data, pos + 48);
+        let fits = packet_bits % 8 == 0
+            && content_bits % 8 == 0
+            && content_bits <= packet_bits
+            && content_bits >= PACKET_PREAMBLE as u64 * 8
+            && packet_bits / 8 <= (total - pos) as u64;
+        if !fits {
+            return (out, Some(pos as u64));
+        }
+        out.push(Packet {
+            pos: pos as u64,
+            start: pos + PACKET_PREAMBLE,
+            end: pos + (content_bits / 8) as usize,
+        });
+        pos += (packet_bits / 8) as usize;
+    }
+    (out, None)
+}
+
+/// Reads the fields of one event, `None` at anything unexpected.
+struct Bytes<'a> {
+    d: &'a [u8],
+    pos: usize,
+    end: usize,
+}
+
+impl<'a> Bytes<'a> {
+    fn u64(&mut self) -> Option<u64> {
+        let v = self.d.get(self.pos..self.pos + 8)?;
+        if self.pos + 8 > self.end {
+            return None;
+        }
+        self.pos += 8;
+        Some(u64::from_le_bytes(v.try_into().ok()?))
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        let v = self.d.get(self.pos..self.pos + 4)?;
+        if self.pos + 4 > self.end {
+            return None;
+        }
+        self.pos += 4;
+        Some(u32::from_le_bytes(v.try_into().ok()?))
+    }
+
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let rest = self.d.get(self.pos..self.end)?;
+        let n = memchr::memchr(0, rest)?;
+        self.pos += n + 1;
+        let b = &rest[..n];
+        // As the generic reader: invalid UTF-8 gets U+FFFD replacements.
+        Some(match simdutf8::basic::from_utf8(b) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(b),
+        })
+    }
+}
+
+/// Generic decoding limits sequences by its arena; longer stacks go there.
+const MAX_STACK: u32 = 1 << 20;
+
+/// Decodes one packet: its events (the dropped End halves of `X` excluded) and their
+/// `seq`s; `None` when any event is not exactly as written, for the generic path.
+pub(crate) fn decode_packet(
+    data: &[u8],
+    p: Packet,
+    layout: &FastLayout,
+) -> Option<(Vec<Event<'static>>, Vec<u64>)> {
+    let mut events = Vec::with_capacity((p.end - p.start) / 96);
+    let mut seqs = Vec::with_capacity(events.capacity());
+    let mut args: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
+    let mut stack: Vec<u64> = Vec::new();
+    let mut b = Bytes {
+        d: data,
+        pos: p.start,
+        end: p.end,
+    };
+    while b.pos < b.end {
+        let offset = b.pos as u64;
+        let class = layout.classes[usize::from(*b.d.get(b.pos)?)]?;
+        b.pos += 1;
+        let ts = layout.clock.to_ns(b.u64()?);
+        let pid = b.u64()? as i64;
+        let tid = b.u64()? as i64;
+        let seq = b.u64()?;
+        let name = b.string()?;
+        let id = b.u64()?;
+        let categories = b.string()?;
+        args.clear();
+        for _ in 0..class.args {
+            let k = b.string()?;
+            args.push((k, b.string()?));
+        }
+        let has_stack = match class.stack {
+            Some(w) => {
+                let n = b.u32()?;
+                if n >= MAX_STACK || n as usize * w > b.end - b.pos {
+                    return None;
+                }
+                stack.clear();
+                for _ in 0..n {
+                    stack.push(match w {
+                        4 => u64::from(b.u32()?),
+                        _ => b.u64()?,
+                    });
+                }
+                true
+            }
+            None => false,
+        };
+        let fields = ChromeFields {
+            ty: class.ty,
+            name: &name,
+            id,
+            categories: &categories,
+            args: &args,
+            stack: has_stack.then_some(stack.as_slice()),
+        };
+        if let Some(ev) = chrome_event(&fields, ts, pid, tid, offset) {
+            events.push(ev);
+            seqs.push(seq);
+        }
+    }
+    Some((events, seqs))
+}
