@@ -110,8 +110,8 @@ pub(crate) fn split_packets(data: &[u8]) -> (Vec<Packet>, Option<u64>) {
         }
         let content_bits = u64_at(data, pos + 40);
         let packet_bits = u64_at(data, pos + 48);
-        let fits = packet_bits % 8 == 0
-            && content_bits % 8 == 0
+        let fits = packet_bits.is_multiple_of(8)
+            && content_bits.is_multiple_of(8)
             && content_bits <= packet_bits
             && content_bits >= PACKET_PREAMBLE as u64 * 8
             && packet_bits / 8 <= (total - pos) as u64;
