@@ -123,7 +123,7 @@ fn split_args<'a>(raw: &'a RawJson<'_>, out: &mut Vec<Arg<'a>>) -> bool {
 
 /// The stack as addresses when it is a JSON array of plain non-negative integers
 /// that fit `bits` (so writing them back as `[a,b]` gives the same JSON).
-fn stack_addresses(raw: &RawJson<'_>, bits: Bitness) -> Option<Vec<u64>> {
+pub(crate) fn stack_addresses(raw: &RawJson<'_>, bits: Bitness) -> Option<Vec<u64>> {
     let Ok(Value::Array(items)) = Value::parse(&raw.text) else {
         return None;
     };
