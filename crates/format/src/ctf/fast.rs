@@ -136,101 +136,189 @@ struct Bytes<'a> {
 }
 
 impl<'a> Bytes<'a> {
-    fn u64(&mut self) -> Option<u64> {
-        let v = self.d.get(self.pos..self.pos + 8)?;
-        if self.pos + 8 > self.end {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if n > self.end - self.pos {
             return None;
         }
-        self.pos += 8;
-        Some(u64::from_le_bytes(v.try_into().ok()?))
+        self.pos += n;
+        self.d.get(self.pos - n..self.pos)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 
     fn u32(&mut self) -> Option<u32> {
-        let v = self.d.get(self.pos..self.pos + 4)?;
-        if self.pos + 4 > self.end {
-            return None;
-        }
-        self.pos += 4;
-        Some(u32::from_le_bytes(v.try_into().ok()?))
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
 
-    fn string(&mut self) -> Option<Cow<'a, str>> {
+    /// A NUL-terminated string, without the NUL.
+    fn string(&mut self) -> Option<&'a [u8]> {
         let rest = self.d.get(self.pos..self.end)?;
         let n = memchr::memchr(0, rest)?;
         self.pos += n + 1;
-        let b = &rest[..n];
-        // As the generic reader: invalid UTF-8 gets U+FFFD replacements.
-        Some(match simdutf8::basic::from_utf8(b) {
-            Ok(s) => Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(b),
-        })
+        Some(&rest[..n])
+    }
+}
+
+/// As the generic reader: invalid UTF-8 gets U+FFFD replacements.
+fn text(b: &[u8]) -> Cow<'_, str> {
+    match simdutf8::basic::from_utf8(b) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
     }
 }
 
 /// Generic decoding limits sequences by its arena; longer stacks go there.
 const MAX_STACK: u32 = 1 << 20;
 
-/// Decodes one packet: its events (the dropped End halves of `X` excluded) and their
-/// `seq`s; `None` when any event is not exactly as written, for the generic path.
-pub(crate) fn decode_packet(
-    data: &[u8],
-    p: Packet,
+/// One record's fields as bytes.
+struct Record<'a> {
+    offset: u64,
+    class: Class,
+    ts: u64,
+    pid: i64,
+    tid: i64,
+    seq: u64,
+    name: &'a [u8],
+    id: u64,
+    categories: &'a [u8],
+    /// The stack's addresses, packed.
+    stack: Option<&'a [u8]>,
+}
+
+/// Reads the next record; its arguments go to `args`.
+fn record<'a>(
+    b: &mut Bytes<'a>,
     layout: &FastLayout,
-) -> Option<(Vec<Event<'static>>, Vec<u64>)> {
-    let mut events = Vec::with_capacity((p.end - p.start) / 96);
-    let mut seqs = Vec::with_capacity(events.capacity());
-    let mut args: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
-    let mut stack: Vec<u64> = Vec::new();
-    let mut b = Bytes {
+    args: &mut Vec<(&'a [u8], &'a [u8])>,
+) -> Option<Record<'a>> {
+    let offset = b.pos as u64;
+    let class = layout.classes[usize::from(b.take(1)?[0])]?;
+    let ts = b.u64()?;
+    let pid = b.u64()? as i64;
+    let tid = b.u64()? as i64;
+    let seq = b.u64()?;
+    let name = b.string()?;
+    let id = b.u64()?;
+    let categories = b.string()?;
+    args.clear();
+    for _ in 0..class.args {
+        let k = b.string()?;
+        args.push((k, b.string()?));
+    }
+    let stack = match class.stack {
+        Some(w) => {
+            let n = b.u32()?;
+            if n >= MAX_STACK {
+                return None;
+            }
+            Some(b.take(n as usize * w)?)
+        }
+        None => None,
+    };
+    Some(Record {
+        offset,
+        class,
+        ts,
+        pid,
+        tid,
+        seq,
+        name,
+        id,
+        categories,
+        stack,
+    })
+}
+
+/// Where decoded events go.
+pub(crate) trait Sink {
+    /// `None` when the sink cannot take more.
+    fn push(&mut self, ev: Event<'static>, seq: u64) -> Option<()>;
+}
+
+impl Sink for (Vec<Event<'static>>, Vec<u64>) {
+    fn push(&mut self, ev: Event<'static>, seq: u64) -> Option<()> {
+        self.0.push(ev);
+        self.1.push(seq);
+        Some(())
+    }
+}
+
+fn bytes_of(p: Packet, data: &[u8]) -> Bytes<'_> {
+    Bytes {
         d: data,
         pos: p.start,
         end: p.end,
-    };
+    }
+}
+
+/// The number of events a packet decodes to (End halves of `X` excluded), when
+/// every record reads and whether it is dropped is certain from its bytes (as
+/// [`chrome_event`] decides it before parsing anything).
+pub(crate) fn count_packet(data: &[u8], p: Packet, layout: &FastLayout) -> Option<usize> {
+    let mut b = bytes_of(p, data);
+    let mut args = Vec::with_capacity(8);
+    let mut n = 0;
     while b.pos < b.end {
-        let offset = b.pos as u64;
-        let class = layout.classes[usize::from(*b.d.get(b.pos)?)]?;
-        b.pos += 1;
-        let ts = layout.clock.to_ns(b.u64()?);
-        let pid = b.u64()? as i64;
-        let tid = b.u64()? as i64;
-        let seq = b.u64()?;
-        let name = b.string()?;
-        let id = b.u64()?;
-        let categories = b.string()?;
-        args.clear();
-        for _ in 0..class.args {
-            let k = b.string()?;
-            args.push((k, b.string()?));
-        }
-        let has_stack = match class.stack {
-            Some(w) => {
-                let n = b.u32()?;
-                if n >= MAX_STACK || n as usize * w > b.end - b.pos {
-                    return None;
-                }
-                stack.clear();
-                for _ in 0..n {
-                    stack.push(match w {
-                        4 => u64::from(b.u32()?),
-                        _ => b.u64()?,
-                    });
-                }
-                true
+        let r = record(&mut b, layout, &mut args)?;
+        if r.class.ty == ChromeType::End {
+            let more = args.iter().any(|(k, _)| *k == b"@more");
+            let ph = args.iter().rev().find(|(k, _)| *k == b"@ph");
+            match ph {
+                Some((_, v)) if !more && *v == b"\"X\"" => continue,
+                None if !more => {}
+                _ => return None,
             }
-            None => false,
-        };
+        }
+        n += 1;
+    }
+    Some(n)
+}
+
+/// Decodes one packet into `sink`: its events (the dropped End halves of `X`
+/// excluded) and their `seq`s; `None` when any event is not exactly as written (for
+/// the generic path) or the sink is full.
+pub(crate) fn decode_packet<S: Sink>(
+    data: &[u8],
+    p: Packet,
+    layout: &FastLayout,
+    sink: &mut S,
+) -> Option<()> {
+    let mut raw = Vec::with_capacity(8);
+    let mut args: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
+    let mut stack: Vec<u64> = Vec::new();
+    let mut b = bytes_of(p, data);
+    while b.pos < b.end {
+        let r = record(&mut b, layout, &mut raw)?;
+        args.clear();
+        args.extend(raw.iter().map(|&(k, v)| (text(k), text(v))));
+        if let Some(s) = r.stack {
+            stack.clear();
+            match r.class.stack {
+                Some(4) => stack.extend(
+                    s.chunks_exact(4)
+                        .map(|a| u64::from(u32::from_le_bytes(a.try_into().expect("4")))),
+                ),
+                _ => stack.extend(
+                    s.chunks_exact(8)
+                        .map(|a| u64::from_le_bytes(a.try_into().expect("8"))),
+                ),
+            }
+        }
+        let (name, categories) = (text(r.name), text(r.categories));
         let fields = ChromeFields {
-            ty: class.ty,
+            ty: r.class.ty,
             name: &name,
-            id,
+            id: r.id,
             categories: &categories,
             args: &args,
-            stack: has_stack.then_some(stack.as_slice()),
+            stack: r.stack.map(|_| stack.as_slice()),
         };
-        if let Some(ev) = chrome_event(&fields, ts, pid, tid, offset) {
-            events.push(ev);
-            seqs.push(seq);
+        let ts = layout.clock.to_ns(r.ts);
+        if let Some(ev) = chrome_event(&fields, ts, r.pid, r.tid, r.offset) {
+            sink.push(ev, r.seq)?;
         }
     }
-    Some((events, seqs))
+    Some(())
 }

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use super::decode::{Decoder, Val};
 use super::fast::{decode_packet, detect, split_packets, FastLayout};
+use super::fill::fill;
 use super::generic::generic_event;
 use super::metadata::{find_traces, metadata_text};
 use super::order;
@@ -158,20 +159,24 @@ fn read_stream_fast(
     diags: &mut Diagnostics,
 ) {
     let (packets, rest) = split_packets(data);
-    let decoded: Vec<_> = packets
-        .par_iter()
-        .map(|&p| decode_packet(data, p, layout))
-        .collect();
-    let n: usize = decoded.iter().flatten().map(|(e, _)| e.len()).sum();
-    out.events.reserve(n);
-    out.seqs.reserve(n);
-    for (p, d) in packets.iter().zip(decoded) {
-        match d {
-            Some((mut events, mut seqs)) => {
-                out.events.append(&mut events);
-                out.seqs.append(&mut seqs);
+    if !fill(out, data, &packets, layout) {
+        // Some packet is not as written: per-packet vectors, the generic decoder for
+        // those the fast path rejects.
+        let decoded: Vec<_> = packets
+            .par_iter()
+            .map(|&p| {
+                let mut v = (Vec::new(), Vec::new());
+                decode_packet(data, p, layout, &mut v).map(|()| v)
+            })
+            .collect();
+        for (p, d) in packets.iter().zip(decoded) {
+            match d {
+                Some((mut events, mut seqs)) => {
+                    out.events.append(&mut events);
+                    out.seqs.append(&mut seqs);
+                }
+                None => read_stream(meta, classes, data, file, p.pos, true, out, diags),
             }
-            None => read_stream(meta, classes, data, file, p.pos, true, out, diags),
         }
     }
     if let Some(pos) = rest {
