@@ -322,3 +322,47 @@ pub(crate) fn decode_packet<S: Sink>(
     }
     Some(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ours(bits: Bitness) -> String {
+        let mut opcodes = [false; 256];
+        opcodes[0x10] = true;
+        opcodes[0x2a] = true;
+        metadata_text(&TraceLayout {
+            uuid: [7; 16],
+            offset_s: -3,
+            bits,
+            opcodes: &opcodes,
+        })
+    }
+
+    #[test]
+    fn detects_only_our_exact_layout() {
+        for bits in [Bitness::B32, Bitness::B64] {
+            let meta = parse_metadata(&ours(bits)).unwrap();
+            let l = detect(&meta).expect("our own layout");
+            let c = l.classes[0x2a].unwrap();
+            assert_eq!(
+                (c.ty, c.args, c.stack),
+                (ChromeType::Instant, 2, Some(bits.bytes()))
+            );
+            assert_eq!(l.clock.offset_s, -3);
+            assert!(l.classes[0x11].is_none());
+        }
+        let deviations = [
+            ("string name;", "string _name;"),
+            ("uint64 seq;", "uint32 seq;"),
+            ("byte_order = le;", "byte_order = be;"),
+            ("uint8 id;\n", "uint32 id;\n"),
+        ];
+        for (from, to) in deviations {
+            let text = ours(Bitness::B64).replacen(from, to, 1);
+            assert_ne!(text, ours(Bitness::B64), "{from}");
+            let meta = parse_metadata(&text).unwrap();
+            assert!(detect(&meta).is_none(), "{to}");
+        }
+    }
+}
