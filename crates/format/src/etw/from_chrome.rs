@@ -287,3 +287,70 @@ pub(crate) fn chrome_event(
     }
     Some(ev)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The direct reading of plain strings and integers gives what the full parser
+    /// gives, including rejections.
+    #[test]
+    fn fast_reserved_values_match_the_parser() {
+        let keys = [
+            "@ph", "@name", "@cat", "@s", "@dur", "@tts", "@id", "@ts", "@stack", "@x",
+        ];
+        let texts = [
+            "\"X\"",
+            "\"i\"",
+            "\"abc\"",
+            "\"a\\nb\"",
+            "\"\"",
+            "900",
+            "-0",
+            "0",
+            "007",
+            "1.5",
+            "99999999999999999999",
+            " 12",
+            "null",
+            "\"X",
+            "true",
+            "[1]",
+        ];
+        for k in keys {
+            for t in texts {
+                let (mut a, mut b) = (Event::default(), Event::default());
+                let fast = apply_reserved(&mut a, k, t);
+                let slow = apply_reserved_parsed(&mut b, k, t);
+                assert_eq!((fast, &a), (slow, &b), "{k} = {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn x_end_halves_are_dropped_only_when_ph_ends_as_x() {
+        let end = |args: Vec<(&'static str, &'static str)>| ChromePayload {
+            ty: ChromeType::End,
+            name: "n".into(),
+            id: 0,
+            categories: "".into(),
+            args: args
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+            stack: None,
+        };
+        assert!(from_chrome(end(vec![("@ph", "\"X\"")]), 0, 0, 0, 0).is_none());
+        assert!(from_chrome(end(vec![("@ph", " \"X\" ")]), 0, 0, 0, 0).is_none());
+        let later = end(vec![("@ph", "\"X\""), ("@ph", "\"e\"")]);
+        assert_eq!(
+            from_chrome(later, 0, 0, 0, 0).unwrap().ph.as_deref(),
+            Some("e")
+        );
+        let more = end(vec![("@ph", "\"X\""), ("@more", "{\"@ph\":\"\\\"n\\\"\"}")]);
+        assert_eq!(
+            from_chrome(more, 0, 0, 0, 0).unwrap().ph.as_deref(),
+            Some("n")
+        );
+    }
+}
