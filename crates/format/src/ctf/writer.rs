@@ -166,7 +166,7 @@ fn encode_chunk(
     bits: Bitness,
 ) -> io::Result<Encoded> {
     let mut out = Encoded {
-        bytes: Vec::with_capacity(events.len() * 160),
+        bytes: Vec::with_capacity(events.len() * 192),
         recs: Vec::with_capacity(events.len() * 3 / 2),
         opcodes: [false; 256],
     };

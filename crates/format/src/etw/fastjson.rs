@@ -40,6 +40,32 @@ pub(crate) fn is_compact_json(text: &str) -> bool {
     value(b, &mut pos, 0) && pos == b.len()
 }
 
+/// The members of a compact JSON object (see [`is_compact_json`]) as the raw bodies
+/// of their keys (between the quotes, still escaped) and the raw text of their
+/// values, in written order; `None` when `text` is not proven to be one.
+pub(crate) fn compact_members(text: &str) -> Option<Vec<(&str, &str)>> {
+    if !text.starts_with('{') || !is_compact_json(text) {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut pos = 1;
+    // Validated above: every step below succeeds.
+    while b[pos] != b'}' {
+        let k = pos;
+        string(b, &mut pos);
+        let key = &text[k + 1..pos - 1];
+        pos += 1; // ':'
+        let v = pos;
+        value(b, &mut pos, 1);
+        out.push((key, &text[v..pos]));
+        if b[pos] == b',' {
+            pos += 1;
+        }
+    }
+    Some(out)
+}
+
 fn value(b: &[u8], pos: &mut usize, depth: u32) -> bool {
     if depth > DEPTH {
         return false;
@@ -219,6 +245,21 @@ mod tests {
         }
         let deep = "[".repeat(100) + &"]".repeat(100);
         assert!(!is_compact_json(&deep));
+    }
+
+    #[test]
+    fn members_of_compact_objects() {
+        assert_eq!(
+            compact_members(r#"{"a":1,"b\"":{"c":[2,"]"]},"a":"x"}"#),
+            Some(vec![
+                ("a", "1"),
+                ("b\\\"", r#"{"c":[2,"]"]}"#),
+                ("a", "\"x\"")
+            ])
+        );
+        assert_eq!(compact_members("{}"), Some(vec![]));
+        assert_eq!(compact_members("[1]"), None);
+        assert_eq!(compact_members("{\"a\": 1}"), None);
     }
 
     #[test]
