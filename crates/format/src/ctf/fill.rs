@@ -9,7 +9,7 @@ use std::mem::MaybeUninit;
 use rayon::prelude::*;
 
 use super::fast::{count_packet, decode_packet, FastLayout, Packet, Sink};
-use super::reader::Decoded;
+use super::order::Decoded;
 use crate::Event;
 
 /// A packet's region of the output: `n` of its slots are initialized.

@@ -46,6 +46,7 @@
 
 pub mod decode;
 mod fast;
+mod files;
 mod fill;
 pub mod generic;
 pub mod lexer;

@@ -2,8 +2,24 @@
 //! themselves: by `seq` when every event has one (tracescope's input order), else
 //! by time, stably in both cases.
 
-use super::reader::Decoded;
 use crate::Event;
+
+/// Decoded events of a trace with their `seq` (the writer's input index) while
+/// every event has one.
+#[derive(Default)]
+pub(crate) struct Decoded {
+    pub events: Vec<Event<'static>>,
+    pub seqs: Vec<u64>,
+    pub all_seq: bool,
+}
+
+impl Decoded {
+    pub(crate) fn push(&mut self, event: Event<'static>, seq: Option<u64>) {
+        self.events.push(event);
+        self.all_seq &= seq.is_some();
+        self.seqs.push(seq.unwrap_or(0));
+    }
+}
 
 pub(crate) fn in_order(d: Decoded) -> Vec<Event<'static>> {
     let Decoded {

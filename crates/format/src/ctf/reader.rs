@@ -11,10 +11,11 @@ use rayon::prelude::*;
 
 use super::decode::{Decoder, Val};
 use super::fast::{decode_packet, detect, split_packets, FastLayout};
+use super::files::FileBytes;
 use super::fill::fill;
 use super::generic::generic_event;
 use super::metadata::{find_traces, metadata_text};
-use super::order;
+use super::order::{self, Decoded};
 use super::tsdl::parse_metadata;
 use super::types::{Clock, EventClass, IntType, Metadata, StreamClass, Type};
 use super::writer::CTF_MAGIC;
@@ -44,50 +45,6 @@ pub fn read_dir(path: &Path) -> Result<(Vec<Event<'static>>, Diagnostics), CtfEr
         events.sort_by_key(|e| e.ts);
     }
     Ok((events, diags))
-}
-
-/// Decoded events of a trace with their `seq` (the writer's input index) while
-/// every event has one.
-#[derive(Default)]
-pub(crate) struct Decoded {
-    pub events: Vec<Event<'static>>,
-    pub seqs: Vec<u64>,
-    pub all_seq: bool,
-}
-
-impl Decoded {
-    fn push(&mut self, event: Event<'static>, seq: Option<u64>) {
-        self.events.push(event);
-        self.all_seq &= seq.is_some();
-        self.seqs.push(seq.unwrap_or(0));
-    }
-}
-
-/// A stream file's bytes: mapped when large (no copy, no zeroed pages), else read.
-enum FileBytes {
-    Read(Vec<u8>),
-    Mapped(memmap2::Mmap),
-}
-
-impl FileBytes {
-    fn open(path: &Path) -> std::io::Result<FileBytes> {
-        let file = fs::File::open(path)?;
-        if file.metadata()?.len() < 1 << 20 {
-            let mut v = Vec::new();
-            std::io::Read::read_to_end(&mut &file, &mut v)?;
-            return Ok(FileBytes::Read(v));
-        }
-        // SAFETY: the map is read-only and lives only while this read decodes it;
-        // as for the JSON reader's inputs, the file must not be truncated meanwhile.
-        Ok(FileBytes::Mapped(unsafe { memmap2::Mmap::map(&file)? }))
-    }
-
-    fn bytes(&self) -> &[u8] {
-        match self {
-            FileBytes::Read(v) => v,
-            FileBytes::Mapped(m) => m,
-        }
-    }
 }
 
 /// Reads one trace directory.
