@@ -45,9 +45,13 @@
 //! [`is_ctf_dir`] tells the CLI whether a path holds a CTF trace.
 
 pub mod decode;
+mod fast;
+mod files;
+mod fill;
 pub mod generic;
 pub mod lexer;
 pub mod metadata;
+mod order;
 pub mod reader;
 pub mod tsdl;
 pub mod tsdl_out;

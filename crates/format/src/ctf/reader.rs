@@ -7,9 +7,15 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use super::decode::{Decoder, Val};
+use super::fast::{decode_packet, detect, split_packets, FastLayout};
+use super::files::FileBytes;
+use super::fill::fill;
 use super::generic::generic_event;
 use super::metadata::{find_traces, metadata_text};
+use super::order::{self, Decoded};
 use super::tsdl::parse_metadata;
 use super::types::{Clock, EventClass, IntType, Metadata, StreamClass, Type};
 use super::writer::CTF_MAGIC;
@@ -27,17 +33,18 @@ pub fn read_dir(path: &Path) -> Result<(Vec<Event<'static>>, Diagnostics), CtfEr
     let mut diags = Diagnostics::new();
     let mut events = Vec::new();
     for t in &traces {
-        events.append(&mut read_trace(t, &mut diags)?);
+        let mut more = read_trace(t, &mut diags)?;
+        if events.is_empty() {
+            // Events are large: take the first trace's vector rather than copy it.
+            events = more;
+        } else {
+            events.append(&mut more);
+        }
     }
     if traces.len() > 1 {
         events.sort_by_key(|e| e.ts);
     }
     Ok((events, diags))
-}
-
-struct Decoded {
-    event: Event<'static>,
-    seq: Option<u64>,
 }
 
 /// Reads one trace directory.
@@ -62,11 +69,11 @@ pub fn read_trace(dir: &Path, diags: &mut Diagnostics) -> Result<Vec<Event<'stat
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        streams.push((name, fs::read(f).map_err(|e| io(e, f))?));
+        streams.push((name, FileBytes::open(f).map_err(|e| io(e, f))?));
     }
     let refs: Vec<(&str, &[u8])> = streams
         .iter()
-        .map(|(n, d)| (n.as_str(), d.as_slice()))
+        .map(|(n, d)| (n.as_str(), d.bytes()))
         .collect();
     read_trace_bytes(&meta, &refs, diags)
 }
@@ -83,17 +90,55 @@ pub fn read_trace_bytes(
         .iter()
         .map(|e| ((e.stream_id, e.id), e))
         .collect();
-    let mut out = Vec::new();
+    let fast = detect(&meta);
+    let mut out = Decoded {
+        all_seq: true,
+        ..Decoded::default()
+    };
     for (name, data) in streams {
-        read_stream(&meta, &classes, data, name, &mut out, diags);
+        match &fast {
+            Some(layout) => read_stream_fast(&meta, &classes, layout, data, name, &mut out, diags),
+            None => read_stream(&meta, &classes, data, name, 0, false, &mut out, diags),
+        }
     }
-    if !out.is_empty() && out.iter().all(|d| d.seq.is_some()) {
-        // Written by tracescope: back to the input's order.
-        out.sort_by_key(|d| d.seq);
-    } else {
-        out.sort_by_key(|d| d.event.ts);
+    Ok(order::in_order(out))
+}
+
+/// Reads a stream in tracescope's layout: sound packets by the fast path in
+/// parallel, the others (and everything after a broken header) by the generic one.
+fn read_stream_fast(
+    meta: &Metadata,
+    classes: &HashMap<(u64, u64), &EventClass>,
+    layout: &FastLayout,
+    data: &[u8],
+    file: &str,
+    out: &mut Decoded,
+    diags: &mut Diagnostics,
+) {
+    let (packets, rest) = split_packets(data);
+    if !fill(out, data, &packets, layout) {
+        // Some packet is not as written: per-packet vectors, the generic decoder for
+        // those the fast path rejects.
+        let decoded: Vec<_> = packets
+            .par_iter()
+            .map(|&p| {
+                let mut v = (Vec::new(), Vec::new());
+                decode_packet(data, p, layout, &mut v).map(|()| v)
+            })
+            .collect();
+        for (p, d) in packets.iter().zip(decoded) {
+            match d {
+                Some((mut events, mut seqs)) => {
+                    out.events.append(&mut events);
+                    out.seqs.append(&mut seqs);
+                }
+                None => read_stream(meta, classes, data, file, p.pos, true, out, diags),
+            }
+        }
     }
-    Ok(out.into_iter().map(|d| d.event).collect())
+    if let Some(pos) = rest {
+        read_stream(meta, classes, data, file, pos, false, out, diags);
+    }
 }
 
 fn update_clock(clock: &mut u64, v: u64, size: u32) {
@@ -123,18 +168,23 @@ fn clock_field<'t>(
     }
 }
 
+/// Decodes the packets of a stream file from byte `start` (a packet start): all of
+/// them, or with `one` only the first.
+#[allow(clippy::too_many_arguments)]
 fn read_stream(
     meta: &Metadata,
     classes: &HashMap<(u64, u64), &EventClass>,
     data: &[u8],
     file: &str,
-    out: &mut Vec<Decoded>,
+    start: u64,
+    one: bool,
+    out: &mut Decoded,
     diags: &mut Diagnostics,
 ) {
     let default_stream = StreamClass::default();
     let domain = meta.env("domain").unwrap_or("ctf").to_string();
     let mut d = Decoder::new(data, meta.byte_order);
-    let mut pos = 0u64; // packet start, bytes
+    let mut pos = start; // packet start, bytes
     let mut clock_value = 0u64;
     let mut clock: &Clock = meta.clock(None).unwrap_or(&DEFAULT_CLOCK);
     let at = |bit: u64| bit / 8;
@@ -215,7 +265,11 @@ fn read_stream(
             d.scopes[2..].iter_mut().for_each(|s| *s = None);
             let ev_start = d.pos / 8;
             match read_event(&mut d, stream, classes, &mut clock_value, &mut clock, meta) {
-                Ok((class, ts)) => out.extend(to_event(&d, class, ts, ev_start, &domain)),
+                Ok((class, ts)) => {
+                    if let Some((event, seq)) = to_event(&d, class, ts, ev_start, &domain) {
+                        out.push(event, seq);
+                    }
+                }
                 Err(e) => {
                     fail(diags, e);
                     break;
@@ -223,6 +277,9 @@ fn read_stream(
             }
         }
         pos += packet_bits / 8;
+        if one {
+            return;
+        }
     }
 }
 
@@ -341,7 +398,7 @@ fn to_event(
     ts: i64,
     offset: u64,
     domain: &str,
-) -> Option<Decoded> {
+) -> Option<(Event<'static>, Option<u64>)> {
     if let Some(p) = chrome_payload(d, class) {
         let pid = ctx_value(d, "pid")
             .and_then(|s| d.int_value(s))
@@ -351,10 +408,7 @@ fn to_event(
             .unwrap_or(0);
         let seq = ctx_value(d, "seq").and_then(|s| d.uint(s));
         // `None` for the End half of an X, which its Begin already holds.
-        return from_chrome(p, ts, pid, tid, offset).map(|event| Decoded { event, seq });
+        return from_chrome(p, ts, pid, tid, offset).map(|event| (event, seq));
     }
-    Some(Decoded {
-        event: generic_event(d, &class.name, domain, ts, offset),
-        seq: None,
-    })
+    Some((generic_event(d, &class.name, domain, ts, offset), None))
 }

@@ -14,8 +14,11 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
+use rayon::prelude::*;
+
 use super::tsdl_out::{metadata_text, TraceLayout};
-use crate::etw::{encode_payload, to_chrome, Bitness, ChromeRecord, MapOptions};
+use crate::etw::to_chrome::stack_addresses;
+use crate::etw::{encode_payload, to_chrome, Bitness, MapOptions};
 use crate::Event;
 
 /// Packet header magic (CTF 1.8 section 5).
@@ -136,10 +139,58 @@ impl<W: Write> Packets<W> {
             self.first_ts = ts;
         }
         self.last_ts = ts;
+        let at = self.buf.len();
         self.buf.extend_from_slice(ev);
+        // The record's timestamp, relative to the clock base.
+        self.buf[at + 1..at + 9].copy_from_slice(&ts.to_le_bytes());
         self.stats.records += 1;
         Ok(())
     }
+}
+
+/// Events mapped and encoded in parallel chunks of this many.
+const CHUNK: usize = 4096;
+
+/// One chunk's records: encoded events (the timestamp left 0 until the clock base
+/// is known) and, per record, its time and where its bytes start.
+struct Encoded {
+    bytes: Vec<u8>,
+    recs: Vec<(i64, u32)>,
+    opcodes: [bool; 256],
+}
+
+fn encode_chunk(
+    events: &[Event<'_>],
+    first: usize,
+    map: &MapOptions,
+    bits: Bitness,
+) -> io::Result<Encoded> {
+    let mut out = Encoded {
+        bytes: Vec::with_capacity(events.len() * 192),
+        recs: Vec::with_capacity(events.len() * 3 / 2),
+        opcodes: [false; 256],
+    };
+    let mut one = Vec::with_capacity(2);
+    for (i, e) in events.iter().enumerate() {
+        to_chrome(e, map, &mut one);
+        let seq = (first + i) as u64;
+        for r in one.drain(..) {
+            let at = out.bytes.len();
+            out.bytes.push(0);
+            out.bytes.extend_from_slice(&0u64.to_le_bytes());
+            out.bytes.extend_from_slice(&r.pid.to_le_bytes());
+            out.bytes.extend_from_slice(&r.tid.to_le_bytes());
+            out.bytes.extend_from_slice(&seq.to_le_bytes());
+            debug_assert_eq!(out.bytes.len() - at, EVENT_PREAMBLE);
+            let op = encode_payload(&r.payload, bits, &mut out.bytes)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            out.bytes[at] = op.0;
+            out.opcodes[usize::from(op.0)] = true;
+            let at = u32::try_from(at).map_err(|_| io::Error::other("chunk over 4 GiB"))?;
+            out.recs.push((r.ts, at));
+        }
+    }
+    Ok(out)
 }
 
 /// Writes `events` as a CTF trace in directory `dir` (created if missing; a
@@ -149,20 +200,14 @@ pub fn write_dir(
     events: &[Event<'_>],
     opts: &CtfWriteOptions,
 ) -> io::Result<CtfWriteStats> {
-    let mut recs: Vec<(ChromeRecord<'_>, u64)> =
-        Vec::with_capacity(events.len() + events.len() / 2);
-    let mut one = Vec::with_capacity(2);
     let map = MapOptions::ctf(opts.bits.unwrap_or(Bitness::B64));
-    for (i, e) in events.iter().enumerate() {
-        to_chrome(e, &map, &mut one);
-        recs.extend(one.drain(..).map(|r| (r, i as u64)));
-    }
+    // 32-bit stacks (the seed's `xint32`) unless an address needs more.
     let bits = opts.bits.unwrap_or_else(|| {
-        let wide = recs.iter().any(|(r, _)| {
-            r.payload
-                .stack
-                .as_ref()
-                .is_some_and(|s| s.iter().any(|&a| a > u32::MAX as u64))
+        let wide = events.par_iter().any(|e| {
+            e.stack.as_ref().is_some_and(|s| {
+                stack_addresses(s, Bitness::B64)
+                    .is_some_and(|a| a.iter().any(|&a| a > u32::MAX as u64))
+            })
         });
         if wide {
             Bitness::B64
@@ -170,15 +215,33 @@ pub fn write_dir(
             Bitness::B32
         }
     });
-    recs.sort_by_key(|(r, _)| r.ts);
-    let base_s = recs.first().map_or(0, |(r, _)| clock_base_s(r.ts));
+    let chunks: Vec<Encoded> = events
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(c, ev)| encode_chunk(ev, c * CHUNK, &map, bits))
+        .collect::<io::Result<_>>()?;
+    // Records by time, stably (input order among equal times): sort small keys, not
+    // the records.
+    let mut keys: Vec<(i64, u32, u32)> =
+        Vec::with_capacity(chunks.iter().map(|c| c.recs.len()).sum());
+    for (c, ch) in chunks.iter().enumerate() {
+        keys.extend(
+            ch.recs
+                .iter()
+                .enumerate()
+                .map(|(i, &(ts, _))| (ts, c as u32, i as u32)),
+        );
+    }
+    if !keys.is_sorted_by_key(|k| k.0) {
+        keys.sort_by_key(|k| k.0);
+    }
+    let base_s = keys.first().map_or(0, |k| clock_base_s(k.0));
     let base_ns = i128::from(base_s) * 1_000_000_000;
 
     let mut opcodes = [false; 256];
-    for (r, _) in &recs {
-        // The mapping keeps every record within 7 args.
-        if let Some(op) = r.payload.opcode() {
-            opcodes[usize::from(op.0)] = true;
+    for ch in &chunks {
+        for (o, used) in opcodes.iter_mut().zip(ch.opcodes) {
+            *o |= used;
         }
     }
     let uuid = opts.uuid.unwrap_or_else(random_uuid);
@@ -204,21 +267,14 @@ pub fn write_dir(
         stats: CtfWriteStats::default(),
     };
     p.open();
-    let mut ev = Vec::with_capacity(256);
-    for (r, seq) in &recs {
+    for &(ts, c, i) in &keys {
         // Non-negative and below 2^64: ts >= base and both are i64.
-        let t = (i128::from(r.ts) - base_ns) as u64;
-        ev.clear();
-        ev.push(0);
-        ev.extend_from_slice(&t.to_le_bytes());
-        ev.extend_from_slice(&r.pid.to_le_bytes());
-        ev.extend_from_slice(&r.tid.to_le_bytes());
-        ev.extend_from_slice(&seq.to_le_bytes());
-        debug_assert_eq!(ev.len(), EVENT_PREAMBLE);
-        let op = encode_payload(&r.payload, bits, &mut ev)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        ev[0] = op.0;
-        p.event(&ev, t)?;
+        let t = (i128::from(ts) - base_ns) as u64;
+        let ch = &chunks[c as usize];
+        let i = i as usize;
+        let at = ch.recs[i].1 as usize;
+        let end = ch.recs.get(i + 1).map_or(ch.bytes.len(), |r| r.1 as usize);
+        p.event(&ch.bytes[at..end], t)?;
     }
     p.close()?;
     p.out.flush()?;

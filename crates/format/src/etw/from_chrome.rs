@@ -5,7 +5,8 @@
 
 use std::borrow::Cow;
 
-use super::chrome::ChromePayload;
+use super::chrome::{ChromePayload, ChromeType};
+use super::fastjson;
 use crate::id::{Id, Id2, Int64, Pid};
 use crate::json::value::write_string;
 use crate::json::Value;
@@ -40,22 +41,71 @@ fn raw(text: &str) -> RawJson<'static> {
     RawJson::owned(text.to_string())
 }
 
+/// The string field a reserved argument holds.
+fn str_field<'e>(
+    ev: &'e mut Event<'static>,
+    key: &str,
+) -> Option<&'e mut Option<Cow<'static, str>>> {
+    Some(match key {
+        "@ph" => &mut ev.ph,
+        "@name" => &mut ev.name,
+        "@cat" => &mut ev.cat,
+        "@scope" => &mut ev.scope,
+        "@s" => &mut ev.s,
+        "@bp" => &mut ev.bp,
+        "@cname" => &mut ev.cname,
+        _ => return None,
+    })
+}
+
+/// Phases that are `&'static` so the common `@ph` values cost no allocation.
+fn static_phase(s: &str) -> Cow<'static, str> {
+    const PHASES: [&str; 8] = ["X", "i", "b", "e", "n", "p", "R", "I"];
+    PHASES
+        .iter()
+        .find(|p| **p == s)
+        .map_or_else(|| Cow::Owned(s.to_string()), |p| Cow::Borrowed(*p))
+}
+
 /// Applies one reserved argument; `false` when the name is not reserved or the value
-/// does not have the shape this mapping writes.
+/// does not have the shape this mapping writes. The texts the mapping writes most
+/// (plain strings, integers) are read directly, others by the full parser.
 fn apply_reserved(ev: &mut Event<'static>, key: &str, text: &str) -> bool {
+    if let Some(s) = fastjson::simple_string(text) {
+        let value = if key == "@ph" {
+            Some(static_phase(s))
+        } else {
+            Some(Cow::Owned(s.to_string()))
+        };
+        if let Some(slot) = str_field(ev, key) {
+            *slot = value;
+            return true;
+        }
+    }
+    if let Some(i) = fastjson::simple_int(text) {
+        let slot = match key {
+            "@dur" => &mut ev.dur,
+            "@tts" => &mut ev.tts,
+            "@tdur" => &mut ev.tdur,
+            _ => return apply_reserved_parsed(ev, key, text),
+        };
+        return i.map(|i| *slot = Some(i)).is_some();
+    }
+    apply_reserved_parsed(ev, key, text)
+}
+
+fn apply_reserved_parsed(ev: &mut Event<'static>, key: &str, text: &str) -> bool {
     let Ok(v) = Value::parse(text) else {
         return false;
     };
-    let set_str =
-        |slot: &mut Option<Cow<'static, str>>| opt_string(&v).map(|s| *slot = s).is_some();
     let int = || match &v {
         Value::Number(n) => n.parse::<i64>().ok(),
         _ => None,
     };
+    if let Some(slot) = str_field(ev, key) {
+        return opt_string(&v).map(|s| *slot = s).is_some();
+    }
     match key {
-        "@ph" => set_str(&mut ev.ph),
-        "@name" => set_str(&mut ev.name),
-        "@cat" => set_str(&mut ev.cat),
         "@ts" => v == Value::Null && ev.ts.take().is_some(),
         "@dur" => int().map(|i| ev.dur = Some(i)).is_some(),
         "@tts" => int().map(|i| ev.tts = Some(i)).is_some(),
@@ -71,10 +121,6 @@ fn apply_reserved(ev: &mut Event<'static>, key: &str, text: &str) -> bool {
             };
             id2.map(|i| ev.id2 = Some(i)).is_some()
         }
-        "@scope" => set_str(&mut ev.scope),
-        "@s" => set_str(&mut ev.s),
-        "@bp" => set_str(&mut ev.bp),
-        "@cname" => set_str(&mut ev.cname),
         "@bind_id" => id_of(&v).map(|i| ev.bind_id = Some(i)).is_some(),
         "@sf" => id_of(&v).map(|i| ev.sf = Some(i)).is_some(),
         "@esf" => id_of(&v).map(|i| ev.esf = Some(i)).is_some(),
@@ -106,15 +152,17 @@ fn apply_reserved(ev: &mut Event<'static>, key: &str, text: &str) -> bool {
     }
 }
 
-/// Expands `@more` (the overflow of arguments past the 7th) in place.
-fn expand_more<'a>(args: Vec<(Cow<'a, str>, Cow<'a, str>)>) -> Vec<(Cow<'a, str>, Cow<'a, str>)> {
+type Arg<'a> = (Cow<'a, str>, Cow<'a, str>);
+
+/// Expands `@more` (the overflow of arguments past the 7th); borrows when there is none.
+fn expand_more<'s, 'a>(args: &'s [Arg<'a>]) -> Cow<'s, [Arg<'a>]> {
     if !args.iter().any(|(k, _)| k == "@more") {
-        return args;
+        return Cow::Borrowed(args);
     }
     let mut out = Vec::with_capacity(args.len() + 4);
     for (k, v) in args {
         if k == "@more" {
-            if let Ok(Value::Object(m)) = Value::parse(&v) {
+            if let Ok(Value::Object(m)) = Value::parse(v) {
                 if m.iter().all(|(_, v)| v.as_str().is_some()) {
                     for (mk, mv) in m {
                         let Value::String(s) = mv else {
@@ -126,9 +174,9 @@ fn expand_more<'a>(args: Vec<(Cow<'a, str>, Cow<'a, str>)>) -> Vec<(Cow<'a, str>
                 }
             }
         }
-        out.push((k, v));
+        out.push((k.clone(), v.clone()));
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Builds the event of one Chrome record; `None` for the End half of an `X` (its
@@ -140,11 +188,52 @@ pub fn from_chrome(
     tid: i64,
     offset: u64,
 ) -> Option<Event<'static>> {
+    let fields = ChromeFields {
+        ty: p.ty,
+        name: &p.name,
+        id: p.id,
+        categories: &p.categories,
+        args: &p.args,
+        stack: p.stack.as_deref(),
+    };
+    chrome_event(&fields, ts, pid, tid, offset)
+}
+
+/// A Chrome payload by reference, so decoders can reuse their buffers.
+pub(crate) struct ChromeFields<'s, 'a> {
+    pub ty: ChromeType,
+    pub name: &'s str,
+    pub id: u64,
+    pub categories: &'s str,
+    pub args: &'s [Arg<'a>],
+    pub stack: Option<&'s [u64]>,
+}
+
+/// [`from_chrome`] on borrowed fields.
+pub(crate) fn chrome_event(
+    p: &ChromeFields<'_, '_>,
+    ts: i64,
+    pid: i64,
+    tid: i64,
+    offset: u64,
+) -> Option<Event<'static>> {
     let ty = p.ty;
+    // The End half of an X is dropped: skip building it when its last `@ph` (which
+    // wins) is a plain "X" and no `@more` could hold another.
+    if ty == ChromeType::End
+        && !p.args.iter().any(|(k, _)| k == "@more")
+        && p.args
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "@ph")
+            .is_some_and(|(_, v)| v == "\"X\"")
+    {
+        return None;
+    }
     let mut ev = Event {
         ph: Some(Cow::Borrowed(ty.phase())),
-        name: Some(Cow::Owned(p.name.into_owned())),
-        cat: (!p.categories.is_empty()).then(|| Cow::Owned(p.categories.into_owned())),
+        name: Some(Cow::Owned(p.name.to_string())),
+        cat: (!p.categories.is_empty()).then(|| Cow::Owned(p.categories.to_string())),
         ts: Some(ts),
         pid: Some(Pid::Int(Int64::I(pid))),
         tid: Some(Pid::Int(Int64::I(tid))),
@@ -153,36 +242,43 @@ pub fn from_chrome(
         ..Event::default()
     };
     if let Some(stack) = p.stack {
+        use std::fmt::Write;
         let mut s = String::with_capacity(stack.len() * 8 + 2);
         s.push('[');
         for (i, a) in stack.iter().enumerate() {
             if i > 0 {
                 s.push(',');
             }
-            s.push_str(&a.to_string());
+            let _ = write!(s, "{a}");
         }
         s.push(']');
         ev.stack = Some(RawJson::owned(s));
     }
+    let args = expand_more(p.args);
     let mut user = String::new();
     let mut push_user = |k: &str, value: &dyn Fn(&mut String)| {
-        user.push(if user.is_empty() { '{' } else { ',' });
+        if user.is_empty() {
+            user.reserve(args.iter().map(|(k, v)| k.len() + v.len() + 8).sum());
+            user.push('{');
+        } else {
+            user.push(',');
+        }
         write_string(k, &mut user);
         user.push(':');
         value(&mut user);
     };
-    for (k, v) in expand_more(p.args) {
+    for (k, v) in args.iter() {
         if let Some(key) = k.strip_prefix("@=") {
-            if Value::parse(&v).is_ok() {
-                push_user(key, &|o| o.push_str(&v));
+            if fastjson::is_compact_json(v) || Value::parse(v).is_ok() {
+                push_user(key, &|o| o.push_str(v));
                 continue;
             }
-        } else if k.starts_with('@') && apply_reserved(&mut ev, &k, &v) {
+        } else if k.starts_with('@') && apply_reserved(&mut ev, k, v) {
             continue;
         }
-        push_user(&k, &|o| write_string(&v, o));
+        push_user(k, &|o| write_string(v, o));
     }
-    if ty == super::chrome::ChromeType::End && ev.ph.as_deref() == Some("X") {
+    if ty == ChromeType::End && ev.ph.as_deref() == Some("X") {
         return None;
     }
     if !user.is_empty() {
@@ -190,4 +286,71 @@ pub fn from_chrome(
         ev.args = Some(RawJson::owned(user));
     }
     Some(ev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The direct reading of plain strings and integers gives what the full parser
+    /// gives, including rejections.
+    #[test]
+    fn fast_reserved_values_match_the_parser() {
+        let keys = [
+            "@ph", "@name", "@cat", "@s", "@dur", "@tts", "@id", "@ts", "@stack", "@x",
+        ];
+        let texts = [
+            "\"X\"",
+            "\"i\"",
+            "\"abc\"",
+            "\"a\\nb\"",
+            "\"\"",
+            "900",
+            "-0",
+            "0",
+            "007",
+            "1.5",
+            "99999999999999999999",
+            " 12",
+            "null",
+            "\"X",
+            "true",
+            "[1]",
+        ];
+        for k in keys {
+            for t in texts {
+                let (mut a, mut b) = (Event::default(), Event::default());
+                let fast = apply_reserved(&mut a, k, t);
+                let slow = apply_reserved_parsed(&mut b, k, t);
+                assert_eq!((fast, &a), (slow, &b), "{k} = {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn x_end_halves_are_dropped_only_when_ph_ends_as_x() {
+        let end = |args: Vec<(&'static str, &'static str)>| ChromePayload {
+            ty: ChromeType::End,
+            name: "n".into(),
+            id: 0,
+            categories: "".into(),
+            args: args
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+            stack: None,
+        };
+        assert!(from_chrome(end(vec![("@ph", "\"X\"")]), 0, 0, 0, 0).is_none());
+        assert!(from_chrome(end(vec![("@ph", " \"X\" ")]), 0, 0, 0, 0).is_none());
+        let later = end(vec![("@ph", "\"X\""), ("@ph", "\"e\"")]);
+        assert_eq!(
+            from_chrome(later, 0, 0, 0, 0).unwrap().ph.as_deref(),
+            Some("e")
+        );
+        let more = end(vec![("@ph", "\"X\""), ("@more", "{\"@ph\":\"\\\"n\\\"\"}")]);
+        assert_eq!(
+            from_chrome(more, 0, 0, 0, 0).unwrap().ph.as_deref(),
+            Some("n")
+        );
+    }
 }

@@ -6,8 +6,9 @@ use std::borrow::Cow;
 use std::ops::RangeInclusive;
 
 use super::chrome::{Bitness, ChromePayload, ChromeType, MAX_ARGS};
+use super::fastjson;
 use crate::id::{Id, Id2, Int64, Pid};
-use crate::json::value::{compact, write_string};
+use crate::json::value::{compact, unescape, write_string};
 use crate::json::Value;
 use crate::{Event, RawJson};
 
@@ -103,7 +104,14 @@ fn raw_compact<'a>(r: &'a RawJson<'_>) -> Cow<'a, str> {
 /// `None` when the args cannot be split faithfully (not an object, empty, a NUL in a
 /// key or a string value that is not JSON-escapable as a payload string).
 fn split_args<'a>(raw: &'a RawJson<'_>, out: &mut Vec<Arg<'a>>) -> bool {
-    let Ok(Value::Object(members)) = Value::parse(&raw.text) else {
+    match fastjson::compact_members(&raw.text) {
+        Some(members) => split_compact(members, out),
+        None => split_parsed(&raw.text, out),
+    }
+}
+
+fn split_parsed<'a>(text: &'a str, out: &mut Vec<Arg<'a>>) -> bool {
+    let Ok(Value::Object(members)) = Value::parse(text) else {
         return false;
     };
     if members.is_empty() || members.iter().any(|(k, _)| has_nul(k)) {
@@ -121,9 +129,44 @@ fn split_args<'a>(raw: &'a RawJson<'_>, out: &mut Vec<Arg<'a>>) -> bool {
     true
 }
 
+fn reserved_key(k: &str) -> Cow<'static, str> {
+    let mut key = String::with_capacity(k.len() + 2);
+    key.push_str("@=");
+    key.push_str(k);
+    Cow::Owned(key)
+}
+
+/// [`split_args`] for a compact object, reading members from the text rather than
+/// from a parsed tree; gives what the parser's members give.
+fn split_compact<'a>(members: Vec<(&'a str, &'a str)>, out: &mut Vec<Arg<'a>>) -> bool {
+    if members.is_empty() {
+        return false;
+    }
+    for (k, v) in members {
+        let k = unescape(k);
+        if has_nul(&k) {
+            return false;
+        }
+        match v.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+            Some(body) => {
+                let s = unescape(body);
+                if !k.starts_with('@') && !has_nul(&s) {
+                    out.push((k, s));
+                } else {
+                    out.push((reserved_key(&k), json_str(&s)));
+                }
+            }
+            // Without escapes a compact value is already its compact form.
+            None if !v.contains('\\') => out.push((reserved_key(&k), Cow::Borrowed(v))),
+            None => out.push((reserved_key(&k), Cow::Owned(compact(v)))),
+        }
+    }
+    true
+}
+
 /// The stack as addresses when it is a JSON array of plain non-negative integers
 /// that fit `bits` (so writing them back as `[a,b]` gives the same JSON).
-fn stack_addresses(raw: &RawJson<'_>, bits: Bitness) -> Option<Vec<u64>> {
+pub(crate) fn stack_addresses(raw: &RawJson<'_>, bits: Bitness) -> Option<Vec<u64>> {
     let Ok(Value::Array(items)) = Value::parse(&raw.text) else {
         return None;
     };
@@ -297,4 +340,30 @@ pub fn to_chrome<'a>(ev: &'a Event<'_>, opts: &MapOptions, out: &mut Vec<ChromeR
         },
     });
     out.extend(end);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading members from compact text gives what the parsed tree gives.
+    #[test]
+    fn compact_split_matches_the_parser() {
+        let texts = [
+            r#"{"a":"b","n":1,"o":{"x":[1,"y"]},"a":"dup"}"#,
+            r#"{"@k":"v","e":"\u00e9\n","q":{"s":"\"t\""},"z":"\u0000"}"#,
+            r#"{"\u0000":1}"#,
+            r#"{"k\"":null,"t":true,"f":-1.5e3}"#,
+            r#"{}"#,
+        ];
+        for t in texts {
+            let members = fastjson::compact_members(t).expect(t);
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            let ok = split_compact(members, &mut fast);
+            assert_eq!(ok, split_parsed(t, &mut slow), "{t}");
+            if ok {
+                assert_eq!(fast, slow, "{t}");
+            }
+        }
+    }
 }

@@ -1,0 +1,368 @@
+//! The fast path for traces in exactly the layout [`super::write_dir`] writes.
+//!
+//! When the metadata's packet header, stream and every event class are the ones
+//! tracescope would write for the same opcodes ([`detect`]), the field order and
+//! sizes are known, so events decode straight from the bytes into [`Event`]s without
+//! the TSDL interpreter, and packets (independent: every event has a full 64-bit
+//! timestamp) decode in parallel. The fast path only takes the happy path: any packet
+//! it does not fully understand is handed to the generic decoder, which then emits
+//! exactly the diagnostics it always did.
+
+use std::borrow::Cow;
+
+use super::tsdl::parse_metadata;
+use super::tsdl_out::{metadata_text, TraceLayout};
+use super::types::{ByteOrder, Clock, Metadata};
+use super::writer::{CTF_MAGIC, PACKET_PREAMBLE};
+use crate::etw::from_chrome::{chrome_event, ChromeFields};
+use crate::etw::{Bitness, ChromeType, Opcode};
+use crate::Event;
+
+/// One event class of the layout: its type, argument count and stack address width.
+#[derive(Clone, Copy, Debug)]
+struct Class {
+    ty: ChromeType,
+    args: usize,
+    /// Bytes per stack address when the class has a stack.
+    stack: Option<usize>,
+}
+
+/// A trace in tracescope's own layout.
+#[derive(Clone, Debug)]
+pub(crate) struct FastLayout {
+    classes: Vec<Option<Class>>,
+    clock: Clock,
+}
+
+/// The layout when the metadata describes exactly what [`super::write_dir`] writes
+/// (same types, names and order; any deviation takes the generic path).
+pub(crate) fn detect(meta: &Metadata) -> Option<FastLayout> {
+    if meta.byte_order != ByteOrder::Le || meta.events.is_empty() {
+        return None;
+    }
+    let mut opcodes = [false; 256];
+    for e in &meta.events {
+        let op = u8::try_from(e.id).ok()?;
+        Opcode(op).ty()?;
+        opcodes[usize::from(op)] = true;
+    }
+    // The clock the timestamps map to, as the generic reader picks it.
+    let clock = meta.clock(Some("chrome")).cloned().unwrap_or_default();
+    for bits in [Bitness::B32, Bitness::B64] {
+        let text = metadata_text(&TraceLayout {
+            uuid: [0; 16],
+            offset_s: clock.offset_s,
+            bits,
+            opcodes: &opcodes,
+        });
+        let ours = parse_metadata(&text).ok()?;
+        let same = ours.packet_header == meta.packet_header
+            && ours.streams == meta.streams
+            && meta
+                .events
+                .iter()
+                .all(|e| ours.events.iter().any(|o| o == e));
+        if same {
+            let mut classes = vec![None; 256];
+            for (op, _) in opcodes.iter().enumerate().filter(|(_, used)| **used) {
+                let o = Opcode(op as u8);
+                classes[op] = o.ty().map(|ty| Class {
+                    ty,
+                    args: o.args(),
+                    stack: o.has_stack().then_some(bits.bytes()),
+                });
+            }
+            return Some(FastLayout { classes, clock });
+        }
+    }
+    None
+}
+
+/// A packet whose header and context are sound: events from `start` to `end` bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Packet {
+    pub pos: u64,
+    pub start: usize,
+    pub end: usize,
+}
+
+fn u32_at(d: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(d[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn u64_at(d: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(d[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Walks the packet headers of a stream file: the packets the fast path can decode,
+/// and the byte offset from which the generic reader must take over (a packet whose
+/// header, context or size is off, so its diagnostics are the generic ones).
+pub(crate) fn split_packets(data: &[u8]) -> (Vec<Packet>, Option<u64>) {
+    let mut out = Vec::new();
+    let total = data.len();
+    let mut pos = 0usize;
+    while pos < total {
+        if total - pos < PACKET_PREAMBLE
+            || u32_at(data, pos) != CTF_MAGIC
+            || u32_at(data, pos + 20) != 0
+        {
+            return (out, Some(pos as u64));
+        }
+        let content_bits = u64_at(data, pos + 40);
+        let packet_bits = u64_at(data, pos + 48);
+        let fits = packet_bits.is_multiple_of(8)
+            && content_bits.is_multiple_of(8)
+            && content_bits <= packet_bits
+            && content_bits >= PACKET_PREAMBLE as u64 * 8
+            && packet_bits / 8 <= (total - pos) as u64;
+        if !fits {
+            return (out, Some(pos as u64));
+        }
+        out.push(Packet {
+            pos: pos as u64,
+            start: pos + PACKET_PREAMBLE,
+            end: pos + (content_bits / 8) as usize,
+        });
+        pos += (packet_bits / 8) as usize;
+    }
+    (out, None)
+}
+
+/// Reads the fields of one event, `None` at anything unexpected.
+struct Bytes<'a> {
+    d: &'a [u8],
+    pos: usize,
+    end: usize,
+}
+
+impl<'a> Bytes<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if n > self.end - self.pos {
+            return None;
+        }
+        self.pos += n;
+        self.d.get(self.pos - n..self.pos)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    /// A NUL-terminated string, without the NUL.
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let rest = self.d.get(self.pos..self.end)?;
+        let n = memchr::memchr(0, rest)?;
+        self.pos += n + 1;
+        Some(&rest[..n])
+    }
+}
+
+/// As the generic reader: invalid UTF-8 gets U+FFFD replacements.
+fn text(b: &[u8]) -> Cow<'_, str> {
+    match simdutf8::basic::from_utf8(b) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
+/// Generic decoding limits sequences by its arena; longer stacks go there.
+const MAX_STACK: u32 = 1 << 20;
+
+/// One record's fields as bytes.
+struct Record<'a> {
+    offset: u64,
+    class: Class,
+    ts: u64,
+    pid: i64,
+    tid: i64,
+    seq: u64,
+    name: &'a [u8],
+    id: u64,
+    categories: &'a [u8],
+    /// The stack's addresses, packed.
+    stack: Option<&'a [u8]>,
+}
+
+/// Reads the next record; its arguments go to `args`.
+fn record<'a>(
+    b: &mut Bytes<'a>,
+    layout: &FastLayout,
+    args: &mut Vec<(&'a [u8], &'a [u8])>,
+) -> Option<Record<'a>> {
+    let offset = b.pos as u64;
+    let class = layout.classes[usize::from(b.take(1)?[0])]?;
+    let ts = b.u64()?;
+    let pid = b.u64()? as i64;
+    let tid = b.u64()? as i64;
+    let seq = b.u64()?;
+    let name = b.string()?;
+    let id = b.u64()?;
+    let categories = b.string()?;
+    args.clear();
+    for _ in 0..class.args {
+        let k = b.string()?;
+        args.push((k, b.string()?));
+    }
+    let stack = match class.stack {
+        Some(w) => {
+            let n = b.u32()?;
+            if n >= MAX_STACK {
+                return None;
+            }
+            Some(b.take(n as usize * w)?)
+        }
+        None => None,
+    };
+    Some(Record {
+        offset,
+        class,
+        ts,
+        pid,
+        tid,
+        seq,
+        name,
+        id,
+        categories,
+        stack,
+    })
+}
+
+/// Where decoded events go.
+pub(crate) trait Sink {
+    /// `None` when the sink cannot take more.
+    fn push(&mut self, ev: Event<'static>, seq: u64) -> Option<()>;
+}
+
+impl Sink for (Vec<Event<'static>>, Vec<u64>) {
+    fn push(&mut self, ev: Event<'static>, seq: u64) -> Option<()> {
+        self.0.push(ev);
+        self.1.push(seq);
+        Some(())
+    }
+}
+
+fn bytes_of(p: Packet, data: &[u8]) -> Bytes<'_> {
+    Bytes {
+        d: data,
+        pos: p.start,
+        end: p.end,
+    }
+}
+
+/// The number of events a packet decodes to (End halves of `X` excluded), when
+/// every record reads and whether it is dropped is certain from its bytes (as
+/// [`chrome_event`] decides it before parsing anything).
+pub(crate) fn count_packet(data: &[u8], p: Packet, layout: &FastLayout) -> Option<usize> {
+    let mut b = bytes_of(p, data);
+    let mut args = Vec::with_capacity(8);
+    let mut n = 0;
+    while b.pos < b.end {
+        let r = record(&mut b, layout, &mut args)?;
+        if r.class.ty == ChromeType::End {
+            let more = args.iter().any(|(k, _)| *k == b"@more");
+            let ph = args.iter().rev().find(|(k, _)| *k == b"@ph");
+            match ph {
+                Some((_, v)) if !more && *v == b"\"X\"" => continue,
+                None if !more => {}
+                _ => return None,
+            }
+        }
+        n += 1;
+    }
+    Some(n)
+}
+
+/// Decodes one packet into `sink`: its events (the dropped End halves of `X`
+/// excluded) and their `seq`s; `None` when any event is not exactly as written (for
+/// the generic path) or the sink is full.
+pub(crate) fn decode_packet<S: Sink>(
+    data: &[u8],
+    p: Packet,
+    layout: &FastLayout,
+    sink: &mut S,
+) -> Option<()> {
+    let mut raw = Vec::with_capacity(8);
+    let mut args: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
+    let mut stack: Vec<u64> = Vec::new();
+    let mut b = bytes_of(p, data);
+    while b.pos < b.end {
+        let r = record(&mut b, layout, &mut raw)?;
+        args.clear();
+        args.extend(raw.iter().map(|&(k, v)| (text(k), text(v))));
+        if let Some(s) = r.stack {
+            stack.clear();
+            match r.class.stack {
+                Some(4) => stack.extend(
+                    s.chunks_exact(4)
+                        .map(|a| u64::from(u32::from_le_bytes(a.try_into().expect("4")))),
+                ),
+                _ => stack.extend(
+                    s.chunks_exact(8)
+                        .map(|a| u64::from_le_bytes(a.try_into().expect("8"))),
+                ),
+            }
+        }
+        let (name, categories) = (text(r.name), text(r.categories));
+        let fields = ChromeFields {
+            ty: r.class.ty,
+            name: &name,
+            id: r.id,
+            categories: &categories,
+            args: &args,
+            stack: r.stack.map(|_| stack.as_slice()),
+        };
+        let ts = layout.clock.to_ns(r.ts);
+        if let Some(ev) = chrome_event(&fields, ts, r.pid, r.tid, r.offset) {
+            sink.push(ev, r.seq)?;
+        }
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ours(bits: Bitness) -> String {
+        let mut opcodes = [false; 256];
+        opcodes[0x10] = true;
+        opcodes[0x2a] = true;
+        metadata_text(&TraceLayout {
+            uuid: [7; 16],
+            offset_s: -3,
+            bits,
+            opcodes: &opcodes,
+        })
+    }
+
+    #[test]
+    fn detects_only_our_exact_layout() {
+        for bits in [Bitness::B32, Bitness::B64] {
+            let meta = parse_metadata(&ours(bits)).unwrap();
+            let l = detect(&meta).expect("our own layout");
+            let c = l.classes[0x2a].unwrap();
+            assert_eq!(
+                (c.ty, c.args, c.stack),
+                (ChromeType::Instant, 2, Some(bits.bytes()))
+            );
+            assert_eq!(l.clock.offset_s, -3);
+            assert!(l.classes[0x11].is_none());
+        }
+        let deviations = [
+            ("string name;", "string _name;"),
+            ("uint64 seq;", "uint32 seq;"),
+            ("byte_order = le;", "byte_order = be;"),
+            ("uint8 id;\n", "uint32 id;\n"),
+        ];
+        for (from, to) in deviations {
+            let text = ours(Bitness::B64).replacen(from, to, 1);
+            assert_ne!(text, ours(Bitness::B64), "{from}");
+            let meta = parse_metadata(&text).unwrap();
+            assert!(detect(&meta).is_none(), "{to}");
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Stream files of a trace directory, read or mapped.
+
+use std::fs;
+use std::path::Path;
+
+/// A stream file's bytes: mapped when large (no copy, no zeroed pages), else read.
+pub(crate) enum FileBytes {
+    Read(Vec<u8>),
+    Mapped(memmap2::Mmap),
+}
+
+impl FileBytes {
+    pub(crate) fn open(path: &Path) -> std::io::Result<FileBytes> {
+        let file = fs::File::open(path)?;
+        if file.metadata()?.len() < 1 << 20 {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut &file, &mut v)?;
+            return Ok(FileBytes::Read(v));
+        }
+        // SAFETY: the map is read-only and lives only while this read decodes it;
+        // as for the JSON reader's inputs, the file must not be truncated meanwhile.
+        Ok(FileBytes::Mapped(unsafe { memmap2::Mmap::map(&file)? }))
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            FileBytes::Read(v) => v,
+            FileBytes::Mapped(m) => m,
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! Cheap checks for the JSON texts the Chrome mapping writes (compact strings,
+//! integers, small objects), so decoding need not build a [`Value`] tree per
+//! argument. Each check is conservative: `None`/`false` only means "not proven",
+//! and callers then use the full, tolerant [`Value::parse`], so results never differ
+//! from it.
+//!
+//! [`Value`]: crate::json::Value
+//! [`Value::parse`]: crate::json::Value::parse
+
+/// Nesting the strict check follows before giving up (the tolerant parser allows
+/// more; deeper texts just take the slow path).
+const DEPTH: u32 = 64;
+
+/// The body of a JSON string literal that spans all of `text` and has no escape or
+/// control character, so the body is the string's value.
+pub(crate) fn simple_string(text: &str) -> Option<&str> {
+    let body = text.strip_prefix('"')?.strip_suffix('"')?;
+    body.bytes()
+        .all(|b| b != b'"' && b != b'\\' && b >= 0x20)
+        .then_some(body)
+}
+
+/// `Some(value)` when `text` is exactly a JSON integer (`-?(0|[1-9][0-9]*)`), the
+/// value being `None` when it does not fit an i64 (as `str::parse` says).
+pub(crate) fn simple_int(text: &str) -> Option<Option<i64>> {
+    let digits = text.strip_prefix('-').unwrap_or(text).as_bytes();
+    let ok = match digits {
+        [b'0'] => true,
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    ok.then(|| text.parse::<i64>().ok())
+}
+
+/// Whether `text` is one strict JSON value with no whitespace around or inside it
+/// (what compact writers produce). `false` proves nothing.
+pub(crate) fn is_compact_json(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut pos = 0;
+    value(b, &mut pos, 0) && pos == b.len()
+}
+
+/// The members of a compact JSON object (see [`is_compact_json`]) as the raw bodies
+/// of their keys (between the quotes, still escaped) and the raw text of their
+/// values, in written order; `None` when `text` is not proven to be one.
+pub(crate) fn compact_members(text: &str) -> Option<Vec<(&str, &str)>> {
+    if !text.starts_with('{') || !is_compact_json(text) {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut pos = 1;
+    // Validated above: every step below succeeds.
+    while b[pos] != b'}' {
+        let k = pos;
+        string(b, &mut pos);
+        let key = &text[k + 1..pos - 1];
+        pos += 1; // ':'
+        let v = pos;
+        value(b, &mut pos, 1);
+        out.push((key, &text[v..pos]));
+        if b[pos] == b',' {
+            pos += 1;
+        }
+    }
+    Some(out)
+}
+
+fn value(b: &[u8], pos: &mut usize, depth: u32) -> bool {
+    if depth > DEPTH {
+        return false;
+    }
+    match b.get(*pos) {
+        Some(b'"') => string(b, pos),
+        Some(b'{') => {
+            *pos += 1;
+            if b.get(*pos) == Some(&b'}') {
+                *pos += 1;
+                return true;
+            }
+            loop {
+                if !string(b, pos) || b.get(*pos) != Some(&b':') {
+                    return false;
+                }
+                *pos += 1;
+                if !value(b, pos, depth + 1) {
+                    return false;
+                }
+                match b.get(*pos) {
+                    Some(b',') => *pos += 1,
+                    Some(b'}') => {
+                        *pos += 1;
+                        return true;
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        Some(b'[') => {
+            *pos += 1;
+            if b.get(*pos) == Some(&b']') {
+                *pos += 1;
+                return true;
+            }
+            loop {
+                if !value(b, pos, depth + 1) {
+                    return false;
+                }
+                match b.get(*pos) {
+                    Some(b',') => *pos += 1,
+                    Some(b']') => {
+                        *pos += 1;
+                        return true;
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        Some(b't') => word(b, pos, b"true"),
+        Some(b'f') => word(b, pos, b"false"),
+        Some(b'n') => word(b, pos, b"null"),
+        Some(b'-' | b'0'..=b'9') => number(b, pos),
+        _ => false,
+    }
+}
+
+fn word(b: &[u8], pos: &mut usize, w: &[u8]) -> bool {
+    let ok = b[*pos..].starts_with(w);
+    *pos += w.len();
+    ok
+}
+
+fn digits(b: &[u8], pos: &mut usize) -> usize {
+    let start = *pos;
+    while b.get(*pos).is_some_and(u8::is_ascii_digit) {
+        *pos += 1;
+    }
+    *pos - start
+}
+
+fn number(b: &[u8], pos: &mut usize) -> bool {
+    if b[*pos] == b'-' {
+        *pos += 1;
+    }
+    match b.get(*pos) {
+        Some(b'0') => *pos += 1,
+        Some(b'1'..=b'9') => {
+            digits(b, pos);
+        }
+        _ => return false,
+    }
+    if b.get(*pos) == Some(&b'.') {
+        *pos += 1;
+        if digits(b, pos) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(*pos), Some(b'e' | b'E')) {
+        *pos += 1;
+        if matches!(b.get(*pos), Some(b'+' | b'-')) {
+            *pos += 1;
+        }
+        if digits(b, pos) == 0 {
+            return false;
+        }
+    }
+    true
+}
+
+fn string(b: &[u8], pos: &mut usize) -> bool {
+    if b.get(*pos) != Some(&b'"') {
+        return false;
+    }
+    *pos += 1;
+    loop {
+        let Some(n) = memchr::memchr2(b'"', b'\\', &b[*pos..]) else {
+            return false;
+        };
+        if b[*pos..*pos + n].iter().any(|&c| c < 0x20) {
+            return false;
+        }
+        *pos += n;
+        if b[*pos] == b'"' {
+            *pos += 1;
+            return true;
+        }
+        // An escape: one of JSON's, or \u and four hex digits.
+        match b.get(*pos + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => *pos += 2,
+            Some(b'u') => {
+                let hex = b.get(*pos + 2..*pos + 6);
+                if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                    return false;
+                }
+                *pos += 6;
+            }
+            _ => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Value;
+
+    #[test]
+    fn strict_texts_are_proven_and_agree_with_the_parser() {
+        let good = [
+            "0",
+            "-12",
+            "1.5e-3",
+            "\"a\\\"b\\u00e9\"",
+            "true",
+            "null",
+            "[]",
+            "{}",
+            "{\"a\":[1,{\"b\":null}],\"c\":\"d\"}",
+            "[false,-0.0,\"\"]",
+        ];
+        for t in good {
+            assert!(is_compact_json(t), "{t}");
+            assert!(Value::parse(t).is_ok(), "{t}");
+        }
+        let unproven = [
+            "",
+            " 1",
+            "1 ",
+            "01",
+            "1.",
+            "-",
+            "[1,]",
+            "{\"a\" :1}",
+            "\"\\x\"",
+            "\"a",
+            "tru",
+            "{\"a\":1",
+            "\"\u{1}\"",
+            "nul",
+            "[1]]",
+            "1e",
+        ];
+        for t in unproven {
+            assert!(!is_compact_json(t), "{t}");
+        }
+        let deep = "[".repeat(100) + &"]".repeat(100);
+        assert!(!is_compact_json(&deep));
+    }
+
+    #[test]
+    fn members_of_compact_objects() {
+        assert_eq!(
+            compact_members(r#"{"a":1,"b\"":{"c":[2,"]"]},"a":"x"}"#),
+            Some(vec![
+                ("a", "1"),
+                ("b\\\"", r#"{"c":[2,"]"]}"#),
+                ("a", "\"x\"")
+            ])
+        );
+        assert_eq!(compact_members("{}"), Some(vec![]));
+        assert_eq!(compact_members("[1]"), None);
+        assert_eq!(compact_members("{\"a\": 1}"), None);
+    }
+
+    #[test]
+    fn simple_scalars() {
+        assert_eq!(simple_string("\"X\""), Some("X"));
+        assert_eq!(simple_string("\"a\\nb\""), None);
+        assert_eq!(simple_string("\""), None);
+        assert_eq!(simple_int("900"), Some(Some(900)));
+        assert_eq!(simple_int("-0"), Some(Some(0)));
+        assert_eq!(simple_int("99999999999999999999"), Some(None));
+        assert_eq!(simple_int("1.0"), None);
+        assert_eq!(simple_int("007"), None);
+        assert_eq!(simple_int("-"), None);
+    }
+}
