@@ -27,7 +27,10 @@ fn events() -> Vec<Event<'static>> {
 }
 
 fn written(events: &[Event<'_>]) -> (String, Vec<u8>) {
-    let dir = std::env::temp_dir().join(format!("tracescope-ctf-fast-{}", std::process::id()));
+    // One directory per call: the tests run in parallel threads of one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("tracescope-ctf-fast-{}-{n}", std::process::id()));
     write_dir(
         &dir,
         events,
