@@ -108,7 +108,8 @@ pub(crate) fn finish(
     );
     clock.mark("metadata");
     // Two independent branches, one per core: slices, async operations and the
-    // flows between them; counters, objects and CPU profiles.
+    // flows between them; counters, objects and CPU profiles. Their steps' times
+    // (`load_phases`) overlap, so they add up to more than the wall time.
     let dur = recs.take_dur();
     let (asyncs, flow_recs, flows_v2) = (recs.asyncs, recs.flows, recs.flows_v2);
     let (counter_recs, object_recs) = (recs.counters, recs.objects);
