@@ -48,7 +48,7 @@ fn written(events: &[Event<'_>]) -> (String, Vec<u8>) {
     r
 }
 
-fn read(meta: &str, stream: &[u8]) -> (Vec<Event<'static>>, Diagnostics) {
+fn read<'a>(meta: &str, stream: &'a [u8]) -> (Vec<Event<'a>>, Diagnostics) {
     let mut diags = Diagnostics::new();
     let ev = read_trace_bytes(meta.as_bytes(), &[("chrome_0", stream)], &mut diags).unwrap();
     (ev, diags)

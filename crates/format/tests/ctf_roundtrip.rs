@@ -3,10 +3,11 @@
 
 mod ctf_support;
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use ctf_support::{assert_same_events, events_of, json_traces, shared};
-use tracescope_format::ctf::{is_ctf_dir, read_dir, write_dir, CtfWriteOptions};
+use tracescope_format::ctf::{is_ctf_dir, open_dir, read_dir, write_dir, CtfWriteOptions};
 use tracescope_format::etw::Bitness;
 use tracescope_format::id::{Int64, Pid};
 
@@ -34,6 +35,18 @@ fn json_ctf_json_keeps_every_event() {
         let (back, diags) = read_dir(&dir).unwrap();
         assert!(diags.is_empty(), "{name}: {diags:?}");
         assert_same_events(&name, &events, &back);
+        // The borrowing read gives the same events, their names borrowed from the
+        // files (what makes it fast), not copied.
+        let files = open_dir(&dir).unwrap();
+        let (borrowed, diags) = files.events().unwrap();
+        assert!(diags.is_empty(), "{name}: {diags:?}");
+        assert_same_events(&name, &events, &borrowed);
+        assert!(
+            borrowed
+                .iter()
+                .all(|e| matches!(e.name, Some(Cow::Borrowed(_)) | None)),
+            "{name}: every name borrowed"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

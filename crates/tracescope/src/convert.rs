@@ -106,7 +106,7 @@ pub fn run(input: &Path, out_path: &Path) -> Result<()> {
             }
             write_events(&events, kind, out_path)
         }
-        Input::Events { events, .. } => write_events(&events, kind, out_path),
+        Input::Binary(binary) => write_events(&binary.decode(input)?.events, kind, out_path),
     }
 }
 

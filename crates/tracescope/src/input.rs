@@ -8,13 +8,45 @@ use tracescope_format::{ctf, etw, Diagnostics, Event, Source};
 
 pub enum Input {
     Json(Source),
-    /// Events decoded from a binary format, with the reader's diagnostics.
-    Events {
-        format: &'static str,
-        events: Vec<Event<'static>>,
-        diags: Diagnostics,
-        bytes: u64,
-    },
+    Binary(Binary),
+}
+
+/// A binary input, opened; its events borrow their strings from it.
+pub enum Binary {
+    /// A CTF trace directory (large stream files mapped).
+    Ctf(ctf::CtfFiles),
+    /// The bytes of an ETW record file.
+    Etw(Vec<u8>),
+}
+
+/// The events decoded from a binary input, with the reader's diagnostics.
+pub struct Decoded<'a> {
+    pub format: &'static str,
+    pub events: Vec<Event<'a>>,
+    pub diags: Diagnostics,
+    /// The input's size.
+    pub bytes: u64,
+}
+
+impl Binary {
+    /// Decodes the input; `path` names it in errors.
+    pub fn decode(&self, path: &Path) -> Result<Decoded<'_>> {
+        let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("{}: {e}", path.display());
+        let (format, (events, diags), bytes) = match self {
+            Binary::Ctf(files) => ("ctf", files.events().map_err(|e| err(&e))?, files.bytes()),
+            Binary::Etw(bytes) => (
+                "etw-records",
+                etw::read_records(bytes).map_err(|e| err(&e))?,
+                bytes.len() as u64,
+            ),
+        };
+        Ok(Decoded {
+            format,
+            events,
+            diags,
+            bytes,
+        })
+    }
 }
 
 pub fn open(path: &Path) -> Result<Input> {
@@ -25,15 +57,8 @@ pub fn open(path: &Path) -> Result<Input> {
                 path.display()
             );
         }
-        let (events, diags) =
-            ctf::read_dir(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let bytes = dir_size(path);
-        return Ok(Input::Events {
-            format: "ctf",
-            events,
-            diags,
-            bytes,
-        });
+        let files = ctf::open_dir(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        return Ok(Input::Binary(Binary::Ctf(files)));
     }
     let mut head = [0u8; 16];
     let n = {
@@ -45,32 +70,9 @@ pub fn open(path: &Path) -> Result<Input> {
     if etw::is_record_file(&head[..n]) {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let (events, diags) =
-            etw::read_records(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        return Ok(Input::Events {
-            format: "etw-records",
-            events,
-            diags,
-            bytes: bytes.len() as u64,
-        });
+        return Ok(Input::Binary(Binary::Etw(bytes)));
     }
     Ok(Input::Json(Source::open(path).with_context(|| {
         format!("cannot open {}", path.display())
     })?))
-}
-
-fn dir_size(path: &Path) -> u64 {
-    let Ok(rd) = std::fs::read_dir(path) else {
-        return 0;
-    };
-    rd.flatten()
-        .map(|e| {
-            let p = e.path();
-            if p.is_dir() {
-                dir_size(&p)
-            } else {
-                e.metadata().map_or(0, |m| m.len())
-            }
-        })
-        .sum()
 }

@@ -27,14 +27,10 @@ pub fn load_until_exit(path: &Path) -> Result<&'static Trace> {
 fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
     let source = match crate::input::open(path)? {
         crate::input::Input::Json(source) => source,
-        crate::input::Input::Events {
-            format,
-            events,
-            diags,
-            bytes,
-        } => {
-            let mut trace = Trace::from_events(events, format, bytes);
-            trace.diagnostics.merge(diags);
+        crate::input::Input::Binary(binary) => {
+            let d = binary.decode(path)?;
+            let mut trace = Trace::from_events(d.events, d.format, d.bytes);
+            trace.diagnostics.merge(d.diags);
             return Ok(trace);
         }
     };

@@ -232,13 +232,13 @@ fn record<'a>(
 }
 
 /// Where decoded events go.
-pub(crate) trait Sink {
+pub(crate) trait Sink<'a> {
     /// `None` when the sink cannot take more.
-    fn push(&mut self, ev: Event<'static>, seq: u64) -> Option<()>;
+    fn push(&mut self, ev: Event<'a>, seq: u64) -> Option<()>;
 }
 
-impl Sink for (Vec<Event<'static>>, Vec<u64>) {
-    fn push(&mut self, ev: Event<'static>, seq: u64) -> Option<()> {
+impl<'a> Sink<'a> for (Vec<Event<'a>>, Vec<u64>) {
+    fn push(&mut self, ev: Event<'a>, seq: u64) -> Option<()> {
         self.0.push(ev);
         self.1.push(seq);
         Some(())
@@ -277,10 +277,10 @@ pub(crate) fn count_packet(data: &[u8], p: Packet, layout: &FastLayout) -> Optio
 }
 
 /// Decodes one packet into `sink`: its events (the dropped End halves of `X`
-/// excluded) and their `seq`s; `None` when any event is not exactly as written (for
+/// excluded, names and categories borrowed from `data`) and their `seq`s; `None` when any event is not exactly as written (for
 /// the generic path) or the sink is full.
-pub(crate) fn decode_packet<S: Sink>(
-    data: &[u8],
+pub(crate) fn decode_packet<'a, S: Sink<'a>>(
+    data: &'a [u8],
     p: Packet,
     layout: &FastLayout,
     sink: &mut S,

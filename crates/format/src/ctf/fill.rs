@@ -13,16 +13,16 @@ use super::order::Decoded;
 use crate::Event;
 
 /// A packet's region of the output: `n` of its slots are initialized.
-struct Slots<'s> {
-    events: &'s mut [MaybeUninit<Event<'static>>],
+struct Slots<'s, 'a> {
+    events: &'s mut [MaybeUninit<Event<'a>>],
     seqs: &'s mut [u64],
     n: usize,
     /// Set once the region is complete and owned by the vector.
     keep: bool,
 }
 
-impl Sink for Slots<'_> {
-    fn push(&mut self, ev: Event<'static>, seq: u64) -> Option<()> {
+impl<'a> Sink<'a> for Slots<'_, 'a> {
+    fn push(&mut self, ev: Event<'a>, seq: u64) -> Option<()> {
         let slot = self.events.get_mut(self.n)?;
         slot.write(ev);
         self.seqs[self.n] = seq;
@@ -31,7 +31,7 @@ impl Sink for Slots<'_> {
     }
 }
 
-impl Drop for Slots<'_> {
+impl Drop for Slots<'_, '_> {
     fn drop(&mut self) {
         if !self.keep {
             for slot in &mut self.events[..self.n] {
@@ -45,9 +45,9 @@ impl Drop for Slots<'_> {
 
 /// Appends the events of `packets` to `out` in packet order; `false` (with `out`
 /// unchanged) when some packet cannot be counted or decoded this way.
-pub(crate) fn fill(
-    out: &mut Decoded,
-    data: &[u8],
+pub(crate) fn fill<'a>(
+    out: &mut Decoded<'a>,
+    data: &'a [u8],
     packets: &[Packet],
     layout: &FastLayout,
 ) -> bool {
@@ -79,7 +79,7 @@ pub(crate) fn fill(
         };
         regions.push((p, slots));
     }
-    let mut done: Vec<(bool, Slots<'_>)> = regions
+    let mut done: Vec<(bool, Slots<'_, 'a>)> = regions
         .into_par_iter()
         .map(|(p, mut slots)| {
             let ok = decode_packet(data, p, layout, &mut slots).is_some()

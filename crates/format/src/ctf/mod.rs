@@ -24,9 +24,12 @@
 //! (stably) as CTF readers require; `seq` is the event's index in the input, so
 //! reading restores the input order.
 //!
-//! # Reading: [`read_dir`]
-//! `read_dir(path)` finds the trace directories at or under `path` ([`find_traces`]),
-//! parses their metadata (plain or packetized, [`tsdl`]) and decodes every stream
+//! # Reading: [`open_dir`] and [`CtfFiles::events`] (or [`read_dir`])
+//! `open_dir(path)` finds the trace directories at or under `path` ([`find_traces`])
+//! and opens their files (large stream files mapped); `events()` then decodes them
+//! into events that borrow names, categories and other strings from the files, so a
+//! read allocates little more than the events themselves. `read_dir(path)` does
+//! both and returns events that own their strings. Decoding parses their metadata (plain or packetized, [`tsdl`]) and decodes every stream
 //! file by its types ([`decode`]): integers of any size, alignment and byte order
 //! (bit fields included), enums, floats, strings, structs, variants, static arrays
 //! and sequences, text arrays; timestamps of any width (LTTng's 27-bit compact
@@ -59,7 +62,7 @@ pub mod types;
 pub mod writer;
 
 pub use metadata::{find_traces, is_ctf_dir};
-pub use reader::{read_dir, read_trace, read_trace_bytes};
+pub use reader::{open_dir, read_dir, read_trace_bytes, CtfFiles};
 pub use writer::{write_dir, CtfWriteOptions, CtfWriteStats, CTF_MAGIC};
 
 /// A CTF input that cannot be read at all.

@@ -7,21 +7,21 @@ use crate::Event;
 /// Decoded events of a trace with their `seq` (the writer's input index) while
 /// every event has one.
 #[derive(Default)]
-pub(crate) struct Decoded {
-    pub events: Vec<Event<'static>>,
+pub(crate) struct Decoded<'a> {
+    pub events: Vec<Event<'a>>,
     pub seqs: Vec<u64>,
     pub all_seq: bool,
 }
 
-impl Decoded {
-    pub(crate) fn push(&mut self, event: Event<'static>, seq: Option<u64>) {
+impl<'a> Decoded<'a> {
+    pub(crate) fn push(&mut self, event: Event<'a>, seq: Option<u64>) {
         self.events.push(event);
         self.all_seq &= seq.is_some();
         self.seqs.push(seq.unwrap_or(0));
     }
 }
 
-pub(crate) fn in_order(d: Decoded) -> Vec<Event<'static>> {
+pub(crate) fn in_order(d: Decoded<'_>) -> Vec<Event<'_>> {
     let Decoded {
         events,
         seqs,
@@ -42,7 +42,7 @@ pub(crate) fn in_order(d: Decoded) -> Vec<Event<'static>> {
     let mut perm: Vec<u32> = (0..keys.len() as u32).collect();
     // Stable: equal keys keep their decoded order.
     perm.sort_by_key(|&i| keys[i as usize]);
-    let mut slots: Vec<Option<Event<'static>>> = events.into_iter().map(Some).collect();
+    let mut slots: Vec<Option<Event<'_>>> = events.into_iter().map(Some).collect();
     perm.iter()
         .map(|&i| slots[i as usize].take().expect("each index once"))
         .collect()

@@ -23,35 +23,84 @@ use super::CtfError;
 use crate::etw::{from_chrome, ChromePayload, ChromeType};
 use crate::{DiagKind, Diagnostics, Event};
 
-/// Reads every trace at or under `path` (one trace directory, or e.g. an LTTng
-/// session holding `kernel/` and `ust/` traces).
+/// Reads every trace at or under `path` into events that own their strings: for
+/// callers that keep the events past the files. [`open_dir`] and
+/// [`CtfFiles::events`] read without copying names and categories.
 pub fn read_dir(path: &Path) -> Result<(Vec<Event<'static>>, Diagnostics), CtfError> {
-    let traces = find_traces(path);
-    if traces.is_empty() {
-        return Err(CtfError::NotCtf(path.display().to_string()));
-    }
-    let mut diags = Diagnostics::new();
-    let mut events = Vec::new();
-    for t in &traces {
-        let mut more = read_trace(t, &mut diags)?;
-        if events.is_empty() {
-            // Events are large: take the first trace's vector rather than copy it.
-            events = more;
-        } else {
-            events.append(&mut more);
-        }
-    }
-    if traces.len() > 1 {
-        events.sort_by_key(|e| e.ts);
-    }
-    Ok((events, diags))
+    let files = open_dir(path)?;
+    let (events, diags) = files.events()?;
+    Ok((events.into_iter().map(Event::into_owned).collect(), diags))
 }
 
-/// Reads one trace directory.
-pub fn read_trace(dir: &Path, diags: &mut Diagnostics) -> Result<Vec<Event<'static>>, CtfError> {
+/// The files of the CTF traces at or under a path (one trace directory, or e.g. an
+/// LTTng session holding `kernel/` and `ust/` traces), large stream files mapped.
+pub struct CtfFiles {
+    traces: Vec<TraceFiles>,
+}
+
+struct TraceFiles {
+    metadata: Vec<u8>,
+    /// Stream files by name, in name order.
+    streams: Vec<(String, FileBytes)>,
+}
+
+/// Opens every trace at or under `path`; [`CtfFiles::events`] decodes them.
+pub fn open_dir(path: &Path) -> Result<CtfFiles, CtfError> {
+    let dirs = find_traces(path);
+    if dirs.is_empty() {
+        return Err(CtfError::NotCtf(path.display().to_string()));
+    }
+    let traces = dirs
+        .iter()
+        .map(|d| open_trace(d))
+        .collect::<Result<_, _>>()?;
+    Ok(CtfFiles { traces })
+}
+
+impl CtfFiles {
+    /// The size of the metadata and stream files, in bytes.
+    pub fn bytes(&self) -> u64 {
+        let trace = |t: &TraceFiles| {
+            t.metadata.len()
+                + t.streams
+                    .iter()
+                    .map(|(_, s)| s.bytes().len())
+                    .sum::<usize>()
+        };
+        self.traces.iter().map(|t| trace(t) as u64).sum()
+    }
+
+    /// Decodes every trace: events in input order (by time across traces), names,
+    /// categories and other strings borrowed from the files where they are valid
+    /// UTF-8, and what the reader repaired or skipped.
+    pub fn events(&self) -> Result<(Vec<Event<'_>>, Diagnostics), CtfError> {
+        let mut diags = Diagnostics::new();
+        let mut events = Vec::new();
+        for t in &self.traces {
+            let refs: Vec<(&str, &[u8])> = t
+                .streams
+                .iter()
+                .map(|(n, d)| (n.as_str(), d.bytes()))
+                .collect();
+            let mut more = read_trace_bytes(&t.metadata, &refs, &mut diags)?;
+            if events.is_empty() {
+                // Events are large: take the first trace's vector rather than copy it.
+                events = more;
+            } else {
+                events.append(&mut more);
+            }
+        }
+        if self.traces.len() > 1 {
+            events.sort_by_key(|e| e.ts);
+        }
+        Ok((events, diags))
+    }
+}
+
+fn open_trace(dir: &Path) -> Result<TraceFiles, CtfError> {
     let io = |e: std::io::Error, p: &Path| CtfError::Io(format!("{}: {e}", p.display()));
     let meta_path = dir.join("metadata");
-    let meta = fs::read(&meta_path).map_err(|e| io(e, &meta_path))?;
+    let metadata = fs::read(&meta_path).map_err(|e| io(e, &meta_path))?;
     let mut files: Vec<_> = fs::read_dir(dir)
         .map_err(|e| io(e, dir))?
         .flatten()
@@ -71,19 +120,16 @@ pub fn read_trace(dir: &Path, diags: &mut Diagnostics) -> Result<Vec<Event<'stat
             .unwrap_or_default();
         streams.push((name, FileBytes::open(f).map_err(|e| io(e, f))?));
     }
-    let refs: Vec<(&str, &[u8])> = streams
-        .iter()
-        .map(|(n, d)| (n.as_str(), d.bytes()))
-        .collect();
-    read_trace_bytes(&meta, &refs, diags)
+    Ok(TraceFiles { metadata, streams })
 }
 
-/// Reads one trace from memory: its metadata file and its stream files (name, bytes).
-pub fn read_trace_bytes(
+/// Reads one trace from memory: its metadata file and its stream files (name,
+/// bytes). The events borrow from the stream bytes.
+pub fn read_trace_bytes<'a>(
     metadata: &[u8],
-    streams: &[(&str, &[u8])],
+    streams: &[(&str, &'a [u8])],
     diags: &mut Diagnostics,
-) -> Result<Vec<Event<'static>>, CtfError> {
+) -> Result<Vec<Event<'a>>, CtfError> {
     let meta = parse_metadata(&metadata_text(metadata)?)?;
     let classes: HashMap<(u64, u64), &EventClass> = meta
         .events
@@ -106,13 +152,13 @@ pub fn read_trace_bytes(
 
 /// Reads a stream in tracescope's layout: sound packets by the fast path in
 /// parallel, the others (and everything after a broken header) by the generic one.
-fn read_stream_fast(
+fn read_stream_fast<'a>(
     meta: &Metadata,
     classes: &HashMap<(u64, u64), &EventClass>,
     layout: &FastLayout,
-    data: &[u8],
+    data: &'a [u8],
     file: &str,
-    out: &mut Decoded,
+    out: &mut Decoded<'a>,
     diags: &mut Diagnostics,
 ) {
     let (packets, rest) = split_packets(data);
@@ -171,14 +217,14 @@ fn clock_field<'t>(
 /// Decodes the packets of a stream file from byte `start` (a packet start): all of
 /// them, or with `one` only the first.
 #[allow(clippy::too_many_arguments)]
-fn read_stream(
+fn read_stream<'a>(
     meta: &Metadata,
     classes: &HashMap<(u64, u64), &EventClass>,
-    data: &[u8],
+    data: &'a [u8],
     file: &str,
     start: u64,
     one: bool,
-    out: &mut Decoded,
+    out: &mut Decoded<'a>,
     diags: &mut Diagnostics,
 ) {
     let default_stream = StreamClass::default();
@@ -392,13 +438,13 @@ fn ctx_value(d: &Decoder<'_, '_>, name: &str) -> Option<u32> {
     })
 }
 
-fn to_event(
-    d: &Decoder<'_, '_>,
+fn to_event<'a>(
+    d: &Decoder<'a, '_>,
     class: &EventClass,
     ts: i64,
     offset: u64,
     domain: &str,
-) -> Option<(Event<'static>, Option<u64>)> {
+) -> Option<(Event<'a>, Option<u64>)> {
     if let Some(p) = chrome_payload(d, class) {
         let pid = ctx_value(d, "pid")
             .and_then(|s| d.int_value(s))

@@ -42,10 +42,7 @@ fn raw(text: &str) -> RawJson<'static> {
 }
 
 /// The string field a reserved argument holds.
-fn str_field<'e>(
-    ev: &'e mut Event<'static>,
-    key: &str,
-) -> Option<&'e mut Option<Cow<'static, str>>> {
+fn str_field<'e, 'a>(ev: &'e mut Event<'a>, key: &str) -> Option<&'e mut Option<Cow<'a, str>>> {
     Some(match key {
         "@ph" => &mut ev.ph,
         "@name" => &mut ev.name,
@@ -70,7 +67,7 @@ fn static_phase(s: &str) -> Cow<'static, str> {
 /// Applies one reserved argument; `false` when the name is not reserved or the value
 /// does not have the shape this mapping writes. The texts the mapping writes most
 /// (plain strings, integers) are read directly, others by the full parser.
-fn apply_reserved(ev: &mut Event<'static>, key: &str, text: &str) -> bool {
+fn apply_reserved(ev: &mut Event<'_>, key: &str, text: &str) -> bool {
     if let Some(s) = fastjson::simple_string(text) {
         let value = if key == "@ph" {
             Some(static_phase(s))
@@ -94,7 +91,7 @@ fn apply_reserved(ev: &mut Event<'static>, key: &str, text: &str) -> bool {
     apply_reserved_parsed(ev, key, text)
 }
 
-fn apply_reserved_parsed(ev: &mut Event<'static>, key: &str, text: &str) -> bool {
+fn apply_reserved_parsed(ev: &mut Event<'_>, key: &str, text: &str) -> bool {
     let Ok(v) = Value::parse(text) else {
         return false;
     };
@@ -181,13 +178,14 @@ fn expand_more<'s, 'a>(args: &'s [Arg<'a>]) -> Cow<'s, [Arg<'a>]> {
 
 /// Builds the event of one Chrome record; `None` for the End half of an `X` (its
 /// Begin carries the whole event). `offset` is the record's position in its input.
-pub fn from_chrome(
-    p: ChromePayload<'_>,
+/// The event's name and categories borrow what the payload borrows.
+pub fn from_chrome<'a>(
+    p: ChromePayload<'a>,
     ts: i64,
     pid: i64,
     tid: i64,
     offset: u64,
-) -> Option<Event<'static>> {
+) -> Option<Event<'a>> {
     let fields = ChromeFields {
         ty: p.ty,
         name: &p.name,
@@ -202,21 +200,22 @@ pub fn from_chrome(
 /// A Chrome payload by reference, so decoders can reuse their buffers.
 pub(crate) struct ChromeFields<'s, 'a> {
     pub ty: ChromeType,
-    pub name: &'s str,
+    pub name: &'s Cow<'a, str>,
     pub id: u64,
-    pub categories: &'s str,
+    pub categories: &'s Cow<'a, str>,
     pub args: &'s [Arg<'a>],
     pub stack: Option<&'s [u64]>,
 }
 
-/// [`from_chrome`] on borrowed fields.
-pub(crate) fn chrome_event(
-    p: &ChromeFields<'_, '_>,
+/// [`from_chrome`] on borrowed fields. Name and categories are cloned, which costs
+/// nothing when they borrow the input (the usual case: valid UTF-8).
+pub(crate) fn chrome_event<'a>(
+    p: &ChromeFields<'_, 'a>,
     ts: i64,
     pid: i64,
     tid: i64,
     offset: u64,
-) -> Option<Event<'static>> {
+) -> Option<Event<'a>> {
     let ty = p.ty;
     // The End half of an X is dropped: skip building it when its last `@ph` (which
     // wins) is a plain "X" and no `@more` could hold another.
@@ -232,8 +231,8 @@ pub(crate) fn chrome_event(
     }
     let mut ev = Event {
         ph: Some(Cow::Borrowed(ty.phase())),
-        name: Some(Cow::Owned(p.name.to_string())),
-        cat: (!p.categories.is_empty()).then(|| Cow::Owned(p.categories.to_string())),
+        name: Some(p.name.clone()),
+        cat: (!p.categories.is_empty()).then(|| p.categories.clone()),
         ts: Some(ts),
         pid: Some(Pid::Int(Int64::I(pid))),
         tid: Some(Pid::Int(Int64::I(tid))),

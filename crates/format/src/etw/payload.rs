@@ -91,7 +91,8 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    pub fn cstr(&mut self, what: &str) -> Result<Cow<'a, str>, PayloadError> {
+    /// `what` names the field in the error; it is only formatted then.
+    pub fn cstr(&mut self, what: impl std::fmt::Display) -> Result<Cow<'a, str>, PayloadError> {
         let rest = &self.b[self.pos.min(self.b.len())..];
         let Some(n) = memchr::memchr(0, rest) else {
             return Err(self.err(
@@ -144,8 +145,8 @@ pub fn decode_payload(
     let categories = c.cstr("categories")?;
     let mut args = Vec::with_capacity(op.args());
     for i in 0..op.args() {
-        let k = c.cstr(&format!("name of argument {i}"))?;
-        let v = c.cstr(&format!("value of argument {i}"))?;
+        let k = c.cstr(format_args!("name of argument {i}"))?;
+        let v = c.cstr(format_args!("value of argument {i}"))?;
         args.push((k, v));
     }
     let stack = if op.has_stack() {

@@ -79,13 +79,7 @@ pub fn decode_record(
     offset: u64,
 ) -> Result<Option<Event<'static>>, PayloadError> {
     let p = decode_payload(r.opcode, &r.payload, bits)?;
-    Ok(from_chrome(
-        p,
-        r.ts,
-        i64::from(r.pid),
-        i64::from(r.tid),
-        offset,
-    ))
+    Ok(from_chrome(p, r.ts, i64::from(r.pid), i64::from(r.tid), offset).map(Event::into_owned))
 }
 
 /// Writes a record file.
@@ -161,8 +155,9 @@ pub enum RecordFileError {
 }
 
 /// Reads a record file. A bad payload skips its record with a `syntax_error`
-/// diagnostic naming the file offset; a cut-off last record is `truncated`.
-pub fn read_records(bytes: &[u8]) -> Result<(Vec<Event<'static>>, Diagnostics), RecordFileError> {
+/// diagnostic naming the file offset; a cut-off last record is `truncated`. Events
+/// borrow their strings from `bytes` where they can.
+pub fn read_records(bytes: &[u8]) -> Result<(Vec<Event<'_>>, Diagnostics), RecordFileError> {
     if bytes.len() < FILE_HEADER_LEN || !is_record_file(bytes) {
         return Err(RecordFileError::BadMagic);
     }
