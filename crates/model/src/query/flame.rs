@@ -10,15 +10,21 @@ use super::lod::Rows;
 use crate::tables::NONE;
 use crate::trace::Trace;
 
-/// Intervals of one thread, as rows by depth (ids index `start`/`end`/`frame`).
+/// Intervals of one thread, laid out depth by depth (each depth in start order);
+/// an interval id indexes the columns. Times are sample indexes, 12 bytes per
+/// interval: a 10 M sample profile makes over 10 M intervals.
 #[derive(Debug, Default)]
 pub struct Flame {
-    pub start: Vec<i64>,
-    pub end: Vec<i64>,
+    /// First sample of the interval (a row of the samples table).
+    pub first: Vec<u32>,
+    /// The sample after its last one; `tail` when it lasts to the thread's end.
+    pub after: Vec<u32>,
     pub frame: Vec<u32>,
-    /// Samples each interval stands for.
-    pub samples: Vec<u32>,
     pub rows: Rows,
+    /// The thread's sample rows end here.
+    tail: u32,
+    /// When the thread's last sample ends.
+    tail_ts: i64,
 }
 
 impl Flame {
@@ -27,20 +33,17 @@ impl Flame {
     pub fn build(trace: &Trace, range: Range<usize>) -> Flame {
         let s = &trace.tables.samples;
         let frames = &trace.tables.frames;
-        let mut f = Flame::default();
-        // Open intervals by depth: index into f's columns.
+        // Intervals in start order: (first sample, frame, depth), and when each ends.
+        let mut made: Vec<(u32, u32, u32)> = Vec::new();
+        let mut after: Vec<u32> = Vec::new();
+        // Open intervals by depth: index into `made`.
         let mut open: Vec<u32> = Vec::new();
         let mut path: Vec<u32> = Vec::new();
-        let mut by_depth: Vec<(u32, u32)> = Vec::new(); // (interval, depth)
         let mut prev_leaf = NONE;
         let (lo, hi) = (range.start, range.end);
-        for i in range.clone() {
-            let ts = s.ts[i];
+        for i in range {
             let leaf = s.frame[i];
             if leaf == prev_leaf && i > lo {
-                for &o in &open {
-                    f.samples[o as usize] += 1;
-                }
                 continue;
             }
             prev_leaf = leaf;
@@ -55,38 +58,65 @@ impl Flame {
             let keep = open
                 .iter()
                 .zip(&path)
-                .take_while(|(&o, &p)| f.frame[o as usize] == p)
+                .take_while(|(&o, &p)| made[o as usize].1 == p)
                 .count();
             for &o in &open[keep..] {
-                f.end[o as usize] = ts;
+                after[o as usize] = i as u32;
             }
             open.truncate(keep);
-            for &o in &open {
-                f.samples[o as usize] += 1;
-            }
             for (d, &p) in path.iter().enumerate().skip(keep) {
-                let id = f.start.len() as u32;
-                f.start.push(ts);
-                f.end.push(ts);
-                f.frame.push(p);
-                f.samples.push(1);
-                open.push(id);
-                by_depth.push((id, d as u32));
+                open.push(made.len() as u32);
+                made.push((i as u32, p, d as u32));
+                after.push(hi as u32);
             }
         }
-        if hi > lo {
-            let last = s.ts[hi - 1];
-            let step = if hi - lo >= 2 { last - s.ts[hi - 2] } else { 0 };
-            for &o in &open {
-                f.end[o as usize] = last.saturating_add(step);
-            }
+        let tail_ts = match hi - lo {
+            0 => 0,
+            1 => s.ts[hi - 1],
+            _ => s.ts[hi - 1].saturating_add(s.ts[hi - 1] - s.ts[hi - 2]),
+        };
+        // Depth by depth, keeping start order within a depth (a counting sort).
+        let depths = made.iter().map(|m| m.2 as usize + 1).max().unwrap_or(0);
+        let mut offsets = vec![0u32; depths + 1];
+        for m in &made {
+            offsets[m.2 as usize + 1] += 1;
         }
-        // Intervals were created in start order, so each depth's list is sorted.
-        let (start, end) = (&f.start, &f.end);
-        f.rows = Rows::build(by_depth.into_iter(), 0, |i| {
-            (start[i as usize], end[i as usize])
-        });
+        for d in 0..depths {
+            offsets[d + 1] += offsets[d];
+        }
+        let n = made.len();
+        let mut f = Flame {
+            first: vec![0; n],
+            after: vec![0; n],
+            frame: vec![0; n],
+            rows: Rows::default(),
+            tail: hi as u32,
+            tail_ts,
+        };
+        let mut next = offsets.clone();
+        for (m, &a) in made.iter().zip(&after) {
+            let k = next[m.2 as usize] as usize;
+            next[m.2 as usize] += 1;
+            (f.first[k], f.after[k], f.frame[k]) = (m.0, a, m.1);
+        }
+        f.rows = Rows::from_offsets(&offsets, |i| f.span(&s.ts, i as usize));
         f
+    }
+
+    /// When interval `i` starts and ends; `ts` is the samples' time column.
+    pub fn span(&self, ts: &[i64], i: usize) -> (i64, i64) {
+        let a = self.after[i];
+        let end = if a >= self.tail {
+            self.tail_ts
+        } else {
+            ts[a as usize]
+        };
+        (ts[self.first[i] as usize], end)
+    }
+
+    /// The samples interval `i` stands for.
+    pub fn samples(&self, i: usize) -> u32 {
+        self.after[i] - self.first[i]
     }
 
     pub fn depth(&self) -> usize {
@@ -94,12 +124,13 @@ impl Flame {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.start.capacity() * 24 + self.rows.heap_bytes()
+        self.first.capacity() * 12 + self.rows.heap_bytes()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::lod::Ids;
     use super::*;
     use crate::{LoadOptions, Trace};
 
@@ -116,20 +147,25 @@ mod tests {
         let t = Trace::from_json(Box::new(json.to_string()), 0, &LoadOptions::default()).unwrap();
         let f = Flame::build(&t, 0..t.tables.samples.len());
         let name = |i: usize| t.str(t.tables.frames[f.frame[i] as usize].name).to_string();
-        let list: Vec<_> = (0..f.start.len())
-            .map(|i| (name(i), f.start[i], f.end[i], f.samples[i]))
+        let list: Vec<_> = (0..f.frame.len())
+            .map(|i| {
+                let (start, end) = f.span(&t.tables.samples.ts, i);
+                (name(i), start, end, f.samples(i))
+            })
             .collect();
+        // Depth 0 first, then depth 1, each in start order; the last sample lasts as
+        // long as the one before it.
         assert_eq!(
             list,
             vec![
                 ("a".into(), 1000, 4000, 3),
+                ("a".into(), 5000, 6000, 1),
                 ("b".into(), 1000, 3000, 2),
                 ("c".into(), 3000, 4000, 1),
-                ("a".into(), 5000, 6000, 1),
             ]
         );
         assert_eq!(f.depth(), 2);
-        assert_eq!(f.rows.rows[0].ids, vec![0, 3]);
-        assert_eq!(f.rows.rows[1].ids, vec![1, 2]);
+        assert_eq!(f.rows.rows[0].ids, Ids::Range { first: 0, len: 2 });
+        assert_eq!(f.rows.rows[1].ids, Ids::Range { first: 2, len: 2 });
     }
 }

@@ -8,11 +8,74 @@
 //! costs O(px log n) whatever the number of items in the window. Rows whose items
 //! overlap (rare: improper overlaps, out-of-band lanes) are walked item by item.
 
+/// The item ids of a row, by position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ids {
+    /// Any ids (table rows in start order).
+    List(Vec<u32>),
+    /// `first..first + len`: items laid out row by row (flame intervals), which
+    /// costs no memory per item.
+    Range { first: u32, len: u32 },
+}
+
+impl Default for Ids {
+    fn default() -> Ids {
+        Ids::List(Vec::new())
+    }
+}
+
+impl Ids {
+    pub fn len(&self) -> usize {
+        match self {
+            Ids::List(v) => v.len(),
+            Ids::Range { len, .. } => *len as usize,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The id at position `k < len`.
+    pub fn get(&self, k: usize) -> u32 {
+        match self {
+            Ids::List(v) => v[k],
+            Ids::Range { first, .. } => first + k as u32,
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(|k| self.get(k))
+    }
+
+    /// The first position whose id fails `pred` (which holds on a prefix), as
+    /// `slice::partition_point`.
+    pub fn partition_point(&self, pred: impl Fn(u32) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(self.get(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Ids::List(v) => v.capacity() * 4,
+            Ids::Range { .. } => 0,
+        }
+    }
+}
+
 /// One row's items, by position, in start order.
 #[derive(Debug, Default)]
 pub struct Row {
     /// Item ids (table rows, or flame interval indexes), sorted by start.
-    pub ids: Vec<u32>,
+    pub ids: Ids,
     /// Empty when items never overlap; else the running maximum of the visible end
     /// (`max(end, start + 1)`) over positions, to find the first visible item.
     prefix_end: Vec<i64>,
@@ -48,37 +111,44 @@ impl Rows {
         nrows: usize,
         span: impl Fn(u32) -> (i64, i64),
     ) -> Rows {
-        let mut rows: Vec<Row> = (0..nrows).map(|_| Row::default()).collect();
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); nrows];
         for (id, r) in items {
             let r = r as usize;
-            if r >= rows.len() {
-                rows.resize_with(r + 1, Row::default);
+            if r >= lists.len() {
+                lists.resize_with(r + 1, Vec::new);
             }
-            rows[r].ids.push(id);
+            lists[r].push(id);
         }
-        for row in &mut rows {
-            row.ids.shrink_to_fit();
-            let disjoint = row.ids.windows(2).all(|w| span(w[0]).1 <= span(w[1]).0);
-            if !disjoint {
-                let mut m = i64::MIN;
-                row.prefix_end = row
-                    .ids
-                    .iter()
-                    .map(|&id| {
-                        let (s, e) = span(id);
-                        m = m.max(vis_end(s, e));
-                        m
-                    })
-                    .collect();
-            }
-        }
+        let rows = lists
+            .into_iter()
+            .map(|mut ids| {
+                ids.shrink_to_fit();
+                Row::new(Ids::List(ids), &span)
+            })
+            .collect();
+        Rows { rows }
+    }
+
+    /// Rows of items laid out row by row: row `r` holds ids
+    /// `offsets[r]..offsets[r + 1]`, each row in start order.
+    pub fn from_offsets(offsets: &[u32], span: impl Fn(u32) -> (i64, i64)) -> Rows {
+        let rows = offsets
+            .windows(2)
+            .map(|w| {
+                let ids = Ids::Range {
+                    first: w[0],
+                    len: w[1] - w[0],
+                };
+                Row::new(ids, &span)
+            })
+            .collect();
         Rows { rows }
     }
 
     pub fn heap_bytes(&self) -> usize {
         self.rows
             .iter()
-            .map(|r| r.ids.capacity() * 4 + r.prefix_end.capacity() * 8 + 56)
+            .map(|r| r.ids.heap_bytes() + r.prefix_end.capacity() * 8 + 64)
             .sum()
     }
 }
@@ -119,17 +189,35 @@ impl Grid {
 }
 
 impl Row {
+    fn new(ids: Ids, span: impl Fn(u32) -> (i64, i64)) -> Row {
+        let n = ids.len();
+        let disjoint = (1..n).all(|k| span(ids.get(k - 1)).1 <= span(ids.get(k)).0);
+        let mut prefix_end = Vec::new();
+        if !disjoint {
+            let mut m = i64::MIN;
+            prefix_end = ids
+                .iter()
+                .map(|id| {
+                    let (s, e) = span(id);
+                    m = m.max(vis_end(s, e));
+                    m
+                })
+                .collect();
+        }
+        Row { ids, prefix_end }
+    }
+
     /// The visible items of the row in the window, sub-pixel runs merged per pixel.
     pub fn pieces(&self, g: Grid, span: impl Fn(u32) -> (i64, i64)) -> Vec<Piece> {
-        let at = |k: usize| span(self.ids[k]);
+        let at = |k: usize| span(self.ids.get(k));
         let n = self.ids.len();
-        let hi = self.ids.partition_point(|&id| span(id).0 < g.t1);
+        let hi = self.ids.partition_point(|id| span(id).0 < g.t1);
         let mut out = Vec::new();
         if self.prefix_end.is_empty() {
             // Disjoint items: ends are sorted like starts, and in a bucket only the
             // last item can be a pixel wide or more (anything after it starts past
             // its end, so past the bucket).
-            let mut k = self.ids.partition_point(|&id| {
+            let mut k = self.ids.partition_point(|id| {
                 let (s, e) = span(id);
                 vis_end(s, e) <= g.t0
             });
@@ -212,14 +300,23 @@ impl Row {
 
 /// The first position in `k..hi` where `before` turns false, given it holds at `k`:
 /// galloping from `k`, so a bucket holding few items costs few probes, all near `k`.
-fn gallop(ids: &[u32], k: usize, hi: usize, before: impl Fn(u32) -> bool) -> usize {
+fn gallop(ids: &Ids, k: usize, hi: usize, before: impl Fn(u32) -> bool) -> usize {
     let (mut lo, mut step) = (k, 1);
-    while lo + step < hi && before(ids[lo + step]) {
+    while lo + step < hi && before(ids.get(lo + step)) {
         lo += step;
         step *= 2;
     }
-    let end = (lo + step).min(hi);
-    lo + 1 + ids[lo + 1..end].partition_point(|&id| before(id))
+    // Binary search in `lo + 1..end`, where `before` fails at `end` (or `end == hi`).
+    let (mut a, mut b) = (lo + 1, (lo + step).min(hi));
+    while a < b {
+        let mid = a + (b - a) / 2;
+        if before(ids.get(mid)) {
+            a = mid + 1;
+        } else {
+            b = mid;
+        }
+    }
+    a
 }
 
 /// Min and max over ranges of a value column: a pyramid of blocks of `FAN` values.

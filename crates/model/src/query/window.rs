@@ -1,7 +1,7 @@
 //! What lies on one track in a window at a pixel width: the level-of-detail items of
 //! every row, the instants of slices tracks, or counter points.
 
-use super::lod::{counter_points, CounterPoints, Grid, Piece, Rows};
+use super::lod::{counter_points, CounterPoints, Grid, Ids, Piece, Rows};
 use super::tracks::{exists, slice_track, TrackRef};
 use super::QueryIndex;
 use crate::strings::StrId;
@@ -54,7 +54,7 @@ impl SnapshotMarks {
         let mut marks: Vec<(i64, u32, u32)> = Vec::new();
         for (r, row) in rows.rows.iter().enumerate() {
             marks.clear();
-            for &o in &row.ids {
+            for o in row.ids.iter() {
                 let obj = &objs[o as usize];
                 if obj.start >= g.t1 || obj.end < g.t0 {
                     continue;
@@ -112,16 +112,16 @@ struct Item {
 }
 
 impl Items {
-    fn add_row(&mut self, row: u32, pieces: &[Piece], ids: &[u32], item: impl Fn(u32) -> Item) {
+    fn add_row(&mut self, row: u32, pieces: &[Piece], ids: &Ids, item: impl Fn(u32) -> Item) {
         for p in pieces {
-            let first = item(ids[p.first as usize]);
+            let first = item(ids.get(p.first as usize));
             self.ts.push(p.ts);
             self.dur.push(p.end.saturating_sub(p.ts));
             self.row.push(row);
             self.name.push(first.name);
             self.count.push(p.count);
             if p.count == 1 {
-                self.id.push(ids[p.first as usize] as i64);
+                self.id.push(ids.get(p.first as usize) as i64);
                 self.flags.push(first.flags);
                 self.color.push(first.color);
             } else {
@@ -209,7 +209,7 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
             out.add_rows(&f.rows, g, |i| {
                 let i = i as usize;
                 Item {
-                    span: (f.start[i], f.end[i]),
+                    span: f.span(&t.samples.ts, i),
                     name: frames
                         .get(f.frame[i] as usize)
                         .map_or(StrId::NONE, |fr| fr.name),
@@ -313,7 +313,7 @@ impl InstantIndex {
                 continue;
             };
             for p in row.pieces(g, |i| (ins.ts[i as usize], ins.ts[i as usize])) {
-                let i = row.ids[p.first as usize] as usize;
+                let i = row.ids.get(p.first as usize) as usize;
                 out.ts.push(p.ts);
                 out.name.push(ins.name[i]);
                 out.id.push(if p.count == 1 { i as i64 } else { -1 });
