@@ -3,6 +3,8 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use tracescope_format::json::{self, ReadError, ReadOptions, Value};
 use tracescope_format::{Diagnostics, Event, Int64};
 
@@ -182,11 +184,20 @@ impl Trace {
         Ok(trace)
     }
 
-    /// Builds a trace from events of any reader (CTF, ETW records, tests).
-    pub fn from_events<'e>(
-        events: impl IntoIterator<Item = Event<'e>>,
+    /// Builds a trace from events of any reader (CTF, ETW records, tests), in input
+    /// order. Runs of events go through builders in parallel, as JSON parts do.
+    pub fn from_events(events: Vec<Event<'_>>, format: &str, bytes: u64) -> Trace {
+        let run = (events.len() / (4 * rayon::current_num_threads())).max(1 << 14);
+        Self::from_events_in_runs(events, format, bytes, run)
+    }
+
+    /// [`Trace::from_events`] with runs of `run` events (tests check that any run
+    /// length gives the same model).
+    pub fn from_events_in_runs(
+        events: Vec<Event<'_>>,
         format: &str,
         bytes: u64,
+        run: usize,
     ) -> Trace {
         let t0 = Instant::now();
         let strings = SharedStrings::default();
@@ -199,13 +210,26 @@ impl Trace {
             arena: &arena,
             release: None,
         };
-        let mut part = PartBuilder::new(&shared);
+        let mut events = events;
+        let parts: Vec<(Records, Diagnostics)> = events
+            .par_chunks_mut(run.max(1))
+            .map(|run| {
+                let mut part = PartBuilder::new(&shared);
+                let mut diags = Diagnostics::new();
+                for ev in run {
+                    json::EventSink::event(&mut part, std::mem::take(ev), &mut diags);
+                }
+                (std::mem::take(&mut part.records), diags)
+            })
+            .collect();
+        drop(events);
         let mut diags = Diagnostics::new();
-        for ev in events {
-            json::EventSink::event(&mut part, ev, &mut diags);
+        let mut records = Vec::with_capacity(parts.len());
+        for (r, d) in parts {
+            records.push(r);
+            diags.merge(d);
         }
-        let recs = std::mem::take(&mut part.records);
-        drop(part);
+        let recs = Records::concat(records);
         let events = recs.events;
         let mut info = TraceInfo {
             format: format.to_string(),

@@ -113,3 +113,29 @@ fn tiny_parallel_parts_give_the_same_model() {
         }
     }
 }
+
+/// Events from any reader (CTF, ETW) are built in parallel runs: runs of a few events
+/// give exactly the model of one run, diagnostics included.
+#[test]
+fn events_in_short_runs_give_the_same_model() {
+    let root = common::shared().join("corpus");
+    let mut all = Vec::new();
+    files(&root.join("catapult"), &mut all);
+    all.sort();
+    assert!(!all.is_empty());
+    for p in &all {
+        let src = Source::open(p).unwrap();
+        let mut events = Vec::new();
+        if tracescope_format::json::read_events(src.text(), |ev, _| events.push(ev)).is_err() {
+            continue;
+        }
+        let a = Trace::from_events_in_runs(events.clone(), "json", 0, usize::MAX);
+        let b = Trace::from_events_in_runs(events, "json", 0, 7);
+        assert_eq!(a.stats().events, b.stats().events, "{}", p.display());
+        assert_eq!(a.diagnostics, b.diagnostics, "{}", p.display());
+        for table in tracescope_model::TABLE_NAMES {
+            let (ra, rb) = (a.rows(table).unwrap(), b.rows(table).unwrap());
+            assert!(ra.rows == rb.rows, "{}: table {table} differs", p.display());
+        }
+    }
+}
