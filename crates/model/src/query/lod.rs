@@ -51,16 +51,7 @@ impl Ids {
     /// The first position whose id fails `pred` (which holds on a prefix), as
     /// `slice::partition_point`.
     pub fn partition_point(&self, pred: impl Fn(u32) -> bool) -> usize {
-        let (mut lo, mut hi) = (0, self.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if pred(self.get(mid)) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        first_false(0, self.len(), |k| pred(self.get(k)))
     }
 
     fn heap_bytes(&self) -> usize {
@@ -306,17 +297,22 @@ fn gallop(ids: &Ids, k: usize, hi: usize, before: impl Fn(u32) -> bool) -> usize
         lo += step;
         step *= 2;
     }
-    // Binary search in `lo + 1..end`, where `before` fails at `end` (or `end == hi`).
-    let (mut a, mut b) = (lo + 1, (lo + step).min(hi));
-    while a < b {
-        let mid = a + (b - a) / 2;
-        if before(ids.get(mid)) {
-            a = mid + 1;
+    // `before` fails at `lo + step` (or that is past `hi`).
+    first_false(lo + 1, (lo + step).min(hi), |k| before(ids.get(k)))
+}
+
+/// The first position in `lo..hi` where `pred` fails, given it holds on a prefix
+/// (a binary search, as `slice::partition_point`).
+fn first_false(mut lo: usize, mut hi: usize, pred: impl Fn(usize) -> bool) -> usize {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
         } else {
-            b = mid;
+            hi = mid;
         }
     }
-    a
+    lo
 }
 
 /// Min and max over ranges of a value column: a pyramid of blocks of `FAN` values.
@@ -434,6 +430,53 @@ mod tests {
         let v = spans.to_vec();
         let rows = Rows::build((0..v.len() as u32).map(|i| (i, 0)), 1, |i| v[i as usize]);
         (rows, v)
+    }
+
+    /// Rows given as id ranges (flame charts) answer exactly as the same rows given
+    /// as id lists, disjoint or overlapping, at every zoom.
+    #[test]
+    fn id_ranges_answer_like_id_lists() {
+        // Row 0 (ids 0..6) is disjoint with sub-pixel runs; row 1 (ids 6..9) overlaps.
+        let spans = [
+            (0, 10),
+            (10, 11),
+            (11, 12),
+            (12, 13),
+            (40, 90),
+            (95, 96),
+            (0, 50),
+            (5, 20),
+            (60, 61),
+        ];
+        let span = |i: u32| spans[i as usize];
+        let lists = Rows::build(
+            (0..spans.len() as u32).map(|i| (i, u32::from(i >= 6))),
+            2,
+            span,
+        );
+        let ranges = Rows::from_offsets(&[0, 6, 9], span);
+        assert_eq!(ranges.rows[1].ids, Ids::Range { first: 6, len: 3 });
+        assert!(ranges.rows[0].prefix_end.is_empty() && !ranges.rows[1].prefix_end.is_empty());
+        assert_eq!(ranges.heap_bytes() + 9 * 4, lists.heap_bytes());
+        for (t0, t1, px) in [
+            (0, 100, 10),
+            (0, 100, 100),
+            (9, 14, 3),
+            (41, 97, 7),
+            (-50, 5, 2),
+        ] {
+            let g = Grid::new(t0, t1, px).unwrap();
+            for r in 0..2 {
+                let (a, b) = (&lists.rows[r], &ranges.rows[r]);
+                let ids = |row: &Row| -> Vec<(u32, Piece)> {
+                    row.pieces(g, span)
+                        .into_iter()
+                        .map(|p| (row.ids.get(p.first as usize), p))
+                        .collect()
+                };
+                assert_eq!(ids(a), ids(b), "row {r} at {t0}..{t1} / {px} px");
+            }
+        }
     }
 
     fn pieces(spans: &[(i64, i64)], t0: i64, t1: i64, px: u32) -> Vec<Piece> {
