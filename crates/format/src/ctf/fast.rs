@@ -277,8 +277,9 @@ pub(crate) fn count_packet(data: &[u8], p: Packet, layout: &FastLayout) -> Optio
 }
 
 /// Decodes one packet into `sink`: its events (the dropped End halves of `X`
-/// excluded, names and categories borrowed from `data`) and their `seq`s; `None` when any event is not exactly as written (for
-/// the generic path) or the sink is full.
+/// excluded; names and categories borrowed from `data`) and their `seq`s; `None`
+/// when any event is not exactly as written (for the generic path) or the sink is
+/// full.
 pub(crate) fn decode_packet<'a, S: Sink<'a>>(
     data: &'a [u8],
     p: Packet,
