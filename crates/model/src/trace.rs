@@ -355,7 +355,7 @@ impl Trace {
         }
     }
 
-    /// The process's display name: its name, else "Process <pid>".
+    /// The process's display name: its name, else `"Process <pid>"`.
     pub fn process_label(&self, p: u32) -> String {
         let proc_ = &self.tables.processes[p as usize];
         if proc_.name.is_none() {

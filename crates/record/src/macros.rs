@@ -107,7 +107,7 @@ macro_rules! trace_scope {
     };
 }
 
-/// Internal: the body of [`trace_scope!`].
+/// Internal: the body of [`trace_scope!`](crate::trace_scope).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __ts_scope {
@@ -140,7 +140,7 @@ macro_rules! trace_event {
     };
 }
 
-/// Begins a slice on this thread (`B`); end it with [`trace_end!`].
+/// Begins a slice on this thread (`B`); end it with [`trace_end!`](crate::trace_end).
 #[macro_export]
 macro_rules! trace_begin {
     ($($t:tt)*) => { $crate::__ts_emit!(@noid $crate::__private::KIND_BEGIN; $($t)*) };
@@ -268,7 +268,7 @@ macro_rules! trace_counter_id {
 }
 
 /// Begins a legacy async operation (`S`), keyed by name and id. Prefer the
-/// nestable [`trace_async_begin!`]; these exist for tools that expect `S`/`T`/`F`.
+/// nestable [`trace_async_begin!`](crate::trace_async_begin); these exist for tools that expect `S`/`T`/`F`.
 ///
 /// ```
 /// # use tracescope_record::*;

@@ -4,7 +4,7 @@
 //! # Writing: [`write_dir`]
 //! `write_dir(dir, &events, &CtfWriteOptions)` writes `dir/metadata` (TSDL text) and
 //! `dir/chrome_0` (one stream of little-endian, byte-aligned packets). Each event
-//! is mapped to the seed's Chrome model by [`crate::etw::to_chrome`] (the same
+//! is mapped to the seed's Chrome model by [`crate::etw::to_chrome()`] (the same
 //! lossless reserved-argument mapping as ETW: see [`crate::etw`]); one event class
 //! per opcode used, named `Chrome<Type>`, with id = the ETW opcode and fields laid
 //! out as in the seed:

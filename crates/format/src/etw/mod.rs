@@ -6,7 +6,7 @@
 //! payload = name\0, u64 id, categories\0, (arg name\0, arg value\0) × n, and
 //! optionally u32 stack size + addresses of 32 or 64 bits ([`Bitness`]).
 //!
-//! # Mapping to and from [`Event`] ([`to_chrome`], [`from_chrome`])
+//! # Mapping to and from [`Event`] ([`to_chrome()`], [`from_chrome()`])
 //! The seed's model has a type, name, categories, a u64 id, string args and a stack.
 //! JSON events have more, so the mapping is lossless through *reserved arguments*,
 //! whose names start with `@` and whose values are JSON text:
