@@ -5,7 +5,7 @@
 
 mod ctf_support;
 
-use tracescope_format::ctf::{read_trace_bytes, write_dir, CtfWriteOptions};
+use tracescope_format::ctf::read_trace_bytes;
 use tracescope_format::{Diagnostics, Event};
 
 /// Varied events: every phase family, reserved args, `@more`, stacks, odd ids,
@@ -26,28 +26,6 @@ fn events() -> Vec<Event<'static>> {
     ev
 }
 
-fn written(events: &[Event<'_>]) -> (String, Vec<u8>) {
-    // One directory per call: the tests run in parallel threads of one process.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("tracescope-ctf-fast-{}-{n}", std::process::id()));
-    write_dir(
-        &dir,
-        events,
-        &CtfWriteOptions {
-            packet_bytes: 512,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let r = (
-        std::fs::read_to_string(dir.join("metadata")).unwrap(),
-        std::fs::read(dir.join("chrome_0")).unwrap(),
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    r
-}
-
 fn read<'a>(meta: &str, stream: &'a [u8]) -> (Vec<Event<'a>>, Diagnostics) {
     let mut diags = Diagnostics::new();
     let ev = read_trace_bytes(meta.as_bytes(), &[("chrome_0", stream)], &mut diags).unwrap();
@@ -63,7 +41,7 @@ fn respelled(meta: &str) -> String {
 #[test]
 fn fast_and_generic_paths_agree() {
     let events = events();
-    let (meta, stream) = written(&events);
+    let (meta, stream) = ctf_support::written(&events, 512);
     let fast = read(&meta, &stream);
     let generic = read(&respelled(&meta), &stream);
     assert!(fast.1.is_empty(), "{:?}", fast.1);
@@ -74,7 +52,7 @@ fn fast_and_generic_paths_agree() {
 
 #[test]
 fn damaged_streams_agree() {
-    let (meta, stream) = written(&events());
+    let (meta, stream) = ctf_support::written(&events(), 512);
     let generic_meta = respelled(&meta);
     let mut damaged = 0;
     // About 200 positions spread over the stream (headers, contexts and payloads).

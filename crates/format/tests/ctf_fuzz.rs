@@ -6,8 +6,8 @@ mod ctf_support;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
+use tracescope_format::ctf::read_trace_bytes;
 use tracescope_format::ctf::tsdl::parse_metadata;
-use tracescope_format::ctf::{read_trace_bytes, write_dir, CtfWriteOptions};
 use tracescope_format::Diagnostics;
 
 /// A trace we write (small packets, so several), built once for all cases.
@@ -22,22 +22,8 @@ fn write_ours() -> (Vec<u8>, Vec<u8>) {
             {"ph":"I","name":"b","ts":5,"pid":1,"tid":1,"stack":[1,2,3]},
             {"ph":"C","name":"c","ts":6,"pid":1,"tid":1,"args":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8}}]"#,
     );
-    let dir = std::env::temp_dir().join(format!("tracescope-ctf-fuzz-{}", std::process::id()));
-    write_dir(
-        &dir,
-        &events,
-        &CtfWriteOptions {
-            packet_bytes: 256,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let r = (
-        std::fs::read(dir.join("metadata")).unwrap(),
-        std::fs::read(dir.join("chrome_0")).unwrap(),
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    r
+    let (meta, stream) = ctf_support::written(&events, 256);
+    (meta.into_bytes(), stream)
 }
 
 fn lttng() -> (Vec<u8>, Vec<u8>) {

@@ -81,3 +81,25 @@ pub fn assert_same_events(what: &str, want: &[Event<'_>], got: &[Event<'_>]) {
     }
     assert_eq!(got.len(), want.len(), "{what}: event count");
 }
+
+/// Writes `events` as CTF with packets of `packet_bytes` and returns the metadata
+/// text and the stream file's bytes (one fresh directory per call: tests run in
+/// parallel threads of one process).
+#[allow(dead_code)] // not every test file that includes this module writes CTF
+pub fn written(events: &[Event<'_>], packet_bytes: usize) -> (String, Vec<u8>) {
+    use tracescope_format::ctf::{write_dir, CtfWriteOptions};
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("tracescope-ctf-test-{}-{n}", std::process::id()));
+    let opts = CtfWriteOptions {
+        packet_bytes,
+        ..Default::default()
+    };
+    write_dir(&dir, events, &opts).unwrap();
+    let r = (
+        std::fs::read_to_string(dir.join("metadata")).unwrap(),
+        std::fs::read(dir.join("chrome_0")).unwrap(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    r
+}
