@@ -11,10 +11,12 @@ pub mod etw;
 pub mod event;
 pub mod id;
 pub mod json;
+pub mod runs;
 pub mod source;
 pub mod time;
 
 pub use diag::{DiagKind, Diagnostic, Diagnostics};
 pub use event::{Event, RawJson};
 pub use id::{Id, Id2, Int64, Pid};
+pub use runs::EventRuns;
 pub use source::{Compression, Source};

@@ -10,6 +10,7 @@ use ctf_support::{assert_same_events, events_of, json_traces, shared};
 use tracescope_format::ctf::{is_ctf_dir, open_dir, read_dir, write_dir, CtfWriteOptions};
 use tracescope_format::etw::Bitness;
 use tracescope_format::id::{Int64, Pid};
+use tracescope_format::{DiagKind, Diagnostics, EventRuns};
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir()
@@ -47,8 +48,42 @@ fn json_ctf_json_keeps_every_event() {
                 .all(|e| matches!(e.name, Some(Cow::Borrowed(_)) | None)),
             "{name}: every name borrowed"
         );
+        // Run by run (as `tracescope view` loads it), in any number of runs: the same
+        // events in the same order.
+        for split in [1, 3, 64] {
+            let runs = files.runs().expect("our own layout").split(split);
+            assert_eq!(runs.len(), borrowed.len(), "{name}");
+            let mut got = Vec::new();
+            let mut diags = Diagnostics::new();
+            for k in 0..runs.runs() {
+                runs.run(k, &mut diags, &mut |ev| got.push(ev));
+            }
+            assert!(diags.is_empty(), "{name}: {diags:?}");
+            assert_same_events(&format!("{name} in {split} runs"), &events, &got);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// A damaged stream is not read run by run: the general decoder reads it, with its
+/// diagnostics.
+#[test]
+fn damaged_streams_are_not_read_run_by_run() {
+    let events = events_of(
+        r#"[{"ph":"X","name":"a","ts":1,"dur":2,"pid":1,"tid":1},
+            {"ph":"i","name":"b","ts":5,"pid":1,"tid":1}]"#,
+    );
+    let dir = tmp("damaged");
+    write_dir(&dir, &events, &CtfWriteOptions::default()).unwrap();
+    assert!(open_dir(&dir).unwrap().runs().is_some());
+    let stream = dir.join("chrome_0");
+    let bytes = std::fs::read(&stream).unwrap();
+    std::fs::write(&stream, &bytes[..bytes.len() - 3]).unwrap();
+    let files = open_dir(&dir).unwrap();
+    assert!(files.runs().is_none());
+    let (_, diags) = files.events().unwrap();
+    assert_eq!(diags.count(DiagKind::Truncated), 1, "{diags:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use tracescope_format::json::{self, ReadError, ReadOptions, Value};
-use tracescope_format::{Diagnostics, Event, Int64};
+use tracescope_format::{Diagnostics, Event, EventRuns, Int64};
 
 use crate::args::{resolve, SharedArena, TextRef};
 use crate::build::part::{PartBuilder, Shared};
@@ -93,6 +93,26 @@ pub struct Trace {
     /// Threads in display order (grouped by process, in process order).
     pub thread_order: Vec<u32>,
     text: Box<dyn TraceText>,
+}
+
+/// The tables the parts of an event reader's trace share while they are built.
+#[derive(Default)]
+struct PartTables {
+    strings: SharedStrings,
+    registry: SharedRegistry,
+    arena: SharedArena,
+}
+
+impl PartTables {
+    fn shared(&self) -> Shared<'_> {
+        Shared {
+            input: "",
+            strings: &self.strings,
+            registry: &self.registry,
+            arena: &self.arena,
+            release: None,
+        }
+    }
 }
 
 /// Settings for loading.
@@ -200,18 +220,10 @@ impl Trace {
         run: usize,
     ) -> Trace {
         let t0 = Instant::now();
-        let strings = SharedStrings::default();
-        let registry = SharedRegistry::default();
-        let arena = SharedArena::default();
-        let shared = Shared {
-            input: "",
-            strings: &strings,
-            registry: &registry,
-            arena: &arena,
-            release: None,
-        };
+        let tables = PartTables::default();
+        let shared = tables.shared();
         let mut events = events;
-        let parts: Vec<(Records, Diagnostics)> = events
+        let parts = events
             .par_chunks_mut(run.max(1))
             .map(|run| {
                 let mut part = PartBuilder::new(&shared);
@@ -219,10 +231,43 @@ impl Trace {
                 for ev in run {
                     json::EventSink::event(&mut part, std::mem::take(ev), &mut diags);
                 }
-                (std::mem::take(&mut part.records), diags)
+                (part.finish(), diags)
             })
             .collect();
         drop(events);
+        Self::from_parts(tables, parts, format, bytes, t0)
+    }
+
+    /// Builds a trace from a reader that hands its events over in runs (CTF): one
+    /// part per run, in parallel, so all the events are never held at once.
+    pub fn from_event_runs<'a>(runs: &dyn EventRuns<'a>, format: &str, bytes: u64) -> Trace {
+        let t0 = Instant::now();
+        let tables = PartTables::default();
+        let shared = tables.shared();
+        let parts = (0..runs.runs())
+            .into_par_iter()
+            .map(|k| {
+                let mut part = PartBuilder::new(&shared);
+                let (mut diags, mut read) = (Diagnostics::new(), Diagnostics::new());
+                runs.run(k, &mut read, &mut |ev| {
+                    json::EventSink::event(&mut part, ev, &mut diags)
+                });
+                read.merge(diags);
+                (part.finish(), read)
+            })
+            .collect();
+        Self::from_parts(tables, parts, format, bytes, t0)
+    }
+
+    /// The model of `parts` (records and diagnostics, in input order), built with
+    /// `tables`.
+    fn from_parts(
+        tables: PartTables,
+        parts: Vec<(Records, Diagnostics)>,
+        format: &str,
+        bytes: u64,
+        t0: Instant,
+    ) -> Trace {
         let mut diags = Diagnostics::new();
         let mut records = Vec::with_capacity(parts.len());
         for (r, d) in parts {
@@ -242,16 +287,12 @@ impl Trace {
             cpu_profile: None,
             source_name: format,
         };
-        let tables = Self::finish_into(
-            &mut info,
-            recs,
-            "",
+        let PartTables {
             strings,
             registry,
             arena,
-            &top,
-            diags.clone(),
-        );
+        } = tables;
+        let tables = Self::finish_into(&mut info, recs, "", strings, registry, arena, &top, diags);
         info.events = events;
         let mut trace = Trace::assemble(info, tables, Box::new(String::new()));
         trace.info.load_ms = t0.elapsed().as_secs_f64() * 1e3;

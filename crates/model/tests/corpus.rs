@@ -139,3 +139,45 @@ fn events_in_short_runs_give_the_same_model() {
         }
     }
 }
+
+/// A CTF trace in our layout loads run by run (its decoded events never all held)
+/// into exactly the model of its decoded events, whatever the number of runs.
+#[test]
+fn ctf_run_by_run_gives_the_model_of_its_events() {
+    use tracescope_format::ctf::{open_dir, write_dir, CtfWriteOptions};
+    let root = common::shared().join("corpus");
+    let mut all = Vec::new();
+    files(&root.join("catapult"), &mut all);
+    all.sort();
+    let dir = std::env::temp_dir().join(format!("tracescope-model-ctf-{}", std::process::id()));
+    let mut tried = 0;
+    for p in &all {
+        let src = Source::open(p).unwrap();
+        let mut events = Vec::new();
+        if tracescope_format::json::read_events(src.text(), |ev, _| events.push(ev)).is_err() {
+            continue;
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let opts = CtfWriteOptions {
+            packet_bytes: 4096,
+            ..Default::default()
+        };
+        write_dir(&dir, &events, &opts).unwrap();
+        let files = open_dir(&dir).unwrap();
+        let (decoded, diags) = files.events().unwrap();
+        let mut want = Trace::from_events(decoded, "ctf", 0);
+        want.diagnostics.merge(diags);
+        for split in [1, 5] {
+            let runs = files.runs().expect("our own layout").split(split);
+            let got = Trace::from_event_runs(&runs, "ctf", 0);
+            assert_eq!(want.diagnostics, got.diagnostics, "{}", p.display());
+            for table in tracescope_model::TABLE_NAMES {
+                let (ra, rb) = (want.rows(table).unwrap(), got.rows(table).unwrap());
+                assert!(ra.rows == rb.rows, "{}: table {table} differs", p.display());
+            }
+        }
+        tried += 1;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(tried > 10, "only {tried} corpus traces read");
+}

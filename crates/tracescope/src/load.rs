@@ -27,12 +27,7 @@ pub fn load_until_exit(path: &Path) -> Result<&'static Trace> {
 fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
     let source = match crate::input::open(path)? {
         crate::input::Input::Json(source) => source,
-        crate::input::Input::Binary(binary) => {
-            let d = binary.decode(path)?;
-            let mut trace = Trace::from_events(d.events, d.format, d.bytes);
-            trace.diagnostics.merge(d.diags);
-            return Ok(trace);
-        }
+        crate::input::Input::Binary(binary) => return load_binary(&binary, path),
     };
     let done = Arc::new(AtomicBool::new(false));
     let total = source.text().len() as u64;
@@ -58,6 +53,20 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
         let _ = h.join();
     }
     result.with_context(|| format!("{} holds no trace", path.display()))
+}
+
+/// A CTF trace in tracescope's own layout goes into the model run by run, so its
+/// decoded events are never all held at once; anything else is decoded first.
+fn load_binary(binary: &crate::input::Binary, path: &Path) -> Result<Trace> {
+    if let crate::input::Binary::Ctf(files) = binary {
+        if let Some(runs) = files.runs() {
+            return Ok(Trace::from_event_runs(&runs, "ctf", files.bytes()));
+        }
+    }
+    let d = binary.decode(path)?;
+    let mut trace = Trace::from_events(d.events, d.format, d.bytes);
+    trace.diagnostics.merge(d.diags);
+    Ok(trace)
 }
 
 /// The source, counting the bytes the reader has finished with (it releases each

@@ -257,6 +257,17 @@ fn bytes_of(p: Packet, data: &[u8]) -> Bytes<'_> {
 /// every record reads and whether it is dropped is certain from its bytes (as
 /// [`chrome_event`] decides it before parsing anything).
 pub(crate) fn count_packet(data: &[u8], p: Packet, layout: &FastLayout) -> Option<usize> {
+    scan_packet(data, p, layout, |_, _| {})
+}
+
+/// [`count_packet`], also giving `each(seq, offset)` for every record that makes an
+/// event (`offset`: where the record starts in `data`).
+pub(crate) fn scan_packet(
+    data: &[u8],
+    p: Packet,
+    layout: &FastLayout,
+    mut each: impl FnMut(u64, u64),
+) -> Option<usize> {
     let mut b = bytes_of(p, data);
     let mut args = Vec::with_capacity(8);
     let mut n = 0;
@@ -271,9 +282,70 @@ pub(crate) fn count_packet(data: &[u8], p: Packet, layout: &FastLayout) -> Optio
                 _ => return None,
             }
         }
+        each(r.seq, r.offset);
         n += 1;
     }
     Some(n)
+}
+
+/// Buffers reused from one record to the next.
+#[derive(Default)]
+pub(crate) struct Scratch<'a> {
+    raw: Vec<(&'a [u8], &'a [u8])>,
+    args: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+    stack: Vec<u64>,
+}
+
+/// Decodes the record at `b.pos`: its event (`None` for the dropped End half of an
+/// `X`) and its `seq`; `None` when the record does not read.
+fn next_event<'a>(
+    b: &mut Bytes<'a>,
+    layout: &FastLayout,
+    s: &mut Scratch<'a>,
+) -> Option<(Option<Event<'a>>, u64)> {
+    let r = record(b, layout, &mut s.raw)?;
+    s.args.clear();
+    s.args
+        .extend(s.raw.iter().map(|&(k, v)| (text(k), text(v))));
+    if let Some(st) = r.stack {
+        s.stack.clear();
+        match r.class.stack {
+            Some(4) => s.stack.extend(
+                st.chunks_exact(4)
+                    .map(|a| u64::from(u32::from_le_bytes(a.try_into().expect("4")))),
+            ),
+            _ => s.stack.extend(
+                st.chunks_exact(8)
+                    .map(|a| u64::from_le_bytes(a.try_into().expect("8"))),
+            ),
+        }
+    }
+    let (name, categories) = (text(r.name), text(r.categories));
+    let fields = ChromeFields {
+        ty: r.class.ty,
+        name: &name,
+        id: r.id,
+        categories: &categories,
+        args: &s.args,
+        stack: r.stack.map(|_| s.stack.as_slice()),
+    };
+    let ts = layout.clock.to_ns(r.ts);
+    Some((chrome_event(&fields, ts, r.pid, r.tid, r.offset), r.seq))
+}
+
+/// The event of the record at `offset` of `data`, which [`scan_packet`] read.
+pub(crate) fn event_at<'a>(
+    data: &'a [u8],
+    offset: u64,
+    layout: &FastLayout,
+    s: &mut Scratch<'a>,
+) -> Option<Event<'a>> {
+    let mut b = Bytes {
+        d: data,
+        pos: usize::try_from(offset).ok()?,
+        end: data.len(),
+    };
+    next_event(&mut b, layout, s)?.0
 }
 
 /// Decodes one packet into `sink`: its events (the dropped End halves of `X`
@@ -286,39 +358,11 @@ pub(crate) fn decode_packet<'a, S: Sink<'a>>(
     layout: &FastLayout,
     sink: &mut S,
 ) -> Option<()> {
-    let mut raw = Vec::with_capacity(8);
-    let mut args: Vec<(Cow<'_, str>, Cow<'_, str>)> = Vec::with_capacity(8);
-    let mut stack: Vec<u64> = Vec::new();
+    let mut scratch = Scratch::default();
     let mut b = bytes_of(p, data);
     while b.pos < b.end {
-        let r = record(&mut b, layout, &mut raw)?;
-        args.clear();
-        args.extend(raw.iter().map(|&(k, v)| (text(k), text(v))));
-        if let Some(s) = r.stack {
-            stack.clear();
-            match r.class.stack {
-                Some(4) => stack.extend(
-                    s.chunks_exact(4)
-                        .map(|a| u64::from(u32::from_le_bytes(a.try_into().expect("4")))),
-                ),
-                _ => stack.extend(
-                    s.chunks_exact(8)
-                        .map(|a| u64::from_le_bytes(a.try_into().expect("8"))),
-                ),
-            }
-        }
-        let (name, categories) = (text(r.name), text(r.categories));
-        let fields = ChromeFields {
-            ty: r.class.ty,
-            name: &name,
-            id: r.id,
-            categories: &categories,
-            args: &args,
-            stack: r.stack.map(|_| stack.as_slice()),
-        };
-        let ts = layout.clock.to_ns(r.ts);
-        if let Some(ev) = chrome_event(&fields, ts, r.pid, r.tid, r.offset) {
-            sink.push(ev, r.seq)?;
+        if let (Some(ev), seq) = next_event(&mut b, layout, &mut scratch)? {
+            sink.push(ev, seq)?;
         }
     }
     Some(())

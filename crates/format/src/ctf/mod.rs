@@ -57,6 +57,7 @@ pub mod lexer;
 pub mod metadata;
 mod order;
 pub mod reader;
+mod runs;
 pub mod tsdl;
 pub mod tsdl_out;
 pub mod types;
@@ -64,6 +65,7 @@ pub mod writer;
 
 pub use metadata::{find_traces, is_ctf_dir};
 pub use reader::{open_dir, read_dir, read_trace_bytes, CtfFiles};
+pub use runs::CtfRuns;
 pub use writer::{write_dir, CtfWriteOptions, CtfWriteStats, CTF_MAGIC};
 
 /// A CTF input that cannot be read at all.

@@ -16,6 +16,7 @@ use super::fill::fill;
 use super::generic::generic_event;
 use super::metadata::{find_traces, metadata_text};
 use super::order::{self, Decoded};
+use super::runs::{fast_runs, CtfRuns};
 use super::tsdl::parse_metadata;
 use super::types::{Clock, EventClass, IntType, Metadata, StreamClass, Type};
 use super::writer::CTF_MAGIC;
@@ -68,6 +69,18 @@ impl CtfFiles {
                     .sum::<usize>()
         };
         self.traces.iter().map(|t| trace(t) as u64).sum()
+    }
+
+    /// The events as runs decoded on demand ([`CtfRuns`]), when the files are one
+    /// trace in tracescope's own layout whose every packet the fast path reads;
+    /// `None` otherwise, and [`CtfFiles::events`] reads them (with the general
+    /// decoder's diagnostics). Both give the same events in the same order.
+    pub fn runs(&self) -> Option<CtfRuns<'_>> {
+        let [t] = self.traces.as_slice() else {
+            return None;
+        };
+        let streams: Vec<&[u8]> = t.streams.iter().map(|(_, d)| d.bytes()).collect();
+        fast_runs(&t.metadata, &streams)
     }
 
     /// Decodes every trace: events in input order (by time across traces), names,

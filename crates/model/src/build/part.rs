@@ -41,6 +41,12 @@ impl<'a, 's> PartBuilder<'a, 's> {
         }
     }
 
+    /// The part's records, once its last event is in.
+    pub fn finish(&mut self) -> Records {
+        self.registry.flush(self.shared.registry);
+        std::mem::take(&mut self.records)
+    }
+
     fn str_opt(&mut self, s: &Option<Cow<'a, str>>) -> StrId {
         match s {
             Some(c) => self.strings.intern_cow(c),
@@ -142,6 +148,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
 
 impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
     fn part_done(&mut self, bytes: std::ops::Range<usize>, _diags: &mut Diagnostics) {
+        self.registry.flush(self.shared.registry);
         if let Some(release) = self.shared.release {
             release(bytes);
         }

@@ -137,26 +137,45 @@ impl SharedRegistry {
     }
 }
 
-/// A part's cache in front of [`SharedRegistry`].
+/// A part's cache in front of [`SharedRegistry`], with the part's earliest offset
+/// for each process and thread.
 #[derive(Default)]
 pub struct LocalRegistry {
-    processes: FxHashMap<PidK, u32>,
-    threads: FxHashMap<(u32, PidK), u32>,
+    processes: FxHashMap<PidK, (u32, u64)>,
+    threads: FxHashMap<(u32, PidK), (u32, u64)>,
 }
 
 impl LocalRegistry {
-    /// `offset` is the event's: a part's first sighting is its earliest.
+    /// `offset` is the event's.
     pub fn process(&mut self, shared: &SharedRegistry, pid: PidK, offset: u64) -> u32 {
-        *self
+        let e = self
             .processes
             .entry(pid)
-            .or_insert_with(|| shared.lock().process_at(pid, offset))
+            .or_insert_with(|| (shared.lock().process_at(pid, offset), offset));
+        e.1 = e.1.min(offset);
+        e.0
     }
 
     pub fn thread(&mut self, shared: &SharedRegistry, process: u32, tid: PidK, offset: u64) -> u32 {
-        *self
+        let e = self
             .threads
             .entry((process, tid))
-            .or_insert_with(|| shared.lock().thread_at(process, tid, offset))
+            .or_insert_with(|| (shared.lock().thread_at(process, tid, offset), offset));
+        e.1 = e.1.min(offset);
+        e.0
+    }
+
+    /// Reports the part's earliest sighting of each process and thread. Offsets need
+    /// not grow through a part (CTF events come in input order, their offsets in
+    /// time order), so the first sighting is not always the earliest; without this
+    /// the order of first appearance would depend on where parts begin.
+    pub fn flush(&self, shared: &SharedRegistry) {
+        let mut g = shared.lock();
+        for (&pid, &(_, offset)) in &self.processes {
+            g.process_at(pid, offset);
+        }
+        for (&(process, tid), &(_, offset)) in &self.threads {
+            g.thread_at(process, tid, offset);
+        }
     }
 }
