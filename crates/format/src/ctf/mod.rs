@@ -29,7 +29,9 @@
 //! and opens their files (large stream files mapped); `events()` then decodes them
 //! into events that borrow names, categories and other strings from the files, so a
 //! read allocates little more than the events themselves. `read_dir(path)` does
-//! both and returns events that own their strings. Decoding parses the metadata
+//! both and returns events that own their strings. For a trace in tracescope's own
+//! layout, [`CtfFiles::runs`] hands the same events over run by run
+//! ([`crate::EventRuns`]), so a consumer such as the model never holds them all. Decoding parses the metadata
 //! (plain or packetized, [`tsdl`]) and decodes every stream file by its types
 //! ([`decode`]): integers of any size, alignment and byte order
 //! (bit fields included), enums, floats, strings, structs, variants, static arrays
