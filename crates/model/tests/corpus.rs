@@ -87,6 +87,34 @@ fn every_json_corpus_file_loads_with_consistent_counts() {
     }
 }
 
+/// Both models have the same events, diagnostics and every table, row for row.
+fn assert_same_model(what: &Path, a: &Trace, b: &Trace) {
+    let what = what.display();
+    assert_eq!(a.stats().events, b.stats().events, "{what}");
+    assert_eq!(a.diagnostics, b.diagnostics, "{what}");
+    for table in tracescope_model::TABLE_NAMES {
+        let (ra, rb) = (a.rows(table).unwrap(), b.rows(table).unwrap());
+        assert!(ra.rows == rb.rows, "{what}: table {table} differs");
+    }
+}
+
+/// Calls `f` with each catapult corpus trace's path and events (those that read).
+fn with_catapult_events(mut f: impl FnMut(&Path, Vec<tracescope_format::Event<'_>>)) {
+    let mut all = Vec::new();
+    files(&common::shared().join("corpus/catapult"), &mut all);
+    all.sort();
+    let mut read = 0;
+    for p in &all {
+        let src = Source::open(p).unwrap();
+        let mut events = Vec::new();
+        if tracescope_format::json::read_events(src.text(), |ev, _| events.push(ev)).is_ok() {
+            f(p, events);
+            read += 1;
+        }
+    }
+    assert!(read > 10, "only {read} corpus traces read");
+}
+
 /// Reading in many small parallel parts (some started from wrong guesses of an event
 /// boundary and thrown away) gives exactly the model of the default read.
 #[test]
@@ -106,11 +134,7 @@ fn tiny_parallel_parts_give_the_same_model() {
                 chunk_bytes: 2048,
             },
         );
-        assert_eq!(a.stats().events, b.stats().events, "{}", p.display());
-        for table in tracescope_model::TABLE_NAMES {
-            let (ra, rb) = (a.rows(table).unwrap(), b.rows(table).unwrap());
-            assert!(ra.rows == rb.rows, "{}: table {table} differs", p.display());
-        }
+        assert_same_model(p, &a, &b);
     }
 }
 
@@ -118,26 +142,11 @@ fn tiny_parallel_parts_give_the_same_model() {
 /// give exactly the model of one run, diagnostics included.
 #[test]
 fn events_in_short_runs_give_the_same_model() {
-    let root = common::shared().join("corpus");
-    let mut all = Vec::new();
-    files(&root.join("catapult"), &mut all);
-    all.sort();
-    assert!(!all.is_empty());
-    for p in &all {
-        let src = Source::open(p).unwrap();
-        let mut events = Vec::new();
-        if tracescope_format::json::read_events(src.text(), |ev, _| events.push(ev)).is_err() {
-            continue;
-        }
+    with_catapult_events(|p, events| {
         let a = Trace::from_events_in_runs(events.clone(), "json", 0, usize::MAX);
         let b = Trace::from_events_in_runs(events, "json", 0, 7);
-        assert_eq!(a.stats().events, b.stats().events, "{}", p.display());
-        assert_eq!(a.diagnostics, b.diagnostics, "{}", p.display());
-        for table in tracescope_model::TABLE_NAMES {
-            let (ra, rb) = (a.rows(table).unwrap(), b.rows(table).unwrap());
-            assert!(ra.rows == rb.rows, "{}: table {table} differs", p.display());
-        }
-    }
+        assert_same_model(p, &a, &b);
+    });
 }
 
 /// A CTF trace in our layout loads run by run (its decoded events never all held)
@@ -145,18 +154,8 @@ fn events_in_short_runs_give_the_same_model() {
 #[test]
 fn ctf_run_by_run_gives_the_model_of_its_events() {
     use tracescope_format::ctf::{open_dir, write_dir, CtfWriteOptions};
-    let root = common::shared().join("corpus");
-    let mut all = Vec::new();
-    files(&root.join("catapult"), &mut all);
-    all.sort();
     let dir = std::env::temp_dir().join(format!("tracescope-model-ctf-{}", std::process::id()));
-    let mut tried = 0;
-    for p in &all {
-        let src = Source::open(p).unwrap();
-        let mut events = Vec::new();
-        if tracescope_format::json::read_events(src.text(), |ev, _| events.push(ev)).is_err() {
-            continue;
-        }
+    with_catapult_events(|p, events| {
         let _ = std::fs::remove_dir_all(&dir);
         let opts = CtfWriteOptions {
             packet_bytes: 4096,
@@ -169,15 +168,8 @@ fn ctf_run_by_run_gives_the_model_of_its_events() {
         want.diagnostics.merge(diags);
         for split in [1, 5] {
             let runs = files.runs().expect("our own layout").split(split);
-            let got = Trace::from_event_runs(&runs, "ctf", 0);
-            assert_eq!(want.diagnostics, got.diagnostics, "{}", p.display());
-            for table in tracescope_model::TABLE_NAMES {
-                let (ra, rb) = (want.rows(table).unwrap(), got.rows(table).unwrap());
-                assert!(ra.rows == rb.rows, "{}: table {table} differs", p.display());
-            }
+            assert_same_model(p, &want, &Trace::from_event_runs(&runs, "ctf", 0));
         }
-        tried += 1;
-    }
+    });
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(tried > 10, "only {tried} corpus traces read");
 }
