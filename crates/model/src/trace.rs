@@ -1,6 +1,7 @@
 //! [`Trace`]: a loaded trace, its tables and what the reader learnt about it.
 
 use std::borrow::Cow;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -95,22 +96,21 @@ pub struct Trace {
     text: Box<dyn TraceText>,
 }
 
-/// The tables the parts of an event reader's trace share while they are built.
-#[derive(Default)]
-struct PartTables {
-    strings: SharedStrings,
-    registry: SharedRegistry,
-    arena: SharedArena,
+/// Decoded events as [`EventRuns`]: runs of consecutive events, each moved out
+/// of the vector by the run that builds it.
+struct DecodedRuns<'e, 'a> {
+    chunks: Vec<Mutex<&'e mut [Event<'a>]>>,
 }
 
-impl PartTables {
-    fn shared(&self) -> Shared<'_> {
-        Shared {
-            input: "",
-            strings: &self.strings,
-            registry: &self.registry,
-            arena: &self.arena,
-            release: None,
+impl<'a> EventRuns<'a> for DecodedRuns<'_, 'a> {
+    fn runs(&self) -> usize {
+        self.chunks.len()
+    }
+
+    fn run(&self, k: usize, _diags: &mut Diagnostics, each: &mut dyn FnMut(Event<'a>)) {
+        let mut chunk = self.chunks[k].lock().unwrap_or_else(|e| e.into_inner());
+        for ev in chunk.iter_mut() {
+            each(std::mem::take(ev));
         }
     }
 }
@@ -214,37 +214,32 @@ impl Trace {
     /// [`Trace::from_events`] with runs of `run` events (tests check that any run
     /// length gives the same model).
     pub fn from_events_in_runs(
-        events: Vec<Event<'_>>,
+        mut events: Vec<Event<'_>>,
         format: &str,
         bytes: u64,
         run: usize,
     ) -> Trace {
-        let t0 = Instant::now();
-        let tables = PartTables::default();
-        let shared = tables.shared();
-        let mut events = events;
-        let parts = events
-            .par_chunks_mut(run.max(1))
-            .map(|run| {
-                let mut part = PartBuilder::new(&shared);
-                let mut diags = Diagnostics::new();
-                for ev in run {
-                    json::EventSink::event(&mut part, std::mem::take(ev), &mut diags);
-                }
-                (part.finish(), diags)
-            })
-            .collect();
-        drop(events);
-        Self::from_parts(tables, parts, format, bytes, t0)
+        let runs = DecodedRuns {
+            chunks: events.chunks_mut(run.max(1)).map(Mutex::new).collect(),
+        };
+        Self::from_event_runs(&runs, format, bytes)
     }
 
     /// Builds a trace from a reader that hands its events over in runs (CTF): one
     /// part per run, in parallel, so all the events are never held at once.
     pub fn from_event_runs<'a>(runs: &dyn EventRuns<'a>, format: &str, bytes: u64) -> Trace {
         let t0 = Instant::now();
-        let tables = PartTables::default();
-        let shared = tables.shared();
-        let parts = (0..runs.runs())
+        let strings = SharedStrings::default();
+        let registry = SharedRegistry::default();
+        let arena = SharedArena::default();
+        let shared = Shared {
+            input: "",
+            strings: &strings,
+            registry: &registry,
+            arena: &arena,
+            release: None,
+        };
+        let parts: Vec<(Records, Diagnostics)> = (0..runs.runs())
             .into_par_iter()
             .map(|k| {
                 let mut part = PartBuilder::new(&shared);
@@ -256,18 +251,6 @@ impl Trace {
                 (part.finish(), read)
             })
             .collect();
-        Self::from_parts(tables, parts, format, bytes, t0)
-    }
-
-    /// The model of `parts` (records and diagnostics, in input order), built with
-    /// `tables`.
-    fn from_parts(
-        tables: PartTables,
-        parts: Vec<(Records, Diagnostics)>,
-        format: &str,
-        bytes: u64,
-        t0: Instant,
-    ) -> Trace {
         let mut diags = Diagnostics::new();
         let mut records = Vec::with_capacity(parts.len());
         for (r, d) in parts {
@@ -287,11 +270,6 @@ impl Trace {
             cpu_profile: None,
             source_name: format,
         };
-        let PartTables {
-            strings,
-            registry,
-            arena,
-        } = tables;
         let tables = Self::finish_into(&mut info, recs, "", strings, registry, arena, &top, diags);
         info.events = events;
         let mut trace = Trace::assemble(info, tables, Box::new(String::new()));
