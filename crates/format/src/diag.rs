@@ -50,6 +50,7 @@ diag_kinds! {
     NonStringSystemTrace => "non_string_system_trace", "systemTraceEvents is not a string";
     BadField => "bad_field", "a field had a value of the wrong type and was kept as written";
     SyntaxError => "syntax_error", "an event that is not valid JSON was skipped";
+    TooDeep => "too_deep", "an event nested deeper than 512 levels (the reader's limit) was skipped";
     InvalidUtf8 => "invalid_utf8", "bytes that are not UTF-8 were replaced with U+FFFD";
     BareEvents => "bare_events", "events outside of an array or traceEvents were read as a list";
     TrailingContent => "trailing_content", "text after the end of the trace was ignored";

@@ -19,4 +19,4 @@ pub use diag::{DiagKind, Diagnostic, Diagnostics};
 pub use event::{Event, RawJson};
 pub use id::{Id, Id2, Int64, Pid};
 pub use runs::EventRuns;
-pub use source::{Compression, Source};
+pub use source::{Compression, RatioExceeded, Source, SourceOptions};

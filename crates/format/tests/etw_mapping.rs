@@ -17,6 +17,7 @@ fn ev(json: &str) -> Event<'static> {
 
 fn round_trip(e: &Event<'_>, bits: Bitness) -> Vec<Event<'static>> {
     encode_event(e, bits)
+        .unwrap()
         .iter()
         .filter_map(|r| decode_record(r, bits, 0).unwrap())
         .collect()
@@ -27,6 +28,7 @@ type Shape = (ChromeType, Vec<(String, String)>, Option<Vec<u64>>);
 
 fn args_of(e: &Event<'_>, bits: Bitness) -> Vec<Shape> {
     encode_event(e, bits)
+        .unwrap()
         .iter()
         .map(|r| {
             let p = decode_payload(r.opcode, &r.payload, bits).unwrap();
@@ -53,7 +55,7 @@ fn plain_begin_uses_only_the_seed_slots() {
     let e = ev(
         r#"{"ph":"B","name":"Run","cat":"a,b","ts":1.5,"pid":3,"tid":4,"args":{"url":"x","n":"2"}}"#,
     );
-    let recs = encode_event(&e, Bitness::B64);
+    let recs = encode_event(&e, Bitness::B64).unwrap();
     assert_eq!(recs.len(), 1);
     assert_eq!(
         (recs[0].ts, recs[0].pid, recs[0].tid, recs[0].opcode),
@@ -98,7 +100,7 @@ fn every_phase_maps_to_its_type_and_back() {
             r#"{{"ph":"{ph}","name":"n","cat":"c","ts":5,"pid":1,"tid":2,"id":7}}"#
         ));
         assert_eq!(
-            encode_event(&e, Bitness::B64)[0].payload[..12],
+            encode_event(&e, Bitness::B64).unwrap()[0].payload[..12],
             *b"n\0\x07\0\0\0\0\0\0\0c\0"
         );
         let got = args_of(&e, Bitness::B64);
@@ -119,7 +121,7 @@ fn every_phase_maps_to_its_type_and_back() {
 fn complete_event_is_a_begin_end_pair_and_comes_back_as_x() {
     let e =
         ev(r#"{"ph":"X","name":"f","cat":"c","ts":1,"dur":10,"pid":1,"tid":1,"args":{"k":"v"}}"#);
-    let recs = encode_event(&e, Bitness::B32);
+    let recs = encode_event(&e, Bitness::B32).unwrap();
     assert_eq!(
         recs.iter()
             .map(|r| (r.ts, r.opcode >> 4))
@@ -196,7 +198,7 @@ fn stacks_of_both_bitnesses() {
                 Some(vec![4096, 0xffff_ffff, 0])
             )]
         );
-        assert_eq!(encode_event(&e, bits)[0].opcode, 0x28);
+        assert_eq!(encode_event(&e, bits).unwrap()[0].opcode, 0x28);
         assert_same_events("stack", std::slice::from_ref(&e), &round_trip(&e, bits));
     }
     let wide = ev(r#"{"ph":"I","name":"n","ts":0,"pid":1,"tid":1,"stack":[4294967296]}"#);

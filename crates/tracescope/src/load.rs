@@ -43,6 +43,15 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
     };
     let bytes = source.input_len();
     let source_diags = source.diagnostics().clone();
+    // Why the decompressed text ends where it does, for an error about that text.
+    let cut_short = source_diags
+        .get(tracescope_format::DiagKind::Truncated)
+        .map(|d| {
+            format!(
+                " (decompressing stopped at byte {}: {})",
+                d.offset, d.example
+            )
+        });
     let counted = Counted { source, read };
     let result = Trace::from_json(Box::new(counted), bytes, &opts).map(|mut t| {
         t.diagnostics.merge(source_diags);
@@ -52,7 +61,13 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
     if let Some(h) = bar {
         let _ = h.join();
     }
-    result.with_context(|| format!("{} holds no trace", path.display()))
+    result.with_context(|| {
+        format!(
+            "{} holds no trace{}",
+            path.display(),
+            cut_short.unwrap_or_default()
+        )
+    })
 }
 
 /// A CTF trace in tracescope's own layout goes into the model run by run, so its

@@ -29,6 +29,10 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Stop reading a .gz or .zst input that grows past N times the compressed bytes read
+    /// (past 64 MiB): real traces compress 5-35 times, decompression bombs 1000. 0: no limit.
+    #[arg(long, global = true, value_name = "N", default_value_t = tracescope_format::source::DEFAULT_MAX_RATIO)]
+    max_ratio: u64,
 }
 
 #[derive(Subcommand)]
@@ -107,6 +111,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    input::set_max_ratio(cli.max_ratio);
     let result = match cli.command {
         Command::Stats { file, json } => stats::run(&file, json),
         Command::Tables {

@@ -65,7 +65,7 @@ pub mod tsdl_out;
 pub mod types;
 pub mod writer;
 
-pub use metadata::{find_traces, is_ctf_dir};
+pub use metadata::{find_traces, is_ctf_dir, search, Found};
 pub use reader::{open_dir, read_dir, read_trace_bytes, CtfFiles};
 pub use runs::CtfRuns;
 pub use writer::{write_dir, CtfWriteOptions, CtfWriteStats, CTF_MAGIC};
@@ -75,6 +75,9 @@ pub use writer::{write_dir, CtfWriteOptions, CtfWriteStats, CTF_MAGIC};
 pub enum CtfError {
     #[error("no CTF trace (a directory with a `metadata` file) at or under {0}")]
     NotCtf(String),
+    /// A `metadata` file where a trace was looked for, that is not CTF metadata.
+    #[error("{path} is not CTF metadata: {reason}")]
+    NotMetadata { path: String, reason: String },
     #[error("CTF metadata, line {line}: {message}")]
     Metadata { line: u32, message: String },
     #[error("{0}")]

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::tsdl_out::{metadata_text, TraceLayout};
 use crate::etw::to_chrome::stack_addresses;
-use crate::etw::{encode_payload, to_chrome, Bitness, MapOptions};
+use crate::etw::{encode_payload, to_chrome, Bitness, EventEncodeError, MapOptions};
 use crate::Event;
 
 /// Packet header magic (CTF 1.8 section 5).
@@ -183,7 +183,7 @@ fn encode_chunk(
             out.bytes.extend_from_slice(&seq.to_le_bytes());
             debug_assert_eq!(out.bytes.len() - at, EVENT_PREAMBLE);
             let op = encode_payload(&r.payload, bits, &mut out.bytes)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                .map_err(|err| EventEncodeError::new(e, err))?;
             out.bytes[at] = op.0;
             out.opcodes[usize::from(op.0)] = true;
             let at = u32::try_from(at).map_err(|_| io::Error::other("chunk over 4 GiB"))?;

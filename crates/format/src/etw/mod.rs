@@ -49,8 +49,8 @@ pub use chrome::{Bitness, ChromePayload, ChromeType, Opcode, MAX_ARGS};
 pub use from_chrome::from_chrome;
 pub use payload::{decode_payload, encode_payload, EncodeError, PayloadError};
 pub use records::{
-    decode_record, encode_event, is_record_file, read_records, EtwRecord, RecordFileError,
-    RecordWriter,
+    decode_record, encode_event, is_record_file, read_records, EtwRecord, EventEncodeError,
+    RecordFileError, RecordWriter,
 };
 pub use to_chrome::{to_chrome, ChromeRecord, MapOptions};
 

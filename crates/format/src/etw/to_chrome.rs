@@ -91,8 +91,11 @@ fn slot<'a>(v: Option<&'a str>, key: &'static str, res: &mut Vec<Arg<'a>>) -> Co
     }
 }
 
+/// A raw value as strict compact JSON, as the JSON writer writes it: a raw control
+/// byte inside a string (a NUL above all, which would end the payload string) is
+/// written as its `\u00XX` escape, which reads back as the same value.
 fn raw_compact<'a>(r: &'a RawJson<'_>) -> Cow<'a, str> {
-    if r.clean {
+    if r.clean && !r.text.bytes().any(|b| b < 0x20) {
         Cow::Borrowed(&r.text)
     } else {
         Cow::Owned(compact(&r.text))

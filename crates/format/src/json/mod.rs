@@ -21,6 +21,7 @@ mod lexer;
 mod list;
 mod parallel;
 mod reader;
+mod starts;
 pub mod value;
 pub mod writer;
 

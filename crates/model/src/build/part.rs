@@ -163,7 +163,9 @@ impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
         let ts = match ev.ts {
             Some(t) => t,
             None => {
-                if !is_meta {
+                // A `ts` that is there but not a number is the reader's `bad_field`,
+                // which names it; only an absent one is missing.
+                if !is_meta && !ev.extra.iter().any(|(k, _)| k == "ts") {
                     diags.add(DiagKind::MissingTs, ev.offset, || excerpt(input, ev.offset));
                 }
                 0
