@@ -9,6 +9,8 @@ pub mod ctf;
 pub mod diag;
 pub mod etw;
 pub mod event;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod id;
 pub mod json;
 pub mod runs;
