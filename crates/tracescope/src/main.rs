@@ -7,6 +7,7 @@ mod convert;
 mod demo;
 mod input;
 mod load;
+mod output;
 mod profile;
 mod serve;
 mod stats;
