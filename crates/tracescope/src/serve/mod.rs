@@ -1,9 +1,11 @@
 //! `tracescope view`'s HTTP server: the API of `docs/api.md` over one loaded trace,
-//! and the embedded web page. Binds 127.0.0.1 unless told otherwise.
+//! and the embedded web page. Binds 127.0.0.1 unless told otherwise, and answers
+//! only its user ([`guard`]).
 
 mod analysis;
 mod assets;
 mod encode;
+pub mod guard;
 mod json;
 pub mod routes;
 
@@ -15,6 +17,7 @@ use anyhow::{Context, Result};
 use axum::serve::ListenerExt;
 use tracescope_model::Trace;
 
+pub use guard::Guard;
 pub use routes::{router, AppState};
 
 /// How to serve.
@@ -22,6 +25,13 @@ pub struct Options {
     pub bind: IpAddr,
     pub port: u16,
     pub open: bool,
+    /// Off loopback, serve without a token (`--no-token`).
+    pub no_token: bool,
+}
+
+/// The router behind its guard: what `tracescope view` serves.
+pub fn app(state: Arc<AppState>, guard: Guard) -> axum::Router {
+    guard.wrap(router(state))
 }
 
 /// Serves `trace` until Ctrl-C.
@@ -39,10 +49,20 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
         "tracescope: indexes ready in {:.0} ms ({mb:.1} MB{rss})",
         t0.elapsed().as_secs_f64() * 1e3
     );
+    let token = if opts.bind.is_loopback() || opts.no_token {
+        None
+    } else {
+        Some(Guard::new_token().context("cannot make a random token")?)
+    };
     if !opts.bind.is_loopback() {
         eprintln!(
-            "tracescope: warning: listening on {}: anyone who can reach this machine can read the trace",
-            opts.bind
+            "tracescope: warning: listening on {}: anyone who can reach this machine {}",
+            opts.bind,
+            if token.is_some() {
+                "and has the token in the URL below can read the trace"
+            } else {
+                "can read the trace (--no-token)"
+            }
         );
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -66,12 +86,16 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
             IpAddr::V6(ip) => format!("[{ip}]"),
             ip => ip.to_string(),
         };
-        let url = format!("http://{host}:{}/", local.port());
+        let guard = Guard::new(local.ip(), local.port(), token.clone());
+        let url = match &token {
+            Some(t) => format!("http://{host}:{}/?token={t}", local.port()),
+            None => format!("http://{host}:{}/", local.port()),
+        };
         println!("tracescope: serving at {url} (Ctrl-C to stop)");
         if opts.open {
             open_browser(&url);
         }
-        axum::serve(listener, router(state))
+        axum::serve(listener, app(state, guard))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
                 eprintln!("tracescope: stopping");
