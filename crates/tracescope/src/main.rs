@@ -65,8 +65,11 @@ enum Command {
         bind: std::net::IpAddr,
         /// Off loopback, serve without the token: anyone who can reach the port can
         /// read the trace.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "token")]
         no_token: bool,
+        /// Require the token on loopback too (a machine shared with other users).
+        #[arg(long)]
+        token: bool,
         /// Do not open a browser.
         #[arg(long)]
         no_open: bool,
@@ -127,13 +130,14 @@ fn main() -> ExitCode {
             bind,
             no_open,
             no_token,
+            token,
         } => view(
             file,
             serve::Options {
                 bind,
                 port,
                 open: !no_open,
-                no_token,
+                token: serve::Options::token_needed(bind, token, no_token),
             },
         ),
         Command::Convert { input, output } => convert::run(&input, &output),

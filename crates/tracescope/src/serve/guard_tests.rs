@@ -333,3 +333,22 @@ fn tokens_are_random_and_long() {
     assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
     assert_ne!(a, b);
 }
+
+#[test]
+fn the_token_is_needed_off_loopback_unless_no_token_and_on_loopback_with_token() {
+    use crate::serve::Options;
+    let (lo, lo6, any, lan): (IpAddr, IpAddr, IpAddr, IpAddr) = (
+        "127.0.0.1".parse().unwrap(),
+        "::1".parse().unwrap(),
+        "0.0.0.0".parse().unwrap(),
+        "192.168.7.9".parse().unwrap(),
+    );
+    for ip in [lo, lo6] {
+        assert!(!Options::token_needed(ip, false, false));
+        assert!(Options::token_needed(ip, true, false));
+    }
+    for ip in [any, lan] {
+        assert!(Options::token_needed(ip, false, false));
+        assert!(!Options::token_needed(ip, false, true));
+    }
+}

@@ -28,8 +28,20 @@ pub struct Options {
     pub bind: IpAddr,
     pub port: u16,
     pub open: bool,
-    /// Off loopback, serve without a token (`--no-token`).
-    pub no_token: bool,
+    /// Whether requests need the token (see [`Options::token_needed`]).
+    pub token: bool,
+}
+
+impl Options {
+    /// The token is needed off loopback unless `--no-token`, and on loopback with
+    /// `--token`.
+    pub fn token_needed(bind: IpAddr, token: bool, no_token: bool) -> bool {
+        if bind.is_loopback() {
+            token
+        } else {
+            !no_token
+        }
+    }
 }
 
 /// The router behind its guard: what `tracescope view` serves.
@@ -52,17 +64,18 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
         "tracescope: indexes ready in {:.0} ms ({mb:.1} MB{rss})",
         t0.elapsed().as_secs_f64() * 1e3
     );
-    let token = if opts.bind.is_loopback() || opts.no_token {
-        None
-    } else {
+    let token = if opts.token {
         Some(Guard::new_token().context("cannot make a random token")?)
+    } else {
+        None
     };
     if !opts.bind.is_loopback() {
         eprintln!(
             "tracescope: warning: listening on {}: anyone who can reach this machine {}",
             opts.bind,
             if token.is_some() {
-                "and has the token in the URL below can read the trace"
+                "and has the token in the URL below can read the trace (from another machine, \
+                 open it with this machine's address in place of 127.0.0.1)"
             } else {
                 "can read the trace (--no-token)"
             }
