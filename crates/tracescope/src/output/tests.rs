@@ -4,11 +4,27 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 
-fn dir(name: &str) -> PathBuf {
+/// A fresh directory for one test, removed after it.
+struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn dir(name: &str) -> TempDir {
     let d = std::env::temp_dir().join(format!("tracescope-output-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TempDir(d)
 }
 
 fn names(d: &Path) -> Vec<String> {
@@ -76,7 +92,7 @@ fn the_input_itself_is_refused_by_path_hard_link_and_symbolic_link() {
         assert!(e.contains("it is the input"), "{e}");
     }
     // Through a symbolic link to the input's directory, too.
-    std::os::unix::fs::symlink(&d, d.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink(&*d, d.join("sub/up")).unwrap();
     assert!(Output::file(&d.join("sub/up/in.json"), &[&input]).is_err());
     assert_eq!(std::fs::read_to_string(&input).unwrap(), "[]");
     assert_eq!(
