@@ -18,26 +18,11 @@ fn stderr(o: &Output) -> String {
 }
 
 /// A fresh directory for one test, removed after it.
-struct TempDir(PathBuf);
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn dir(name: &str) -> TempDir {
-    let d = std::env::temp_dir().join(format!("tracescope-safe-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    TempDir(d)
+fn dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tracescope-safe-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn names(d: &Path) -> Vec<String> {
@@ -72,7 +57,8 @@ const SMALL: &str = r#"[{"ph":"X","pid":1,"tid":1,"name":"a","ts":1,"dur":2}]"#;
 
 #[test]
 fn convert_onto_its_input_leaves_it_byte_identical() {
-    let d = dir("self");
+    let tmp = dir("self");
+    let d = tmp.path();
     let input = d.join("same.json");
     std::fs::write(&input, SMALL).unwrap();
     std::fs::hard_link(&input, d.join("hard.json")).unwrap();
@@ -102,7 +88,7 @@ fn convert_onto_its_input_leaves_it_byte_identical() {
     assert!(stderr(&out).contains("it is the input"), "{}", stderr(&out));
     assert_eq!(std::fs::read_to_string(&input).unwrap(), SMALL);
     assert_eq!(
-        names(&d),
+        names(d),
         ["hard.json", "same.json", "sym.json", "t.ctf"],
         "no temporary left"
     );
@@ -148,7 +134,8 @@ fn signal(child: &std::process::Child, sig: i32) {
 
 #[test]
 fn a_convert_killed_mid_way_leaves_nothing_at_the_target() {
-    let d = dir("kill");
+    let tmp = dir("kill");
+    let d = tmp.path();
     let input = d.join("big.json");
     let text = trace_text(600_000);
     std::fs::write(&input, &text).unwrap();
@@ -168,7 +155,7 @@ fn a_convert_killed_mid_way_leaves_nothing_at_the_target() {
     assert!(run(&[Path::new("convert"), &input, &target])
         .status
         .success());
-    assert_eq!(names(&d), ["big.json", "out.json"]);
+    assert_eq!(names(d), ["big.json", "out.json"]);
 
     // An existing target is untouched by a killed run.
     let before = std::fs::read(&target).unwrap();
@@ -187,7 +174,8 @@ fn a_convert_killed_mid_way_leaves_nothing_at_the_target() {
 
 #[test]
 fn an_interrupted_convert_removes_its_temporary() {
-    let d = dir("interrupt");
+    let tmp = dir("interrupt");
+    let d = tmp.path();
     let input = d.join("big.json");
     std::fs::write(&input, trace_text(600_000)).unwrap();
     for (sig, target) in [(libc::SIGINT, "out.json"), (libc::SIGTERM, "out.json.gz")] {
@@ -207,13 +195,14 @@ fn an_interrupted_convert_removes_its_temporary() {
             "tracescope: interrupted; the unfinished output was removed\n"
         );
         assert!(!temp.exists() && !target.exists());
-        assert_eq!(names(&d), ["big.json"]);
+        assert_eq!(names(d), ["big.json"]);
     }
 }
 
 #[test]
 fn an_output_name_says_what_to_write() {
-    let d = dir("names");
+    let tmp = dir("names");
+    let d = tmp.path();
     let input = d.join("in.json");
     std::fs::write(&input, SMALL).unwrap();
     for bad in ["out", "out.txt", "out.jsn"] {
@@ -229,7 +218,7 @@ fn an_output_name_says_what_to_write() {
             )
         );
     }
-    assert_eq!(names(&d), ["in.json"], "nothing made");
+    assert_eq!(names(d), ["in.json"], "nothing made");
     // A trailing slash and .ctf make CTF directories; an existing one is replaced.
     let slash = PathBuf::from(format!("{}/", d.join("plain").display()));
     for target in [
@@ -258,7 +247,7 @@ fn an_output_name_says_what_to_write() {
         stderr(&out)
     );
     assert_eq!(names(&d.join("mine")), ["notes.txt"]);
-    assert_eq!(names(&d), ["in.json", "mine", "plain", "t.ctf"]);
+    assert_eq!(names(d), ["in.json", "mine", "plain", "t.ctf"]);
 }
 
 /// A 256 KiB tmpfs: a real full disk. Needs root (mount); skipped otherwise.
@@ -286,10 +275,11 @@ impl Drop for TinyDisk {
 
 #[test]
 fn a_full_disk_is_an_error_naming_the_output() {
-    let d = dir("full");
+    let tmp = dir("full");
+    let d = tmp.path();
     let input = d.join("in.json");
     std::fs::write(&input, trace_text(20_000)).unwrap();
-    let Some(disk) = TinyDisk::mount(&d) else {
+    let Some(disk) = TinyDisk::mount(d) else {
         eprintln!("skipped: cannot mount a tmpfs (not root)");
         return;
     };

@@ -1,30 +1,15 @@
 //! The output module on real files: temporaries, commits, refusals, disk full.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::*;
 
 /// A fresh directory for one test, removed after it.
-struct TempDir(PathBuf);
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn dir(name: &str) -> TempDir {
-    let d = std::env::temp_dir().join(format!("tracescope-output-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    TempDir(d)
+fn dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tracescope-output-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn names(d: &Path) -> Vec<String> {
@@ -45,37 +30,40 @@ fn write(out: &Output, text: &str) {
 
 #[test]
 fn a_file_appears_at_the_target_only_on_commit() {
-    let d = dir("commit");
+    let tmp = dir("commit");
+    let d = tmp.path();
     let target = d.join("out.json");
     std::fs::write(&target, "old").unwrap();
     let out = Output::file(&target, &[]).unwrap();
     write(&out, "new");
     let temp = format!(".out.json.tracescope-tmp-{}", std::process::id());
-    assert_eq!(names(&d), [temp.as_str(), "out.json"]);
+    assert_eq!(names(d), [temp.as_str(), "out.json"]);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
     out.commit().unwrap();
-    assert_eq!(names(&d), ["out.json"]);
+    assert_eq!(names(d), ["out.json"]);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
 }
 
 #[test]
 fn an_output_dropped_without_commit_leaves_the_target_as_it_was() {
-    let d = dir("drop");
+    let tmp = dir("drop");
+    let d = tmp.path();
     let target = d.join("out.json");
     std::fs::write(&target, "old").unwrap();
     let out = Output::file(&target, &[]).unwrap();
     write(&out, "half");
     drop(out);
-    assert_eq!(names(&d), ["out.json"]);
+    assert_eq!(names(d), ["out.json"]);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "old");
     let fresh = d.join("fresh.json");
     drop(Output::file(&fresh, &[]).unwrap());
-    assert_eq!(names(&d), ["out.json"]);
+    assert_eq!(names(d), ["out.json"]);
 }
 
 #[test]
 fn the_input_itself_is_refused_by_path_hard_link_and_symbolic_link() {
-    let d = dir("same");
+    let tmp = dir("same");
+    let d = tmp.path();
     let input = d.join("in.json");
     std::fs::write(&input, "[]").unwrap();
     std::fs::hard_link(&input, d.join("hard.json")).unwrap();
@@ -92,11 +80,11 @@ fn the_input_itself_is_refused_by_path_hard_link_and_symbolic_link() {
         assert!(e.contains("it is the input"), "{e}");
     }
     // Through a symbolic link to the input's directory, too.
-    std::os::unix::fs::symlink(&*d, d.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink(d, d.join("sub/up")).unwrap();
     assert!(Output::file(&d.join("sub/up/in.json"), &[&input]).is_err());
     assert_eq!(std::fs::read_to_string(&input).unwrap(), "[]");
     assert_eq!(
-        names(&d),
+        names(d),
         ["hard.json", "in.json", "sub", "sym.json"],
         "no temporary left"
     );
@@ -104,7 +92,8 @@ fn the_input_itself_is_refused_by_path_hard_link_and_symbolic_link() {
 
 #[test]
 fn a_symbolic_link_target_is_written_through() {
-    let d = dir("through");
+    let tmp = dir("through");
+    let d = tmp.path();
     std::fs::write(d.join("real.json"), "old").unwrap();
     std::os::unix::fs::symlink(d.join("real.json"), d.join("link.json")).unwrap();
     let out = Output::file(&d.join("link.json"), &[]).unwrap();
@@ -119,7 +108,8 @@ fn a_symbolic_link_target_is_written_through() {
 
 #[test]
 fn a_directory_replaces_the_old_one_whole_and_never_holds_its_input() {
-    let d = dir("dir");
+    let tmp = dir("dir");
+    let d = tmp.path();
     let target = d.join("t.ctf");
     std::fs::create_dir(&target).unwrap();
     std::fs::write(target.join("metadata"), "old").unwrap();
@@ -137,14 +127,14 @@ fn a_directory_replaces_the_old_one_whole_and_never_holds_its_input() {
         std::fs::read_to_string(target.join("metadata")).unwrap(),
         "new"
     );
-    assert_eq!(names(&d), ["t.ctf"]);
+    assert_eq!(names(d), ["t.ctf"]);
 
     // The input directory itself, and a directory holding the input.
     let e = Output::dir(&target, &[&target], "CTF trace directory", replaceable)
         .err()
         .unwrap();
     assert!(e.to_string().contains("it is the input"), "{e}");
-    let e = Output::dir(&d, &[&target.join("metadata")], "x", |_| true)
+    let e = Output::dir(d, &[&target.join("metadata")], "x", |_| true)
         .err()
         .unwrap();
     assert!(e.to_string().contains("would remove the input"), "{e}");
@@ -156,9 +146,10 @@ fn a_directory_replaces_the_old_one_whole_and_never_holds_its_input() {
 
 #[test]
 fn a_directory_of_something_else_is_never_replaced() {
-    let d = dir("other");
+    let tmp = dir("other");
+    let d = tmp.path();
     std::fs::write(d.join("notes.txt"), "mine").unwrap();
-    let e = Output::dir(&d, &[], "CTF trace directory", |_| false)
+    let e = Output::dir(d, &[], "CTF trace directory", |_| false)
         .err()
         .unwrap()
         .to_string();
@@ -166,12 +157,12 @@ fn a_directory_of_something_else_is_never_replaced() {
         e.ends_with("exists and is not a CTF trace directory; refusing to replace it (remove it or choose another name)"),
         "{e}"
     );
-    assert_eq!(names(&d), ["notes.txt"]);
+    assert_eq!(names(d), ["notes.txt"]);
     let e = Output::dir(&d.join("notes.txt"), &[], "CTF trace directory", |_| true)
         .err()
         .unwrap();
     assert!(e.to_string().contains("is not a directory"), "{e}");
-    let e = Output::file(&d, &[]).err().unwrap();
+    let e = Output::file(d, &[]).err().unwrap();
     assert!(e.to_string().contains("is a directory"), "{e}");
     let e = Output::file(&d.join("no/such/dir/x.json"), &[])
         .err()
@@ -181,7 +172,8 @@ fn a_directory_of_something_else_is_never_replaced() {
 
 #[test]
 fn leftovers_of_a_killed_run_are_removed_by_the_next_one() {
-    let d = dir("stale");
+    let tmp = dir("stale");
+    let d = tmp.path();
     // pid 0 never names a live process in /proc.
     let stale = d.join(".out.json.tracescope-tmp-0");
     std::fs::write(&stale, "partial").unwrap();
