@@ -289,6 +289,14 @@ impl InstantIndex {
                 .is_some_and(|r| !r.rows.is_empty())
     }
 
+    /// How many instants a thread shows: its own and its process's.
+    pub fn thread_count(&self, trace: &Trace, thread: ThreadId) -> u32 {
+        let process = trace.tables.threads.get(thread.index()).map(|t| t.process);
+        let n = |rows: Option<&Rows>| rows.and_then(|r| r.rows.first()).map_or(0, |r| r.ids.len());
+        (n(self.thread.get(thread.index())) + n(process.and_then(|p| self.process.get(p.index()))))
+            as u32
+    }
+
     fn window(&self, trace: &Trace, thread: ThreadId, g: Grid) -> Instants {
         let ins = &trace.tables.instants;
         let mut out = Instants::default();
