@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use tracescope_model::tables::{ProcessId, ThreadId};
 use tracescope_model::Rows;
 
 fn rows(t: &tracescope_model::Trace, table: &str, cols: &[&str]) -> Vec<String> {
@@ -48,14 +49,14 @@ fn a_string_pid_or_tid_names_its_process_or_thread() {
 fn headings_show_a_string_id_once() {
     let t = load(TRACE);
     let procs: Vec<String> = (0..t.tables.processes.len() as u32)
-        .map(|p| t.process_heading(p))
+        .map(|p| t.process_heading(ProcessId::new(p)))
         .collect();
     assert_eq!(
         procs,
         ["browser", "gpu", "Renderer (pid renderer)", "Process 25738"]
     );
     let threads: Vec<String> = (0..t.tables.threads.len() as u32)
-        .map(|th| t.thread_heading(th))
+        .map(|th| t.thread_heading(ThreadId::new(th)))
         .collect();
     assert_eq!(
         threads,
