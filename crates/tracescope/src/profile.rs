@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use tracescope_model::analysis::{call_tree, Selection, TreeView};
 use tracescope_model::query::TrackRef;
-use tracescope_model::Trace;
+use tracescope_model::{ThreadId, Trace};
 
+use crate::output::Output;
 use crate::units::parse_range;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -35,14 +36,14 @@ pub struct Options<'a> {
 }
 
 pub fn run(path: &Path, o: &Options) -> Result<()> {
+    // Checked before the trace is read: a refused output costs nothing.
+    let file = o.output.map(|p| Output::file(p, &[path])).transpose()?;
     let trace = crate::load::load_until_exit(path)?;
-    let lines = folded(trace, o)?;
-    let mut out: Box<dyn Write> = match o.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
+    let mut out: Box<dyn Write> = match &file {
+        Some(f) => Box::new(f.writer()?),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
+    let lines = folded(trace, o)?;
     let result = match o.format {
         Format::Collapsed => lines
             .iter()
@@ -59,31 +60,43 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
                 Weight::Samples => "samples".into(),
                 Weight::Time => "µs".into(),
             };
-            inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
+            // inferno flushes at the end; a failed write comes back as its error.
+            inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut out)
                 .context("could not draw the flame graph")
+                .and_then(|()| out.flush().map_err(anyhow::Error::from))
         }
     };
-    match result {
-        Err(e)
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+    drop(out);
+    let io_error = |e: &anyhow::Error| {
+        e.chain()
+            .find_map(|c| c.downcast_ref::<std::io::Error>())
+            .map(|e| std::io::Error::new(e.kind(), e.to_string()))
+    };
+    match (result, file) {
+        (Ok(()), Some(f)) => f.commit(),
+        (Ok(()), None) => Ok(()),
+        (Err(e), Some(f)) => Err(match io_error(&e) {
+            Some(io) => f.error(io),
+            None => e,
+        }),
+        (Err(e), None)
+            if io_error(&e).is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
         {
             Ok(())
         }
-        r => r,
+        (Err(e), None) => Err(e),
     }
 }
 
 /// The sample threads chosen by `--thread`: a name, a tid, or `pid:tid`.
 fn threads(trace: &Trace, wanted: &str) -> Result<Vec<TrackRef>> {
     let t = &trace.tables;
-    let mut with_samples: Vec<u32> = t.samples.thread.clone();
+    let mut with_samples: Vec<ThreadId> = t.samples.thread.clone();
     with_samples.dedup();
-    with_samples.retain(|&th| (th as usize) < t.threads.len());
-    let matches = |th: u32| {
-        let thread = &t.threads[th as usize];
+    let matches = |th: ThreadId| {
+        let thread = trace.thread(th);
         let tid = trace.pid_text(thread.tid);
-        let pid = trace.pid_text(t.processes[thread.process as usize].pid);
+        let pid = trace.pid_text(trace.process(thread.process).pid);
         trace.str(thread.name) == wanted || tid == wanted || format!("{pid}:{tid}") == wanted
     };
     let chosen: Vec<TrackRef> = with_samples
@@ -95,10 +108,10 @@ fn threads(trace: &Trace, wanted: &str) -> Result<Vec<TrackRef>> {
         let list: Vec<String> = with_samples
             .iter()
             .map(|&th| {
-                let thread = &t.threads[th as usize];
+                let thread = trace.thread(th);
                 format!(
                     "{}:{} {}",
-                    trace.pid_text(t.processes[thread.process as usize].pid),
+                    trace.pid_text(trace.process(thread.process).pid),
                     trace.pid_text(thread.tid),
                     trace.str(thread.name)
                 )
