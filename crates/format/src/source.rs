@@ -192,11 +192,27 @@ impl Source {
             }
             Compression::Zstd => {
                 let mut dec = zstd::stream::read::Decoder::with_buffer(input)?;
-                // Frames made with `--long=31` need a 2 GiB window (zstd's own default
-                // stops at 128 MiB). Memory follows the bytes written, which the ratio
-                // bounds, not the window.
-                dec.window_log_max(31)?;
-                decompress(dec, |d| d.get_ref().len(), &limit)?
+                // The decoder allocates the frame's window up front: allow windows up
+                // to what the input may decompress to (at least zstd's default of
+                // 128 MiB, at most the 2 GiB of `zstd --long=31`), so a few bytes
+                // cannot ask for gigabytes.
+                let allowed = match opts.max_ratio {
+                    0 => u64::MAX,
+                    r => input_len.saturating_mul(r).max(opts.always_allowed),
+                };
+                let log = (64 - allowed.saturating_sub(1).leading_zeros()).clamp(27, 31);
+                dec.window_log_max(log)?;
+                let note = format!(
+                    " (windows up to 2^{log} bytes are allowed for this input: the limit grows \
+                     with the input's size and the ratio, up to 2^31)"
+                );
+                decompress(dec, |d| d.get_ref().len(), &limit).map_err(|e| {
+                    if RatioExceeded::of(&e).is_some() {
+                        e
+                    } else {
+                        io::Error::new(e.kind(), format!("{e}{note}"))
+                    }
+                })?
             }
         };
         Ok(Source::build(bytes, compression, input_len, cut_short))
