@@ -1,0 +1,149 @@
+//! Where the tests' traces are, for every crate's tests.
+//!
+//! Two tiers:
+//! - **fixtures**: `tests/fixtures/` in this repository, small traces written for the
+//!   tests (one rule or feature each, listed in `tests/fixtures/README.md`). Always
+//!   present: [`fixture`] panics when one is missing.
+//! - **corpus**: real traces from other tools and the format's own examples, kept
+//!   outside the repository in a directory named `shared` beside the checkout (or
+//!   `$TRACESCOPE_SHARED`). CI always has it. [`corpus`] returns `None` when it is
+//!   absent, after printing one line saying which test skipped what and how to get
+//!   it; the line is also appended to `$TRACESCOPE_SKIP_LOG` when set, so
+//!   `scripts/test` can list every skip at the end.
+//!
+//! Not a library for users: `publish = false`, a dev-dependency only.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The workspace root (this crate is `crates/testdata`).
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `tests/fixtures/` of the repository.
+pub fn fixtures() -> PathBuf {
+    workspace().join("tests/fixtures")
+}
+
+/// The path of one fixture, relative to `tests/fixtures/`; panics when it is missing
+/// (fixtures are part of the repository: a missing one is a broken checkout).
+pub fn fixture(rel: &str) -> PathBuf {
+    let p = fixtures().join(rel);
+    assert!(p.exists(), "fixture {} is missing", p.display());
+    p
+}
+
+/// The text of one fixture.
+pub fn fixture_text(rel: &str) -> String {
+    let p = fixture(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Every trace file under `tests/fixtures/` (recursively, sorted), optionally only
+/// under one subdirectory: files that are not documentation (`.md`) nor scripts.
+/// CTF fixtures are directories; they are listed by [`fixture_ctf_dirs`].
+pub fn fixture_files(under: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    walk(&fixtures().join(under), &mut out);
+    out.retain(|p| {
+        let in_ctf = p
+            .components()
+            .any(|c| c.as_os_str() == "ctf" || c.as_os_str() == "bad");
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        !in_ctf && !name.ends_with(".md") && !name.ends_with(".py") && !name.starts_with('.')
+    });
+    out
+}
+
+/// The CTF trace directories among the fixtures (those holding a `metadata` file).
+pub fn fixture_ctf_dirs() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    walk(&fixtures().join("binary/ctf"), &mut files);
+    let mut dirs: Vec<PathBuf> = files
+        .iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "metadata"))
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// A fixture's path relative to `tests/fixtures/`, for messages and test names.
+pub fn fixture_name(p: &Path) -> String {
+    p.strip_prefix(fixtures())
+        .unwrap_or(p)
+        .display()
+        .to_string()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+}
+
+/// The external corpus directory: `$TRACESCOPE_SHARED`, else `shared` beside the
+/// checkout, when it exists.
+pub fn shared() -> Option<PathBuf> {
+    let dir = match std::env::var_os("TRACESCOPE_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => workspace().join("../shared"),
+    };
+    dir.is_dir().then_some(dir)
+}
+
+/// `rel` inside the external corpus (`corpus/catapult`, `examples/seed-guide`, ...),
+/// or `None` after saying, in one line, that the calling test skipped `what`.
+pub fn corpus(rel: &str, what: &str) -> Option<PathBuf> {
+    if let Some(p) = shared().map(|s| s.join(rel)).filter(|p| p.exists()) {
+        return Some(p);
+    }
+    skip(&format!("needs ../shared/{rel}"), what);
+    None
+}
+
+/// Prints (past the test harness's capture, so it shows in `cargo test` output) and
+/// logs one line: `SKIPPED <test>: <why>; <what> not checked. ...`.
+pub fn skip(why: &str, what: &str) {
+    let test = std::thread::current()
+        .name()
+        .filter(|n| *n != "main")
+        .unwrap_or("?")
+        .to_string();
+    let line = format!(
+        "SKIPPED corpus test {}::{test}: {why} ({what} not checked); put the external \
+         corpus beside the checkout as ../shared, or set TRACESCOPE_SHARED (CI has it)",
+        test_binary()
+    );
+    let _ = writeln!(std::io::stderr(), "{line}");
+    if let Some(log) = std::env::var_os("TRACESCOPE_SKIP_LOG") {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
+            let _ = writeln!(f, "{line}");
+        }
+    }
+}
+
+/// The running test binary's name without cargo's hash (`cli`, `corpus`, or the
+/// crate's own name for unit tests).
+fn test_binary() -> String {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let stem = exe.file_stem().unwrap_or_default().to_string_lossy();
+    match stem.rsplit_once('-') {
+        Some((name, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => name.to_string(),
+        _ => stem.into_owned(),
+    }
+}
