@@ -496,17 +496,19 @@ impl Trace {
                     })
                     .collect(),
             ),
+            // One row per occurrence; only the first occurrences of a kind keep an
+            // example (`tracescope_format::diag::EXAMPLES_KEPT`).
             "diagnostics" => (
-                vec!["kind", "count", "offset", "example"],
+                vec!["kind", "severity", "offset", "example"],
                 self.diagnostics
-                    .sorted()
+                    .occurrences()
                     .into_iter()
                     .map(|d| {
                         vec![
                             Cell::Str(d.kind.as_str().into()),
-                            Cell::UInt(d.count),
+                            Cell::Str(d.kind.severity().as_str().into()),
                             Cell::UInt(d.offset),
-                            Cell::Str(d.example.clone()),
+                            d.example.map_or(Cell::Null, |x| Cell::Str(x.into())),
                         ]
                     })
                     .collect(),
