@@ -40,19 +40,26 @@ pub fn fixture_text(rel: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Every trace file under `tests/fixtures/` (recursively, sorted), optionally only
-/// under one subdirectory: files that are not documentation (`.md`) nor scripts.
-/// CTF fixtures are directories; they are listed by [`fixture_ctf_dirs`].
+/// Every JSON-family trace under `tests/fixtures/` (`.json`, `.json.gz`, `.json.zst`,
+/// `.cpuprofile`; recursively, sorted), optionally only under one subdirectory. The
+/// binary fixtures are listed by [`fixture_ctf_dirs`] and [`fixture_etw_files`].
 pub fn fixture_files(under: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     walk(&fixtures().join(under), &mut out);
     out.retain(|p| {
-        let in_ctf = p
-            .components()
-            .any(|c| c.as_os_str() == "ctf" || c.as_os_str() == "bad");
         let name = p.file_name().unwrap_or_default().to_string_lossy();
-        !in_ctf && !name.ends_with(".md") && !name.ends_with(".py") && !name.starts_with('.')
+        [".json", ".json.gz", ".json.zst", ".cpuprofile"]
+            .iter()
+            .any(|x| name.ends_with(x))
     });
+    out
+}
+
+/// The ETW record files among the fixtures.
+pub fn fixture_etw_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    walk(&fixtures().join("binary"), &mut out);
+    out.retain(|p| p.extension().is_some_and(|x| x == "etw"));
     out
 }
 
@@ -108,21 +115,30 @@ pub fn corpus(rel: &str, what: &str) -> Option<PathBuf> {
     if let Some(p) = shared().map(|s| s.join(rel)).filter(|p| p.exists()) {
         return Some(p);
     }
-    skip(&format!("needs ../shared/{rel}"), what);
+    let needs = if rel.is_empty() {
+        "../shared".to_string()
+    } else {
+        format!("../shared/{rel}")
+    };
+    skip(
+        &format!("corpus test, needs {needs}"),
+        what,
+        "put the external corpus beside the checkout as ../shared, or set \
+         TRACESCOPE_SHARED (CI has it)",
+    );
     None
 }
 
 /// Prints (past the test harness's capture, so it shows in `cargo test` output) and
-/// logs one line: `SKIPPED <test>: <why>; <what> not checked. ...`.
-pub fn skip(why: &str, what: &str) {
+/// logs one line: `SKIPPED <binary>::<test> (<why>): <what> not checked; <how>`.
+pub fn skip(why: &str, what: &str, how: &str) {
     let test = std::thread::current()
         .name()
         .filter(|n| *n != "main")
         .unwrap_or("?")
         .to_string();
     let line = format!(
-        "SKIPPED corpus test {}::{test}: {why} ({what} not checked); put the external \
-         corpus beside the checkout as ../shared, or set TRACESCOPE_SHARED (CI has it)",
+        "SKIPPED {}::{test} ({why}): {what} not checked; {how}",
         test_binary()
     );
     let _ = writeln!(std::io::stderr(), "{line}");

@@ -52,12 +52,9 @@ pub fn diags(d: &Diagnostics) -> Vec<(&'static str, u64, u64)> {
     v
 }
 
-pub fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-}
-
-/// Every JSON trace of the shared corpus and examples (compressed ones included).
-pub fn corpus_files() -> Vec<PathBuf> {
+/// Every JSON trace of the external corpus and examples (compressed ones included),
+/// or `None` (after one line saying so) when `../shared` is absent.
+pub fn corpus_files() -> Option<(PathBuf, Vec<PathBuf>)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -71,6 +68,7 @@ pub fn corpus_files() -> Vec<PathBuf> {
             }
         }
     }
+    let shared = tracescope_testdata::corpus("", "every JSON trace of the external corpus")?;
     let mut out = Vec::new();
     for d in [
         "corpus/catapult",
@@ -78,8 +76,8 @@ pub fn corpus_files() -> Vec<PathBuf> {
         "corpus/perfetto",
         "examples",
     ] {
-        walk(&shared().join(d), &mut out);
+        walk(&shared.join(d), &mut out);
     }
     out.sort();
-    out
+    Some((shared, out))
 }
