@@ -71,7 +71,7 @@ export function setupDiagnostics(badge, popup, diags) {
       .map((d) => {
         const sev = severityOf(d);
         return (
-          `<tr data-kind="${esc(d.kind)}" data-severity="${sev}"><td style="color:${colour[sev]};font-weight:${sev === 'info' ? 'normal' : '600'}">${ICON[sev]} ${sev}</td>` +
+          `<tr data-kind="${esc(d.kind)}" data-severity="${sev}"><td style="white-space:nowrap;color:${colour[sev]};font-weight:${sev === 'info' ? 'normal' : '600'}">${ICON[sev]} ${sev}</td>` +
           `<td><b>${esc(d.kind)}</b>${d.description ? `<div class="muted">${esc(d.description)}</div>` : ''}</td>` +
           `<td>${formatCount(d.count)}</td><td>${d.offset ?? '–'}</td><td><code>${esc(d.example ?? '')}</code></td></tr>`
         );
