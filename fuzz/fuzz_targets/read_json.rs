@@ -3,8 +3,8 @@
 //! as the same events.
 //!
 //! Run (nightly): `cargo +nightly fuzz run read_json -- -max_total_time=300`
-//! from the repository root, seeded with the examples:
-//! `cargo +nightly fuzz run read_json ../shared/examples/seed-guide`.
+//! from the repository root, seeded with the fixtures:
+//! `cargo +nightly fuzz run read_json tests/fixtures/phases`.
 
 #![no_main]
 

@@ -106,13 +106,25 @@ impl DiagKind {
         match self {
             SyntaxError | InvalidUtf8 | TrailingContent | MissingTs | BadField
             | BadCounterValue => Severity::Error,
-            Truncated | BareEvents | DuplicateKey | UnknownPhase | MisplacedEnd
-            | EndNameMismatch | UnmatchedEnd | Overlap | UnknownScope | BadId
-            | UnmatchedAsyncStep | DuplicateObject | ProfileLengthMismatch | BadProfile
+            Truncated
+            | BareEvents
+            | DuplicateKey
+            | UnknownPhase
+            | MisplacedEnd
+            | EndNameMismatch
+            | UnmatchedEnd
+            | Overlap
+            | UnknownScope
+            | BadId
+            | UnmatchedAsyncStep
+            | DuplicateObject
+            | ProfileLengthMismatch
+            | BadProfile
             | BadStackFrame => Severity::Warning,
-            TrailingComma | Comment | EmptyEvent | NumericString | UnsortedThread
-            | UnboundFlow | UnmatchedObject | BadDisplayTimeUnit | NonStringSystemTrace
-            | BadMetadata => Severity::Info,
+            TrailingComma | Comment | EmptyEvent | NumericString | UnsortedThread | UnboundFlow
+            | UnmatchedObject | BadDisplayTimeUnit | NonStringSystemTrace | BadMetadata => {
+                Severity::Info
+            }
         }
     }
 }
@@ -422,7 +434,9 @@ mod tests {
         let n = EXAMPLES_KEPT as u64 + 50;
         // Offsets added out of order, with one far jump back, as parallel parts do.
         for k in (0..n).rev() {
-            a.add(DiagKind::UnboundFlow, 1_000 + k * 300, || format!("flow {k}"));
+            a.add(DiagKind::UnboundFlow, 1_000 + k * 300, || {
+                format!("flow {k}")
+            });
         }
         a.add(DiagKind::Comment, 7, || "c".into());
         a.add(DiagKind::UnboundFlow, u64::MAX / 2, || "far".into());
@@ -431,7 +445,10 @@ mod tests {
         assert_eq!(a.count(DiagKind::UnboundFlow), n + 1);
         assert_eq!((occ[0].offset, occ[0].example), (1_000, Some("flow 0")));
         let last_kept = &occ[EXAMPLES_KEPT - 1];
-        assert_eq!(last_kept.example, Some(format!("flow {}", EXAMPLES_KEPT - 1).as_str()));
+        assert_eq!(
+            last_kept.example,
+            Some(format!("flow {}", EXAMPLES_KEPT - 1).as_str())
+        );
         assert_eq!(last_kept.offset, 1_000 + (EXAMPLES_KEPT as u64 - 1) * 300);
         assert_eq!(occ[EXAMPLES_KEPT].example, None);
         assert_eq!(occ[n as usize].offset, u64::MAX / 2);
@@ -449,9 +466,16 @@ mod tests {
             a.add(DiagKind::UnboundFlow, 50 + k * 180, String::new);
         }
         let e = &a.entries[&DiagKind::UnboundFlow];
-        assert_eq!(e.offsets.bytes.len(), 1 + 2 * 999_999, "180 apart: two bytes each");
+        assert_eq!(
+            e.offsets.bytes.len(),
+            1 + 2 * 999_999,
+            "180 apart: two bytes each"
+        );
         assert_eq!(e.examples.len(), EXAMPLES_KEPT);
-        assert_eq!(a.occurrences_of(DiagKind::UnboundFlow)[999_999].offset, 50 + 999_999 * 180);
+        assert_eq!(
+            a.occurrences_of(DiagKind::UnboundFlow)[999_999].offset,
+            50 + 999_999 * 180
+        );
     }
 
     #[test]

@@ -22,11 +22,7 @@ fn every_corpus_file_loads() {
             assert!(trace.cpu_profile.is_some());
         }
         total += events.len();
-        let name = path
-            .strip_prefix(&shared)
-            .unwrap()
-            .display()
-            .to_string();
+        let name = path.strip_prefix(&shared).unwrap().display().to_string();
         eprintln!(
             "{name}: {} {} events {:?}",
             trace.form.as_str(),

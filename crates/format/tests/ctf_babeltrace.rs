@@ -139,7 +139,10 @@ fn babeltrace2_text_of_one_fixture_exactly() {
     if !babeltrace2() {
         return;
     }
-    let got = text_of_ctf("instants", &tracescope_testdata::fixture("phases/instants.json"));
+    let got = text_of_ctf(
+        "instants",
+        &tracescope_testdata::fixture("phases/instants.json"),
+    );
     let want = r#"[00000000000000001000] ChromeInstant: { pid = 5, tid = 6, seq = 0 }, { name = "begin-frame", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@ph", arg_value = "\"i\"" }, [1] = { arg_name = "@s", arg_value = "\"t\"" } ] }
 [00000000000000002000] ChromeBegin: { pid = 5, tid = 6, seq = 1 }, { name = "draw", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@ph", arg_value = "\"X\"" }, [1] = { arg_name = "@dur", arg_value = "5000" } ] }
 [00000000000000004000] ChromeInstant: { pid = 5, tid = 6, seq = 2 }, { name = "gc", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@s", arg_value = "\"p\"" } ] }

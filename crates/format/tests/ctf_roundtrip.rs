@@ -117,8 +117,10 @@ fn negative_times_and_wide_stacks() {
 /// two packets and a 27-bit compact timestamp that wraps.
 #[test]
 fn generic_ctf_fixture_loads_as_instants_in_time_order() {
-    let (events, diags) =
-        read_dir(&tracescope_testdata::fixture("binary/ctf/generic-lttng-style")).unwrap();
+    let (events, diags) = read_dir(&tracescope_testdata::fixture(
+        "binary/ctf/generic-lttng-style",
+    ))
+    .unwrap();
     assert!(diags.is_empty(), "{diags:?}");
     let got: Vec<_> = events
         .iter()
@@ -179,7 +181,10 @@ fn generic_ctf_fixture_loads_as_instants_in_time_order() {
         ]
     );
     // Not our layout: read as a whole, not run by run.
-    let files = open_dir(&tracescope_testdata::fixture("binary/ctf/generic-lttng-style")).unwrap();
+    let files = open_dir(&tracescope_testdata::fixture(
+        "binary/ctf/generic-lttng-style",
+    ))
+    .unwrap();
     assert!(files.runs().is_none());
 }
 
@@ -188,7 +193,9 @@ fn generic_ctf_fixture_loads_as_instants_in_time_order() {
 /// run as well as whole.
 #[test]
 fn ctf_fixture_written_by_us_reads_as_its_source() {
-    let want = events_of(&text_of(&tracescope_testdata::fixture("binary/source.json")));
+    let want = events_of(&text_of(&tracescope_testdata::fixture(
+        "binary/source.json",
+    )));
     let dir = tracescope_testdata::fixture("binary/ctf/ours");
     let (back, diags) = read_dir(&dir).unwrap();
     assert!(diags.is_empty(), "{diags:?}");

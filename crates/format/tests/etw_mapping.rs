@@ -1,5 +1,5 @@
 //! Event <-> Chrome ETW records: exact events for every phase family and field, and
-//! JSON -> ETW records -> JSON on every seed example and corpus trace.
+//! JSON -> ETW records -> JSON on every fixture and (corpus tier) real trace.
 
 mod ctf_support;
 
@@ -49,7 +49,7 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 #[test]
-fn plain_begin_uses_only_the_seed_slots() {
+fn plain_begin_uses_only_the_model_slots() {
     let e = ev(
         r#"{"ph":"B","name":"Run","cat":"a,b","ts":1.5,"pid":3,"tid":4,"args":{"url":"x","n":"2"}}"#,
     );

@@ -150,16 +150,52 @@ fn bare_events_read_as_a_list() {
 fn reader_repairs_at_their_offsets() {
     for (rel, n_events, want) in [
         ("diagnostics/comment.json", 2, vec![("comment", 2, 0)]),
-        ("diagnostics/trailing_comma.json", 2, vec![("trailing_comma", 2, 66)]),
-        ("diagnostics/empty_event.json", 2, vec![("empty_event", 2, 71)]),
+        (
+            "diagnostics/trailing_comma.json",
+            2,
+            vec![("trailing_comma", 2, 66)],
+        ),
+        (
+            "diagnostics/empty_event.json",
+            2,
+            vec![("empty_event", 2, 71)],
+        ),
         ("diagnostics/truncated.json", 1, vec![("truncated", 1, 70)]),
-        ("diagnostics/syntax_error.json", 2, vec![("syntax_error", 2, 96)]),
-        ("diagnostics/trailing_content.json", 1, vec![("trailing_content", 1, 66)]),
-        ("diagnostics/duplicate_key.json", 1, vec![("duplicate_key", 1, 38)]),
-        ("diagnostics/numeric_string.json", 2, vec![("numeric_string", 2, 35)]),
-        ("diagnostics/bad_display_time_unit.json", 1, vec![("bad_display_time_unit", 1, 102)]),
-        ("diagnostics/non_string_system_trace.json", 1, vec![("non_string_system_trace", 1, 104)]),
-        ("diagnostics/invalid_utf8.json", 1, vec![("invalid_utf8", 1, 29)]),
+        (
+            "diagnostics/syntax_error.json",
+            2,
+            vec![("syntax_error", 2, 96)],
+        ),
+        (
+            "diagnostics/trailing_content.json",
+            1,
+            vec![("trailing_content", 1, 66)],
+        ),
+        (
+            "diagnostics/duplicate_key.json",
+            1,
+            vec![("duplicate_key", 1, 38)],
+        ),
+        (
+            "diagnostics/numeric_string.json",
+            2,
+            vec![("numeric_string", 2, 35)],
+        ),
+        (
+            "diagnostics/bad_display_time_unit.json",
+            1,
+            vec![("bad_display_time_unit", 1, 102)],
+        ),
+        (
+            "diagnostics/non_string_system_trace.json",
+            1,
+            vec![("non_string_system_trace", 1, 104)],
+        ),
+        (
+            "diagnostics/invalid_utf8.json",
+            1,
+            vec![("invalid_utf8", 1, 29)],
+        ),
     ] {
         let src = open(rel);
         let (mut trace, ev) = read(src.text());

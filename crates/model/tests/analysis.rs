@@ -250,7 +250,10 @@ fn profile_chunks_give_complete_identical_trees() {
     // last as much as the one before it: 40 µs each.
     let t = load_fixture("phases/profile-chunks.json");
     let td = call_tree(&t, &Selection::all(), TreeView::TopDown, 1000);
-    assert_eq!((td.samples, td.total_ns / US, td.truncated), (8, 320, false));
+    assert_eq!(
+        (td.samples, td.total_ns / US, td.truncated),
+        (8, 320, false)
+    );
     assert_eq!(
         tree(&t, &td),
         vec![
@@ -325,7 +328,10 @@ fn seed_profile_chunks_give_complete_identical_trees() {
             node(2, "main-work", 200, 200, 4, 4),
         ]
     );
-    assert_eq!(call_tree(&t, &range(301, 451), TreeView::TopDown, 1000).samples, 4);
+    assert_eq!(
+        call_tree(&t, &range(301, 451), TreeView::TopDown, 1000).samples,
+        4
+    );
 }
 
 /// (depth, name, total µs, total samples) per node.

@@ -128,7 +128,10 @@ fn threads_interleave_in_the_file() {
     let t = load_fixture("phases/interleaved-threads.json");
     assert_eq!(
         slices(&t),
-        vec![row("ui", 3000, 6000, 0, 2, 22), row("net", 5000, 200, 0, 2, 21)]
+        vec![
+            row("ui", 3000, 6000, 0, 2, 22),
+            row("net", 5000, 200, 0, 2, 21)
+        ]
     );
     no_diagnostics(&t);
 }
@@ -178,10 +181,26 @@ fn nestable_async_operations() {
         cells(
             &t,
             "async_slices",
-            &["name", "id", "ts_ns", "dur_ns", "depth", "did_not_finish", "args"]
+            &[
+                "name",
+                "id",
+                "ts_ns",
+                "dur_ns",
+                "depth",
+                "did_not_finish",
+                "args"
+            ]
         ),
         texts(&[
-            &["request", "0x10", "10000", "10000", "0", "false", r#"{"url":"/a","status":200}"#],
+            &[
+                "request",
+                "0x10",
+                "10000",
+                "10000",
+                "0",
+                "false",
+                r#"{"url":"/a","status":200}"#
+            ],
             &["dns", "0x10", "11000", "2000", "1", "false", ""],
             &["resolved", "0x10", "12000", "0", "2", "false", ""],
             &["request", "0x10", "15000", "15000", "0", "true", ""],
@@ -197,7 +216,11 @@ fn nestable_async_operations() {
 fn legacy_async_steps() {
     let t = load_fixture("phases/async-legacy.json");
     assert_eq!(
-        cells(&t, "async_slices", &["name", "ts_ns", "dur_ns", "depth", "legacy"]),
+        cells(
+            &t,
+            "async_slices",
+            &["name", "ts_ns", "dur_ns", "depth", "legacy"]
+        ),
         texts(&[
             &["download", "100000", "100000", "0", "true"],
             &["queued", "100000", "20000", "1", "true"],
@@ -211,7 +234,11 @@ fn legacy_async_steps() {
 fn flows_v1_bind_to_enclosing_and_next_slices() {
     let t = load_fixture("phases/flows-v1.json");
     assert_eq!(
-        cells(&t, "flows", &["from_name", "from_ts_ns", "to_name", "to_ts_ns", "name"]),
+        cells(
+            &t,
+            "flows",
+            &["from_name", "from_ts_ns", "to_name", "to_ts_ns", "name"]
+        ),
         texts(&[
             &["post", "5000", "relay", "25000", "msg"],
             &["relay", "25000", "handle", "35000", "msg"],
@@ -227,7 +254,11 @@ fn flows_v1_bind_to_enclosing_and_next_slices() {
 fn flows_v2_bind_ids() {
     let t = load_fixture("phases/flows-v2.json");
     assert_eq!(
-        cells(&t, "flows", &["from_name", "from_ts_ns", "to_name", "to_ts_ns", "version"]),
+        cells(
+            &t,
+            "flows",
+            &["from_name", "from_ts_ns", "to_name", "to_ts_ns", "version"]
+        ),
         texts(&[
             &["produce", "10000", "forward", "20000", "2"],
             &["forward", "30000", "consume", "40000", "2"],
@@ -263,7 +294,15 @@ fn object_lifetimes_and_snapshots() {
         cells(
             &t,
             "objects",
-            &["pid", "name", "id", "start_ns", "end_ns", "snapshots", "alive_at_end"]
+            &[
+                "pid",
+                "name",
+                "id",
+                "start_ns",
+                "end_ns",
+                "snapshots",
+                "alive_at_end"
+            ]
         ),
         texts(&[
             &["4", "Texture", "0x20", "100000", "300000", "1", "false"],
@@ -365,7 +404,14 @@ fn metadata_names_orders_and_labels() {
         cells(
             &t,
             "processes",
-            &["pid", "name", "sort_index", "labels", "uptime_seconds", "threads"]
+            &[
+                "pid",
+                "name",
+                "sort_index",
+                "labels",
+                "uptime_seconds",
+                "threads"
+            ]
         ),
         texts(&[
             &["12", "gpu", "-1", "", "", "2"],
@@ -467,7 +513,10 @@ fn exact_times_and_ids() {
 fn object_form_with_metadata() {
     let t = load_fixture("file/object-with-metadata.json");
     assert_eq!(col(&t, "threads", "name"), vec![s("Worker")]);
-    assert_eq!(slices(&t), vec![row("Decode", 1_000_500, 250_250, 0, 300, 301)]);
+    assert_eq!(
+        slices(&t),
+        vec![row("Decode", 1_000_500, 250_250, 0, 300, 301)]
+    );
     assert_eq!(col(&t, "instants", "ts_ns"), vec![i(1_100_000)]);
     let keys: Vec<&str> = t.info.metadata.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(keys, ["producer", "displayTimeUnit", "otherData"]);
@@ -557,7 +606,10 @@ fn one_fixture_per_diagnostic_kind() {
         let got: Vec<(&str, u64)> = occ.iter().map(|o| (o.kind.as_str(), o.offset)).collect();
         let expect: Vec<(&str, u64)> = offsets.iter().map(|&o| (*kind, o)).collect();
         assert_eq!(got, expect, "{kind}");
-        assert!(occ.iter().all(|o| o.example.is_some_and(|e| !e.is_empty())), "{kind}");
+        assert!(
+            occ.iter().all(|o| o.example.is_some_and(|e| !e.is_empty())),
+            "{kind}"
+        );
         // The tables row per occurrence, with its severity.
         let r = t.rows("diagnostics").unwrap();
         assert_eq!(r.columns, ["kind", "severity", "offset", "example"]);

@@ -175,7 +175,8 @@ fn validate_exit_codes() {
     assert_eq!(code(&["validate", &warning]), Some(0));
     let out = run(&["validate", "--strict", &warning]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("damaged: warnings fail with --strict (exit 1)\n"));
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .ends_with("damaged: warnings fail with --strict (exit 1)\n"));
     let error = path("diagnostics/syntax_error.json");
     let out = run(&["validate", &error]);
     assert_eq!(out.status.code(), Some(1));
@@ -209,12 +210,22 @@ fn validate_exit_codes() {
 #[test]
 fn tables_list_every_diagnostic_occurrence() {
     let p = fixture("diagnostics/unbound_flow.json");
-    let out = run(&["tables", p.to_str().unwrap(), "--table", "diagnostics", "--format", "csv"]);
+    let out = run(&[
+        "tables",
+        p.to_str().unwrap(),
+        "--table",
+        "diagnostics",
+        "--format",
+        "csv",
+    ]);
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "kind,severity,offset,example");
     assert_eq!(lines.len(), 3, "{text}");
-    assert!(lines[1].starts_with("unbound_flow,info,75,\"flow step or end without a start: "), "{text}");
+    assert!(
+        lines[1].starts_with("unbound_flow,info,75,\"flow step or end without a start: "),
+        "{text}"
+    );
     assert!(lines[2].starts_with("unbound_flow,info,164,"), "{text}");
 }
 

@@ -20,7 +20,11 @@ pub fn json_traces(with_corpus: bool) -> Vec<(String, String)> {
         .then(|| tracescope_testdata::corpus("", "the seed examples and catapult traces"))
         .flatten();
     if let Some(shared) = shared {
-        for rel in ["examples/seed-guide", "examples/seed-viewer", "corpus/catapult"] {
+        for rel in [
+            "examples/seed-guide",
+            "examples/seed-viewer",
+            "corpus/catapult",
+        ] {
             let dir = shared.join(rel);
             let mut paths: Vec<_> = std::fs::read_dir(&dir)
                 .unwrap()

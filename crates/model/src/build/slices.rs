@@ -196,7 +196,7 @@ fn thread_slices(
     diags: &mut Diagnostics,
     input: &str,
 ) -> ThreadSlices {
-    // The seeds require B/E in time order per thread; out-of-band ui-nest events
+    // The reading rules want B/E in time order per thread; out-of-band ui-nest events
     // and X (written when they complete) may come in any order.
     let mut last = i64::MIN;
     let mut unsorted_at = None;
