@@ -328,17 +328,22 @@ impl Entry {
 /// parallel add them in another order than one sequential pass).
 impl PartialEq for Diagnostics {
     fn eq(&self, other: &Self) -> bool {
-        let key = |d: &Diagnostics| -> Vec<(Diagnostic, Vec<u64>, Vec<(u64, String)>)> {
-            d.entries
-                .values()
-                .map(|e| {
-                    let mut offs: Vec<u64> = e.offsets.iter().collect();
-                    offs.sort_unstable();
-                    (e.summary.clone(), offs, e.examples.clone())
+        self.entries.len() == other.entries.len()
+            && self
+                .entries
+                .iter()
+                .zip(&other.entries)
+                .all(|((ka, a), (kb, b))| {
+                    let sorted = |e: &Entry| {
+                        let mut offs: Vec<u64> = e.offsets.iter().collect();
+                        offs.sort_unstable();
+                        offs
+                    };
+                    ka == kb
+                        && a.summary == b.summary
+                        && a.examples == b.examples
+                        && sorted(a) == sorted(b)
                 })
-                .collect()
-        };
-        key(self) == key(other)
     }
 }
 

@@ -37,7 +37,7 @@ fn lttng() -> (Vec<u8>, Vec<u8>) {
         )
         .unwrap_or_else(|| tracescope_testdata::fixture("binary/ctf/generic-lttng-style"))
     });
-    let stream = std::fs::read_dir(&d)
+    let stream = std::fs::read_dir(d)
         .unwrap()
         .flatten()
         .map(|e| e.path())
