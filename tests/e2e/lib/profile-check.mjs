@@ -54,6 +54,8 @@ export async function checkProfileTab(browser, bin, file, shotName, { leaf, call
       const samples = (await x.tracks()).find((r) => r.trackKind === 'samples').track;
       await x.click(caller, samples);
       await x.page.locator('#details h2', { hasText: caller }).waitFor();
+      // The location comes with the frame's details, which may follow the heading.
+      await x.page.locator('#details', { hasText: 'Location' }).waitFor();
       const main = [...p.frames.values()].find((f) => f.name === caller);
       assert.match(await x.page.locator('#details').innerText(), new RegExp(`Location\\s+${main.url}:${main.line}:${main.column}`));
       assert.equal((await x.hook(() => window.__tracescope.selection())).kind, 'frame');
