@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 macro_rules! diag_kinds {
     ($($variant:ident => $name:literal, $what:literal;)*) => {
@@ -166,6 +167,9 @@ pub struct Occurrence<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct Diagnostics {
     entries: BTreeMap<DiagKind, Entry>,
+    /// Every occurrence by offset (kind, offset, example index), built on first use so
+    /// a table can read them row by row; dropped by any change.
+    index: OnceLock<Vec<(DiagKind, u64, u32)>>,
 }
 
 #[derive(Clone, Debug)]
@@ -200,6 +204,7 @@ impl Diagnostics {
         if n == 0 {
             return;
         }
+        self.index.take();
         let e = self.entries.entry(kind).or_insert_with(|| Entry {
             summary: Diagnostic {
                 kind,
@@ -219,6 +224,7 @@ impl Diagnostics {
 
     /// Adds another table's occurrences (for merging parts read in parallel).
     pub fn merge(&mut self, other: Diagnostics) {
+        self.index.take();
         for (kind, o) in other.entries {
             let Some(e) = self.entries.get_mut(&kind) else {
                 self.entries.insert(kind, o);
@@ -277,34 +283,68 @@ impl Diagnostics {
         let Some(e) = self.entries.get(&kind) else {
             return Vec::new();
         };
-        let mut offsets: Vec<u64> = e.offsets.iter().collect();
-        offsets.sort_unstable();
-        // The kept examples are those of the smallest offsets, in order: the k-th
-        // occurrence by offset has the k-th example.
-        offsets
+        e.by_offset()
             .into_iter()
-            .enumerate()
-            .map(|(k, offset)| Occurrence {
+            .map(|(offset, k)| Occurrence {
                 kind,
                 offset,
-                example: e.examples.get(k).map(|(_, x)| x.as_str()),
+                example: e.examples.get(k as usize).map(|(_, x)| x.as_str()),
             })
             .collect()
     }
 
     /// Every occurrence of every kind, by offset, then kind.
     pub fn occurrences(&self) -> Vec<Occurrence<'_>> {
-        let mut all: Vec<Occurrence<'_>> = self
-            .entries
-            .keys()
-            .flat_map(|&k| self.occurrences_of(k))
-            .collect();
-        all.sort_by_key(|o| (o.offset, o.kind));
-        all
+        (0..self.occurrence_count())
+            .map(|i| self.occurrence(i))
+            .collect()
+    }
+
+    /// Occurrences of every kind.
+    pub fn occurrence_count(&self) -> usize {
+        self.entries
+            .values()
+            .map(|e| e.summary.count as usize)
+            .sum()
+    }
+
+    /// The `i`-th occurrence by offset, then kind (`i < occurrence_count()`); the
+    /// order is built once (16 bytes an occurrence) and kept until the next change.
+    pub fn occurrence(&self, i: usize) -> Occurrence<'_> {
+        let index = self.index.get_or_init(|| {
+            let mut all: Vec<(DiagKind, u64, u32)> = self
+                .entries
+                .iter()
+                .flat_map(|(&kind, e)| e.by_offset().into_iter().map(move |(o, k)| (kind, o, k)))
+                .collect();
+            all.sort_by_key(|&(kind, offset, k)| (offset, kind, k));
+            all
+        });
+        let (kind, offset, k) = index[i];
+        Occurrence {
+            kind,
+            offset,
+            example: self.entries[&kind]
+                .examples
+                .get(k as usize)
+                .map(|(_, x)| x.as_str()),
+        }
     }
 }
 
 impl Entry {
+    /// Offsets in order, each with its rank among the kind's occurrences: the k-th
+    /// occurrence by offset has the k-th kept example (the kept ones are the first).
+    fn by_offset(&self) -> Vec<(u64, u32)> {
+        let mut offsets: Vec<u64> = self.offsets.iter().collect();
+        offsets.sort_unstable();
+        offsets
+            .into_iter()
+            .enumerate()
+            .map(|(k, o)| (o, k.min(u32::MAX as usize) as u32))
+            .collect()
+    }
+
     /// Keeps `example` if `offset` is among the smallest [`EXAMPLES_KEPT`] seen.
     fn keep_example(&mut self, offset: u64, example: impl FnOnce() -> String) {
         let full = self.examples.len() >= EXAMPLES_KEPT;

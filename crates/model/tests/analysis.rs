@@ -277,7 +277,7 @@ fn profile_chunks_give_complete_identical_trees() {
     let f = &td.nodes[2].function;
     assert_eq!(
         (t.str(f.url), f.line, f.column),
-        ("file:///srv/app.js", 20, 8)
+        ("file:///srv/app.js", Some(20), Some(8))
     );
 
     // The nodes come in a chunk of their own; 7 samples 30 µs apart from 10 µs.
@@ -358,7 +358,7 @@ fn stack_frame_samples_make_a_tree_with_weights_from_their_times() {
     );
     assert_eq!(td.nodes[0].self_ns / US, 5);
     // Regression: string tids and numeric-string times were read as 0.
-    let th = t.tables.samples.thread[0] as usize;
+    let th = t.tables.samples.thread[0].index();
     assert_eq!(t.str(t.tables.threads[th].name), "js");
     assert_eq!(t.tables.samples.ts[0], 2000 * US);
 }
@@ -384,7 +384,7 @@ fn hermes_samples_make_a_tree_with_weights_from_their_times() {
         ]
     );
     assert_eq!(td.nodes[0].self_ns / US, 30779);
-    let th = t.tables.samples.thread[0] as usize;
+    let th = t.tables.samples.thread[0].index();
     assert_eq!(t.str(t.tables.threads[th].name), "mqt_js");
     assert_eq!(t.tables.samples.ts[0], 11_552_125_241 * US);
 }
@@ -426,7 +426,7 @@ fn accounts_for_every_sample(t: &Trace, cut: usize) {
         .samples
         .frame
         .iter()
-        .filter(|&&f| f != u32::MAX)
+        .filter(|f| f.is_some())
         .count() as u64;
     assert_eq!(td.samples, with_stack);
     let roots: u64 = td

@@ -6,18 +6,18 @@ use std::fmt;
 
 use super::lod::Rows;
 use super::QueryIndex;
-use crate::tables::{Lane, NONE};
+use crate::tables::{AsyncGroupId, Lane, ProcessId, SeriesId, ThreadId};
 use crate::trace::Trace;
 
-/// A track, by what it shows. Numbers are model indexes (thread, async group,
+/// A track, by what it shows: ids of the model's rows (thread, async group,
 /// counter series, process).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TrackRef {
-    Slices { thread: u32, lane: Lane },
-    Samples { thread: u32 },
-    Async { group: u32 },
-    Counter { series: u32 },
-    Objects { process: u32 },
+    Slices { thread: ThreadId, lane: Lane },
+    Samples { thread: ThreadId },
+    Async { group: AsyncGroupId },
+    Counter { series: SeriesId },
+    Objects { process: ProcessId },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +59,8 @@ impl TrackRef {
             if s.is_empty() || s.len() > 10 || !s.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            s.parse().ok()
+            // u32::MAX is no row index (ids are index + 1 in a u32).
+            s.parse().ok().filter(|&n| n < u32::MAX)
         }
         let (kind, rest) = s.split_once(':')?;
         Some(match kind {
@@ -71,15 +72,21 @@ impl TrackRef {
                     _ => return None,
                 };
                 TrackRef::Slices {
-                    thread: num(t)?,
+                    thread: ThreadId::new(num(t)?),
                     lane,
                 }
             }
-            "p" => TrackRef::Samples { thread: num(rest)? },
-            "a" => TrackRef::Async { group: num(rest)? },
-            "c" => TrackRef::Counter { series: num(rest)? },
+            "p" => TrackRef::Samples {
+                thread: ThreadId::new(num(rest)?),
+            },
+            "a" => TrackRef::Async {
+                group: AsyncGroupId::new(num(rest)?),
+            },
+            "c" => TrackRef::Counter {
+                series: SeriesId::new(num(rest)?),
+            },
             "o" => TrackRef::Objects {
-                process: num(rest)?,
+                process: ProcessId::new(num(rest)?),
             },
             _ => return None,
         })
@@ -112,7 +119,7 @@ pub struct TrackInfo {
 }
 
 /// Index in `SliceTable::tracks` of a thread's lane.
-pub(crate) fn slice_track(trace: &Trace, thread: u32, lane: Lane) -> Option<usize> {
+pub(crate) fn slice_track(trace: &Trace, thread: ThreadId, lane: Lane) -> Option<usize> {
     trace
         .tables
         .slices
@@ -128,22 +135,22 @@ pub fn exists(trace: &Trace, index: &QueryIndex, r: TrackRef) -> bool {
         TrackRef::Slices { thread, lane } => {
             slice_track(trace, thread, lane).is_some()
                 || (lane == Lane::Stack
-                    && (thread as usize) < t.threads.len()
+                    && thread.index() < t.threads.len()
                     && index.instants(trace).has_thread_instants(trace, thread))
         }
         TrackRef::Samples { thread } => index.flame_slot(thread).is_some(),
-        TrackRef::Async { group } => (group as usize) < t.async_slices.groups.len(),
-        TrackRef::Counter { series } => (series as usize) < t.counters.series.len(),
+        TrackRef::Async { group } => group.index() < t.async_slices.groups.len(),
+        TrackRef::Counter { series } => series.index() < t.counters.series.len(),
         TrackRef::Objects { process } => index
             .objects(trace)
             .by_process
-            .get(process as usize)
+            .get(process.index())
             .is_some_and(|r| !r.rows.is_empty()),
     }
 }
 
 /// A thread's tracks in display order: stack, ui-nest lane, CPU samples.
-pub fn thread_tracks(trace: &Trace, index: &QueryIndex, thread: u32) -> Vec<TrackInfo> {
+pub fn thread_tracks(trace: &Trace, index: &QueryIndex, thread: ThreadId) -> Vec<TrackInfo> {
     let s = &trace.tables.slices;
     let mut out = Vec::new();
     for lane in [Lane::Stack, Lane::UiNest] {
@@ -180,7 +187,7 @@ pub fn thread_tracks(trace: &Trace, index: &QueryIndex, thread: u32) -> Vec<Trac
 }
 
 /// A process's own tracks in display order: counters, async groups, objects.
-pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<TrackInfo> {
+pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: ProcessId) -> Vec<TrackInfo> {
     let t = &trace.tables;
     let mut out = Vec::new();
     let series = &t.counters.series;
@@ -200,7 +207,9 @@ pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<Tr
         };
         let mm = index.counter(trace, i);
         out.push(TrackInfo {
-            id: TrackRef::Counter { series: i as u32 },
+            id: TrackRef::Counter {
+                series: SeriesId::at(i),
+            },
             name,
             rows: 1,
             min_max: Some((mm.min, mm.max)),
@@ -210,7 +219,9 @@ pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<Tr
     for (g, grp) in t.async_slices.groups.iter().enumerate() {
         if grp.process == process {
             out.push(TrackInfo {
-                id: TrackRef::Async { group: g as u32 },
+                id: TrackRef::Async {
+                    group: AsyncGroupId::at(g),
+                },
                 name: trace.name(grp.name).to_string(),
                 rows: grp.lanes,
                 min_max: None,
@@ -223,7 +234,7 @@ pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<Tr
         out.push(TrackInfo {
             id: r,
             name: "Objects".to_string(),
-            rows: index.objects(trace).by_process[process as usize].rows.len() as u32,
+            rows: index.objects(trace).by_process[process.index()].rows.len() as u32,
             min_max: None,
             instants: 0,
         });
@@ -244,8 +255,8 @@ impl ObjectLanes {
         let objs = &trace.tables.objects;
         let mut order: Vec<u32> = (0..objs.len() as u32).collect();
         order.sort_by_key(|&i| (objs[i as usize].process, objs[i as usize].start, i));
-        let mut lane = vec![NONE; objs.len()];
-        let mut free: Vec<(u32, Vec<i64>)> = Vec::new(); // per process: lane -> free at
+        let mut lane = vec![0; objs.len()];
+        let mut free: Vec<(ProcessId, Vec<i64>)> = Vec::new(); // per process: lane -> free at
         for &i in &order {
             let o = &objs[i as usize];
             if free.last().is_none_or(|f| f.0 != o.process) {
@@ -271,7 +282,7 @@ impl ObjectLanes {
             let p = objs[order[k] as usize].process;
             let n = order[k..].partition_point(|&i| objs[i as usize].process == p);
             let ids = &order[k..k + n];
-            if let Some(slot) = by_process.get_mut(p as usize) {
+            if let Some(slot) = by_process.get_mut(p.index()) {
                 *slot = Rows::build(ids.iter().map(|&i| (i, lane[i as usize])), 0, |i| {
                     let o = &objs[i as usize];
                     (o.start, o.end)

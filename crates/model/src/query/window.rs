@@ -5,7 +5,7 @@ use super::lod::{counter_points, CounterPoints, Grid, Ids, Piece, Rows};
 use super::tracks::{exists, slice_track, TrackRef};
 use super::QueryIndex;
 use crate::strings::StrId;
-use crate::tables::{slice_flags, Lane, Scope, NONE};
+use crate::tables::{slice_flags, Lane, Scope, ThreadId};
 use crate::trace::Trace;
 
 /// Item flags in answers.
@@ -60,7 +60,7 @@ impl SnapshotMarks {
                     continue;
                 }
                 for (k, &sn) in obj.snapshots.iter().enumerate() {
-                    let ts = snaps[sn as usize].ts;
+                    let ts = snaps[sn.index()].ts;
                     if g.t0 <= ts && ts < g.t1 {
                         marks.push((ts, o, k as u32));
                     }
@@ -174,7 +174,7 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
         TrackRef::Async { group } => {
             let a = &t.async_slices;
             let fl = index.flows(trace);
-            out.add_rows(index.async_rows(trace, group as usize), g, |i| {
+            out.add_rows(index.async_rows(trace, group.index()), g, |i| {
                 let i = i as usize;
                 Item {
                     span: (a.ts[i], a.ts[i].saturating_add(a.dur[i])),
@@ -189,7 +189,7 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
         }
         TrackRef::Objects { process } => {
             let objs = &t.objects;
-            let rows = &index.objects(trace).by_process[process as usize];
+            let rows = &index.objects(trace).by_process[process.index()];
             out.add_rows(rows, g, |i| {
                 let o = &objs[i as usize];
                 Item {
@@ -224,9 +224,9 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
         }
         TrackRef::Counter { series } => {
             let c = &t.counters;
-            let (a, b) = c.series[series as usize].rows;
+            let (a, b) = c.series[series.index()].rows;
             let (a, b) = (a as usize, b as usize);
-            let mm = index.counter(trace, series as usize);
+            let mm = index.counter(trace, series.index());
             return Some(Window::Counter(counter_points(
                 &c.ts[a..b],
                 &c.value[a..b],
@@ -254,8 +254,8 @@ impl InstantIndex {
         // The table is sorted by time, so each list is too.
         for i in 0..ins.len() {
             let list = match ins.scope[i] {
-                Scope::Thread => thread.get_mut(ins.thread[i] as usize),
-                Scope::Process => process.get_mut(ins.process[i] as usize),
+                Scope::Thread => ins.thread[i].and_then(|t| thread.get_mut(t.index())),
+                Scope::Process => process.get_mut(ins.process[i].index()),
                 Scope::Global => None,
             };
             if let Some(l) = list {
@@ -279,43 +279,31 @@ impl InstantIndex {
     }
 
     /// Whether a thread has instants to show (its own or its process's).
-    pub fn has_thread_instants(&self, trace: &Trace, thread: u32) -> bool {
-        let process = trace
-            .tables
-            .threads
-            .get(thread as usize)
-            .map_or(NONE, |t| t.process);
+    pub fn has_thread_instants(&self, trace: &Trace, thread: ThreadId) -> bool {
+        let process = trace.tables.threads.get(thread.index()).map(|t| t.process);
         self.thread
-            .get(thread as usize)
+            .get(thread.index())
             .is_some_and(|r| !r.rows.is_empty())
-            || self
-                .process
-                .get(process as usize)
+            || process
+                .and_then(|p| self.process.get(p.index()))
                 .is_some_and(|r| !r.rows.is_empty())
     }
 
     /// How many instants a thread shows: its own and its process's.
-    pub fn thread_count(&self, trace: &Trace, thread: u32) -> u32 {
-        let process = trace
-            .tables
-            .threads
-            .get(thread as usize)
-            .map_or(NONE, |t| t.process);
+    pub fn thread_count(&self, trace: &Trace, thread: ThreadId) -> u32 {
+        let process = trace.tables.threads.get(thread.index()).map(|t| t.process);
         let n = |rows: Option<&Rows>| rows.and_then(|r| r.rows.first()).map_or(0, |r| r.ids.len());
-        (n(self.thread.get(thread as usize)) + n(self.process.get(process as usize))) as u32
+        (n(self.thread.get(thread.index())) + n(process.and_then(|p| self.process.get(p.index()))))
+            as u32
     }
 
-    fn window(&self, trace: &Trace, thread: u32, g: Grid) -> Instants {
+    fn window(&self, trace: &Trace, thread: ThreadId, g: Grid) -> Instants {
         let ins = &trace.tables.instants;
         let mut out = Instants::default();
-        let process = trace
-            .tables
-            .threads
-            .get(thread as usize)
-            .map_or(NONE, |t| t.process);
+        let process = trace.tables.threads.get(thread.index()).map(|t| t.process);
         for rows in [
-            self.thread.get(thread as usize),
-            self.process.get(process as usize),
+            self.thread.get(thread.index()),
+            process.and_then(|p| self.process.get(p.index())),
         ]
         .into_iter()
         .flatten()
