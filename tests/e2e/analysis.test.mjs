@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, shot } from './lib/browser.mjs';
 import { SHARED, corpusTier } from './lib/tiers.mjs';
-import { withTrace } from './lib/trace-page.mjs';
+import { withTrace, clip } from './lib/trace-page.mjs';
 import { checkProfileTab } from './lib/profile-check.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -35,8 +35,6 @@ async function withExample(rel, check, { dark = false, dir = EXAMPLES } = {}) {
   await withTrace(browser, BIN, path.join(dir, rel), (x) => check({ ...x, rows: x.tracks }), { dark });
 }
 
-/** Clipped duration of [ts, ts+dur) in [t0, t1). */
-const clip = (ts, dur, r) => Math.max(0, Math.min(r.t1, ts + dur) - Math.max(r.t0, ts));
 
 test('02-duration-nesting: M over parent lists all seven slices with self times', () => withExample('seed-guide/02-duration-nesting.json', async (x) => {
   await x.click('parent');

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, shot } from './lib/browser.mjs';
 import { FIXTURES } from './lib/tiers.mjs';
-import { withTrace } from './lib/trace-page.mjs';
+import { withTrace, clip } from './lib/trace-page.mjs';
 import { checkProfileTab } from './lib/profile-check.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -25,8 +25,6 @@ after(async () => {
 
 const withFixture = (rel, check) => withTrace(browser, BIN, path.join(FIXTURES, rel), check);
 
-/** Clipped duration of [ts, ts+dur) in [t0, t1). */
-const clip = (ts, dur, r) => Math.max(0, Math.min(r.t1, ts + dur) - Math.max(r.t0, ts));
 
 // frame [0, 100) > update [10, 70) > step-1, step-2, step-3 (10 each); frame > paint [80, 95) µs.
 test('nesting: M over frame lists its six slices with self times', () => withFixture('phases/nesting-out-of-file-order.json', async (x) => {

@@ -347,20 +347,8 @@ fn stack_frame_samples_make_a_tree_with_weights_from_their_times() {
     // Hermes writes tids, times and weights as strings. Samples at 2000, 2010, 2030
     // and 2035 µs weigh 10, 20, 5 and (the last, as the one before) 5 µs.
     let t = load_fixture("phases/samples-numeric-strings.json");
-    let td = call_tree(&t, &Selection::all(), TreeView::TopDown, 1000);
-    assert_eq!(
-        totals(&t, &td),
-        vec![
-            (0, "[root]".to_string(), 40, 4),
-            (1, "handler".to_string(), 35, 3),
-            (2, "parse".to_string(), 20, 1),
-        ]
-    );
-    assert_eq!(td.nodes[0].self_ns / US, 5);
-    // Regression: string tids and numeric-string times were read as 0.
-    let th = t.tables.samples.thread[0].index();
-    assert_eq!(t.str(t.tables.threads[th].name), "js");
-    assert_eq!(t.tables.samples.ts[0], 2000 * US);
+    let want = [("[root]", 40, 4), ("handler", 35, 3), ("parse", 20, 1)];
+    sample_tree_is(&t, &[0, 1, 2], &want, 5, ("js", 2000));
 }
 
 /// Corpus tier: the same on speedscope's Hermes trace.
@@ -372,21 +360,43 @@ fn hermes_samples_make_a_tree_with_weights_from_their_times() {
     ) else {
         return;
     };
-    let td = call_tree(&t, &Selection::all(), TreeView::TopDown, 1000);
-    assert_eq!(
-        totals(&t, &td),
-        vec![
-            (0, "[root]".to_string(), 74710, 7),
-            (1, "[GC Young".to_string(), 20000, 2),
-            (1, "function1".to_string(), 13326, 1),
-            (1, "function2".to_string(), 10605, 1),
-            (2, "function3".to_string(), 10605, 1),
-        ]
+    let want = [
+        ("[root]", 74710, 7),
+        ("[GC Young", 20000, 2),
+        ("function1", 13326, 1),
+        ("function2", 10605, 1),
+        ("function3", 10605, 1),
+    ];
+    sample_tree_is(
+        &t,
+        &[0, 1, 1, 1, 2],
+        &want,
+        30779,
+        ("mqt_js", 11_552_125_241),
     );
-    assert_eq!(td.nodes[0].self_ns / US, 30779);
+}
+
+/// The top-down tree of a trace's samples: each node's depth, name (its first 9
+/// characters), total µs and samples; the root's self µs; the first sample's thread
+/// name and time in µs (regression: string tids and numeric-string times read as 0).
+fn sample_tree_is(
+    t: &Trace,
+    depths: &[u32],
+    want: &[(&str, i64, u64)],
+    root_self_us: i64,
+    (thread, first_us): (&str, i64),
+) {
+    let td = call_tree(t, &Selection::all(), TreeView::TopDown, 1000);
+    let want: Vec<(u32, String, i64, u64)> = depths
+        .iter()
+        .zip(want)
+        .map(|(&d, &(n, tot, tn))| (d, n.to_string(), tot, tn))
+        .collect();
+    assert_eq!(totals(t, &td), want);
+    assert_eq!(td.nodes[0].self_ns / US, root_self_us);
     let th = t.tables.samples.thread[0].index();
-    assert_eq!(t.str(t.tables.threads[th].name), "mqt_js");
-    assert_eq!(t.tables.samples.ts[0], 11_552_125_241 * US);
+    assert_eq!(t.str(t.tables.threads[th].name), thread);
+    assert_eq!(t.tables.samples.ts[0], first_us * US);
 }
 
 #[test]

@@ -12,20 +12,6 @@ use tracescope_format::json::ReadOptions;
 use tracescope_format::Source;
 use tracescope_model::{LoadOptions, Trace};
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 fn load(p: &Path) -> Trace {
     load_with(p, ReadOptions::default())
 }
@@ -41,10 +27,10 @@ fn load_with(p: &Path, read: ReadOptions) -> Trace {
 /// one line saying the calling test skipped them.
 fn corpus(dirs: &[&str], what: &str) -> Option<(PathBuf, Vec<PathBuf>)> {
     let root = tracescope_testdata::corpus("corpus", what)?;
-    let mut all = Vec::new();
-    for d in dirs {
-        files(&root.join(d), &mut all);
-    }
+    let mut all: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|d| tracescope_testdata::files_under(&root.join(d)))
+        .collect();
     all.sort();
     Some((root, all))
 }

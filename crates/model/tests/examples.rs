@@ -6,33 +6,9 @@ mod common;
 use common::*;
 use tracescope_model::Cell;
 
-/// (name, ts, dur, depth, pid, tid) of every slice, in table order.
-/// (name, ts, dur, depth, pid, tid)
-type Row = (String, i64, i64, i64, Cell, Cell);
-
 /// The example, or `None` (said in one line) without `../shared`.
 fn seed(rel: &str) -> Option<tracescope_model::Trace> {
     load_corpus(rel, "what EXPECTED.md says of this example")
-}
-
-fn slices(t: &tracescope_model::Trace) -> Vec<Row> {
-    let r = t.rows("slices").unwrap();
-    (0..r.rows.len())
-        .map(|k| {
-            let int = |c: &str| match r.get(k, c) {
-                Cell::Int(v) => *v,
-                other => panic!("{c}: {other:?}"),
-            };
-            (
-                r.get(k, "name").to_string(),
-                int("ts_ns"),
-                int("dur_ns"),
-                int("depth"),
-                r.get(k, "pid").clone(),
-                r.get(k, "tid").clone(),
-            )
-        })
-        .collect()
 }
 
 #[test]
@@ -224,19 +200,6 @@ fn guide_05_tracing_started_in_browser() {
     );
     assert_eq!(t.stats().slices, 3);
     assert_eq!(col(&t, "instants", "scope"), vec![s("t")]);
-}
-
-fn stack_counts(t: &tracescope_model::Trace) -> Vec<(String, usize)> {
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for st in col(t, "samples", "stack") {
-        let st = st.to_string();
-        match counts.iter_mut().find(|(s, _)| *s == st) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((st, 1)),
-        }
-    }
-    counts.sort();
-    counts
 }
 
 #[test]

@@ -9,28 +9,7 @@ use common::*;
 use tracescope_format::{DiagKind, Severity};
 use tracescope_model::{Cell, Trace};
 
-/// (name, ts, dur, depth, pid, tid) of every slice, in table order.
-type Row = (String, i64, i64, i64, Cell, Cell);
-
-fn slices(t: &Trace) -> Vec<Row> {
-    let r = t.rows("slices").unwrap();
-    (0..r.rows.len())
-        .map(|k| {
-            let int = |c: &str| match r.get(k, c) {
-                Cell::Int(v) => *v,
-                other => panic!("{c}: {other:?}"),
-            };
-            (
-                r.get(k, "name").to_string(),
-                int("ts_ns"),
-                int("dur_ns"),
-                int("depth"),
-                r.get(k, "pid").clone(),
-                r.get(k, "tid").clone(),
-            )
-        })
-        .collect()
-}
+type Row = SliceRow;
 
 fn row(name: &str, ts: i64, dur: i64, depth: i64, pid: i64, tid: i64) -> Row {
     (name.into(), ts, dur, depth, i(pid), i(tid))
@@ -328,19 +307,6 @@ fn a_profile_started_and_stopped() {
         cells(&t, "samples", &["pid", "tid", "ts_ns", "stack"]),
         texts(&[&["9", "9", "25000", "(anonymous);tick"]])
     );
-}
-
-fn stack_counts(t: &Trace) -> Vec<(String, usize)> {
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for st in col(t, "samples", "stack") {
-        let st = st.to_string();
-        match counts.iter_mut().find(|(s, _)| *s == st) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((st, 1)),
-        }
-    }
-    counts.sort();
-    counts
 }
 
 /// Time deltas add up across chunks, in file order.

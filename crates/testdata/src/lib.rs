@@ -44,8 +44,7 @@ pub fn fixture_text(rel: &str) -> String {
 /// `.cpuprofile`; recursively, sorted), optionally only under one subdirectory. The
 /// binary fixtures are listed by [`fixture_ctf_dirs`] and [`fixture_etw_files`].
 pub fn fixture_files(under: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    walk(&fixtures().join(under), &mut out);
+    let mut out = files_under(&fixtures().join(under));
     out.retain(|p| {
         let name = p.file_name().unwrap_or_default().to_string_lossy();
         [".json", ".json.gz", ".json.zst", ".cpuprofile"]
@@ -57,16 +56,14 @@ pub fn fixture_files(under: &str) -> Vec<PathBuf> {
 
 /// The ETW record files among the fixtures.
 pub fn fixture_etw_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    walk(&fixtures().join("binary"), &mut out);
+    let mut out = files_under(&fixtures().join("binary"));
     out.retain(|p| p.extension().is_some_and(|x| x == "etw"));
     out
 }
 
 /// The CTF trace directories among the fixtures (those holding a `metadata` file).
 pub fn fixture_ctf_dirs() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    walk(&fixtures().join("binary/ctf"), &mut files);
+    let files = files_under(&fixtures().join("binary/ctf"));
     let mut dirs: Vec<PathBuf> = files
         .iter()
         .filter(|p| p.file_name().is_some_and(|n| n == "metadata"))
@@ -84,6 +81,14 @@ pub fn fixture_name(p: &Path) -> String {
         .to_string()
 }
 
+/// Every file under `dir`, recursively, sorted (none when `dir` is missing).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -96,7 +101,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(p);
         }
     }
-    out.sort();
 }
 
 /// The external corpus directory: `$TRACESCOPE_SHARED`, else `shared` beside the

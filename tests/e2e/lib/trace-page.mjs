@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import { openPage, shot } from './browser.mjs';
 import { startServer } from './server.mjs';
 
+/** Clipped duration of [ts, ts+dur) in the range [r.t0, r.t1). */
+export const clip = (ts, dur, r) => Math.max(0, Math.min(r.t1, ts + dur) - Math.max(r.t0, ts));
+
 /**
  * Track id of a thread's i-th track among the page's rows.
  * @param {any[]} rows window.__tracescope.tracks()

@@ -59,3 +59,41 @@ pub fn diag_kinds(t: &Trace) -> Vec<&'static str> {
         .map(|d| d.kind.as_str())
         .collect()
 }
+
+/// (name, ts, dur, depth, pid, tid) of a slice.
+pub type SliceRow = (String, i64, i64, i64, Cell, Cell);
+
+/// Every slice, in table order.
+pub fn slices(t: &Trace) -> Vec<SliceRow> {
+    let r = t.rows("slices").unwrap();
+    (0..r.rows.len())
+        .map(|k| {
+            let int = |c: &str| match r.get(k, c) {
+                Cell::Int(v) => *v,
+                other => panic!("{c}: {other:?}"),
+            };
+            (
+                r.get(k, "name").to_string(),
+                int("ts_ns"),
+                int("dur_ns"),
+                int("depth"),
+                r.get(k, "pid").clone(),
+                r.get(k, "tid").clone(),
+            )
+        })
+        .collect()
+}
+
+/// How many samples have each stack, by stack.
+pub fn stack_counts(t: &Trace) -> Vec<(String, usize)> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for st in col(t, "samples", "stack") {
+        let st = st.to_string();
+        match counts.iter_mut().find(|(s, _)| *s == st) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((st, 1)),
+        }
+    }
+    counts.sort();
+    counts
+}
