@@ -28,6 +28,7 @@ cd "$HERE"
 [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
 mkdir -p "$SCREENSHOTS"
 if [ "$#" -eq 0 ]; then
-  set -- page.test.mjs analysis-page.test.mjs fixtures.test.mjs fixtures-analysis.test.mjs examples.test.mjs analysis.test.mjs
+  set -- page.test.mjs analysis-page.test.mjs fixtures.test.mjs fixtures-analysis.test.mjs examples.test.mjs analysis.test.mjs \
+    token.test.mjs
 fi
 node --test --test-concurrency=1 "$@"
