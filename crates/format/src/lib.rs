@@ -17,7 +17,7 @@ pub mod runs;
 pub mod source;
 pub mod time;
 
-pub use diag::{DiagKind, Diagnostic, Diagnostics};
+pub use diag::{DiagKind, Diagnostic, Diagnostics, Occurrence, Severity};
 pub use event::{Event, RawJson};
 pub use id::{Id, Id2, Int64, Pid};
 pub use runs::EventRuns;

@@ -2,7 +2,7 @@
 //!
 //! A [`Trace`] is built from `tracescope_format::Event`s into plain columnar tables
 //! (slices, instants, async slices, flows, counters, objects, samples, metadata,
-//! other events) with ids between them, following `spec/reading-rules.md`
+//! other events) with ids between them, following `docs/reading-rules.md`
 //! sections 3 to 12. Every anomaly is a counted diagnostic, never a panic. The model
 //! never sees the bytes of a file format: that is `tracescope-format`.
 

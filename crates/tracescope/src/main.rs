@@ -56,8 +56,14 @@ enum Command {
         #[arg(long, value_enum, default_value = "jsonl")]
         format: tables::Format,
     },
-    /// List what the reader repaired or could not place. Exit 0 clean, 1 diagnostics, 2 unreadable.
-    Validate { file: PathBuf },
+    /// List what the reader repaired or could not place, errors first. Exit 1 when there
+    /// are errors (with --strict: errors or warnings), 2 when there is no trace, else 0.
+    Validate {
+        file: PathBuf,
+        /// Fail (exit 1) on warnings too, not only on errors.
+        #[arg(long)]
+        strict: bool,
+    },
     /// Open a trace in the web viewer (a built-in demo trace without FILE).
     View {
         file: Option<PathBuf>,
@@ -129,7 +135,7 @@ fn main() -> ExitCode {
             table,
             format,
         } => tables::run(&file, &table, format),
-        Command::Validate { file } => return validate::run(&file),
+        Command::Validate { file, strict } => return validate::run(&file, strict),
         Command::View {
             file,
             port,

@@ -1,4 +1,4 @@
-//! Reads CTF traces into events: the seed's Chrome layout (written by tracescope or
+//! Reads CTF traces into events: Chrome's layout (written by tracescope or
 //! rewritten by babeltrace2) back into the exact events, any other event class as a
 //! generic event (see [`super::generic`]).
 
@@ -421,7 +421,7 @@ fn str_of<'a>(d: &Decoder<'a, '_>, at: Option<(&Type, u32)>) -> Option<Cow<'a, s
     }
 }
 
-/// The seed's Chrome payload of the decoded event, when its class has that layout.
+/// The Chrome payload of the decoded event, when its class has that layout.
 fn chrome_payload<'a>(d: &Decoder<'a, '_>, class: &EventClass) -> Option<ChromePayload<'a>> {
     let ty = ChromeType::from_name(class.name.strip_prefix("Chrome")?)?;
     let f = d.scopes[5]?;

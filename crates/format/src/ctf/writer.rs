@@ -1,9 +1,9 @@
-//! Writes events as a CTF 1.8 trace directory in the seed's Chrome layout.
+//! Writes events as a CTF 1.8 trace directory in Chrome's layout.
 //!
 //! One stream file (`chrome_0`), packets of about [`CtfWriteOptions::packet_bytes`]
 //! padded to 4 KiB, one event class per opcode used (so each class has its static
-//! `arguments[N]` and optional stack, exactly as the seed lays them out). Event
-//! payloads are the ETW payload bytes: the seed's CTF fields are byte-aligned
+//! `arguments[N]` and optional stack, exactly as Chrome lays them out). Event
+//! payloads are the ETW payload bytes: Chrome's CTF fields are byte-aligned
 //! little-endian and in the same order, so one encoder serves both.
 //!
 //! Records are written sorted by timestamp (stably), because CTF readers such as
@@ -35,7 +35,7 @@ pub struct CtfWriteOptions {
     /// Target packet size in bytes; an event larger than this gets a packet of its own.
     pub packet_bytes: usize,
     /// Width of stack addresses; `None` picks 32 bits when every address fits
-    /// (the seed's `xint32`), else 64.
+    /// (Chrome's `xint32`), else 64.
     pub bits: Option<Bitness>,
     /// Trace UUID; `None` draws a random one.
     pub uuid: Option<[u8; 16]>,
@@ -201,7 +201,7 @@ pub fn write_dir(
     opts: &CtfWriteOptions,
 ) -> io::Result<CtfWriteStats> {
     let map = MapOptions::ctf(opts.bits.unwrap_or(Bitness::B64));
-    // 32-bit stacks (the seed's `xint32`) unless an address needs more.
+    // 32-bit stacks (Chrome's `xint32`) unless an address needs more.
     let bits = opts.bits.unwrap_or_else(|| {
         let wide = events.par_iter().any(|e| {
             e.stack.as_ref().is_some_and(|s| {

@@ -1,4 +1,5 @@
-//! The binary ETW payload of one Chrome event (seed 000, "Chrome events in ETW").
+//! The binary ETW payload of one Chrome event (`docs/architecture.md`, "Binary
+//! encodings").
 //!
 //! ```text
 //! name        NUL-terminated string

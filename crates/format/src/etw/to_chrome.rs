@@ -1,4 +1,4 @@
-//! [`Event`] to the seed's Chrome model, losslessly: what the seed has a slot for goes
+//! [`Event`] to Chrome's compact model, losslessly: what the model has a slot for goes
 //! in the slot, everything else rides in reserved arguments (see the module docs of
 //! [`crate::etw`] for the full table).
 
@@ -227,7 +227,7 @@ pub fn to_chrome<'a>(ev: &'a Event<'_>, opts: &MapOptions, out: &mut Vec<ChromeR
     };
     let pid = pid_slot(ev.pid.as_ref(), "@pid", &mut res);
     let tid = pid_slot(ev.tid.as_ref(), "@tid", &mut res);
-    // Slot 0 means "no id" (the seed's B/E convention); every other id that is not a
+    // Slot 0 means "no id" (the model's B/E convention); every other id that is not a
     // positive integer rides in `@id`, with its integer key in the slot if it has one.
     let id = match &ev.id {
         None => 0,

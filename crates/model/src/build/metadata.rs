@@ -87,7 +87,11 @@ pub fn apply(
                 }
                 None => bad(diags),
             },
-            "process_uptime_seconds" => match get("uptime").and_then(Value::as_f64) {
+            // Chrome writes the uptime as a string of digits (`{"uptime":"1880"}`).
+            "process_uptime_seconds" => match get("uptime").and_then(|u| {
+                u.as_f64()
+                    .or_else(|| u.as_str().and_then(|s| s.trim().parse().ok()))
+            }) {
                 Some(u) => registry.processes[p].uptime_seconds = Some(u),
                 None => bad(diags),
             },

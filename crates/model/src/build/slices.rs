@@ -198,7 +198,7 @@ fn thread_slices(
     diags: &mut Diagnostics,
     input: &str,
 ) -> ThreadSlices {
-    // The seeds require B/E in time order per thread; out-of-band ui-nest events
+    // The reading rules want B/E in time order per thread; out-of-band ui-nest events
     // and X (written when they complete) may come in any order.
     let mut last = i64::MIN;
     let mut unsorted_at = None;
@@ -338,15 +338,11 @@ fn thread_slices(
             b.end = thread_end.max(b.start);
         }
     }
-    let overlaps = nest(&mut done);
-    if overlaps > 0 {
-        let first = done
-            .iter()
-            .filter(|b| b.flags & slice_flags::OVERLAP != 0)
-            .map(|b| b.offset)
-            .min()
-            .unwrap_or(0);
-        diags.add_n(DiagKind::Overlap, overlaps, first, || excerpt(input, first));
+    if nest(&mut done) > 0 {
+        // One occurrence per slice moved to an extra row, at the event that made it.
+        for b in done.iter().filter(|b| b.flags & slice_flags::OVERLAP != 0) {
+            diags.add(DiagKind::Overlap, b.offset, || excerpt(input, b.offset));
+        }
     }
     nest(&mut ui_done);
     ThreadSlices {

@@ -13,7 +13,7 @@ use crate::trace::Trace;
 pub enum Lane {
     /// The call stack (`B`/`E`, `X`), including extra rows for improper overlaps.
     Stack = 0,
-    /// Out-of-band `ui-nest` operations (seed 001).
+    /// Out-of-band `ui-nest` operations (`docs/reading-rules.md`, section 3).
     UiNest = 1,
 }
 

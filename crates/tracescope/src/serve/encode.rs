@@ -100,6 +100,7 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
     let diagnostics = trace.diagnostics.sorted().into_iter().map(|d| {
         Obj::new()
             .str("kind", d.kind.as_str())
+            .str("severity", d.kind.severity().as_str())
             .num("count", d.count)
             .num("offset", d.offset)
             .str("example", &d.example)

@@ -1,4 +1,5 @@
-//! The HTTP API, in process: the router on the demo trace and the shared examples.
+//! The HTTP API, in process: the router on the demo trace, on every fixture and (when
+//! `../shared` is there) on the seed examples.
 
 use std::sync::Arc;
 
@@ -151,6 +152,13 @@ async fn summary_lists_processes_threads_tracks_in_display_order() {
         diags.contains(&"misplaced_end") && diags.contains(&"overlap"),
         "{diags:?}"
     );
+    let overlap = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "overlap")
+        .unwrap();
+    assert_eq!(overlap["severity"], "warning");
     assert_eq!(v["stats"]["flows"], 2);
 }
 
@@ -508,9 +516,24 @@ async fn no_route_serves_files_by_path() {
 }
 
 #[tokio::test]
+async fn every_fixture_answers_every_endpoint() {
+    let mut files = tracescope_testdata::fixture_files("");
+    files.extend(tracescope_testdata::fixture_etw_files());
+    files.extend(tracescope_testdata::fixture_ctf_dirs());
+    let n = files.len();
+    let served = serve_every_endpoint(files).await;
+    // Only a fixture that holds no trace at all may fail to load.
+    assert_eq!(served, n);
+}
+
+/// Corpus tier: the format guides' examples.
+#[tokio::test]
 async fn shared_examples_answer_every_endpoint() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/examples");
-    let mut files: Vec<_> = ["seed-guide", "seed-viewer"]
+    let Some(dir) = tracescope_testdata::corpus("examples", "every endpoint on the seed examples")
+    else {
+        return;
+    };
+    let files: Vec<_> = ["seed-guide", "seed-viewer"]
         .iter()
         .flat_map(|d| {
             std::fs::read_dir(dir.join(d))
@@ -518,8 +541,13 @@ async fn shared_examples_answer_every_endpoint() {
                 .map(|e| e.unwrap().path())
         })
         .collect();
-    files.sort();
     assert!(files.len() >= 17, "{}", files.len());
+    assert!(serve_every_endpoint(files).await >= 15);
+}
+
+/// Serves each trace that loads and asks every endpoint; the number served.
+async fn serve_every_endpoint(mut files: Vec<std::path::PathBuf>) -> usize {
+    files.sort();
     let mut served = 0;
     for f in files {
         // Reading every example is the reader's business (and its tests'); here,
@@ -570,7 +598,7 @@ async fn shared_examples_answer_every_endpoint() {
         ok(&app, &format!("/api/range?t0={t0}&t1={t1}&by=thread")).await;
         ok(&app, "/api/profile?view=bottom-up").await;
     }
-    assert!(served >= 15, "{served}");
+    served
 }
 
 #[tokio::test]
