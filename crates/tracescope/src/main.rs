@@ -8,6 +8,7 @@ mod demo;
 mod input;
 mod load;
 mod profile;
+mod query;
 mod serve;
 mod stats;
 mod summary;
@@ -101,6 +102,23 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Ask SQL over one or more traces: our tables (those of `tables`, with ids to join
+    /// on) and Perfetto's (`slice`, `thread`, `args`, `flow`, ...); every table has a
+    /// `trace` column. `--schema` lists every table and column.
+    Query {
+        files: Vec<PathBuf>,
+        /// The query (several statements: each result is printed).
+        #[arg(long, conflicts_with = "file")]
+        sql: Option<String>,
+        /// Read the query from this file.
+        #[arg(long, value_name = "QUERY.sql")]
+        file: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: query::Format,
+        /// Print every table and column with its doc, and the views.
+        #[arg(long)]
+        schema: bool,
+    },
     /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
     /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
@@ -123,6 +141,29 @@ fn main() -> ExitCode {
             no_open,
         } => view(file, port, bind, !no_open),
         Command::Convert { input, output } => convert::run(&input, &output),
+        Command::Query {
+            files,
+            sql,
+            file,
+            format,
+            schema,
+        } => {
+            if schema {
+                print!("{}", query::schema());
+                return ExitCode::SUCCESS;
+            }
+            let run = query::read_sql(sql, file)
+                .map_err(query::Failure::Other)
+                .and_then(|sql| query::run(&files, &sql, format));
+            match run {
+                Ok(()) => Ok(()),
+                Err(query::Failure::Sql(msg)) => {
+                    eprintln!("tracescope: SQL error: {msg}");
+                    return ExitCode::from(2);
+                }
+                Err(query::Failure::Other(e)) => Err(e),
+            }
+        }
         Command::Summary {
             file,
             top,
