@@ -327,6 +327,8 @@ fn narrow(lo: &mut f64, hi: &mut f64, op: Op, v: f64) {
 #[derive(Hash, PartialEq, Eq)]
 enum Key<'t> {
     Null,
+    /// An interned string by address: one trace's strings are stored once each.
+    Ptr(usize),
     Int(i64),
     UInt(u64),
     Float(u64),
@@ -335,12 +337,12 @@ enum Key<'t> {
 
 fn key(v: Value<'_>) -> Key<'_> {
     match v {
+        Value::Str(s) => Key::Ptr(s.as_ptr() as usize ^ (s.len() << 48)),
         Value::Null => Key::Null,
         Value::Bool(b) => Key::Int(b as i64),
         Value::Int(i) => Key::Int(i),
         Value::UInt(u) => Key::UInt(u),
         Value::Float(f) => Key::Float(f.to_bits()),
-        Value::Str(s) => Key::Str(Cow::Borrowed(s)),
         Value::String(s) | Value::Json(s) => Key::Str(Cow::Owned(s)),
     }
 }
@@ -513,16 +515,39 @@ impl DeclCursor<'_> {
         let mut groups: FxHashMap<(usize, Key<'_>), u32> = FxHashMap::default();
         let mut items: Vec<(u32, u32)> = Vec::new();
         let mut gidx: Vec<u32> = Vec::new();
+        // Strings are keyed by address first (an interned name is stored once, so
+        // this is fast), then groups with equal text are merged below.
+        let mut texts: Vec<(usize, Option<&str>)> = Vec::new();
         for (k, rows) in &segs {
             let t: &Trace = shared.traces[*k].trace();
             let tk = if with_trace { *k } else { 0 };
             for j in 0..rows.len() {
                 let row = rows.get(j);
                 let next = groups.len() as u32;
-                let g = *groups.entry((tk, key(get(t, row as usize)))).or_insert(next);
+                let v = get(t, row as usize);
+                let text = match v {
+                    Value::Str(s) => Some(s),
+                    _ => None,
+                };
+                let g = *groups.entry((tk, key(v))).or_insert_with(|| {
+                    texts.push((tk, text));
+                    next
+                });
                 items.push((*k as u32, row));
                 gidx.push(g);
             }
+        }
+        let mut same: FxHashMap<(usize, &str), u32> = FxHashMap::default();
+        let canon: Vec<u32> = texts
+            .iter()
+            .enumerate()
+            .map(|(g, &(tk, text))| match text {
+                Some(s) => *same.entry((tk, s)).or_insert(g as u32),
+                None => g as u32,
+            })
+            .collect();
+        if canon.iter().enumerate().any(|(g, &c)| c != g as u32) {
+            gidx.iter_mut().for_each(|g| *g = canon[*g as usize]);
         }
         let mut start = vec![0u32; groups.len() + 1];
         for &g in &gidx {

@@ -5,6 +5,7 @@ mod analysis;
 mod assets;
 mod encode;
 mod json;
+mod query;
 pub mod routes;
 
 use std::net::{IpAddr, SocketAddr};
@@ -114,3 +115,5 @@ fn open_browser(url: &str) {
 mod analysis_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod query_tests;
