@@ -5,6 +5,7 @@
 
 mod convert;
 mod demo;
+mod export;
 mod input;
 mod load;
 mod profile;
@@ -119,6 +120,16 @@ enum Command {
         #[arg(long)]
         schema: bool,
     },
+    /// Write every table of each trace as Parquet in Hive partitions
+    /// (OUT/<table>/trace=<file name>/part-0.parquet) for DuckDB, Polars, Spark, Trino.
+    Export {
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum)]
+        format: export::Format,
+        /// The directory to write (made if missing; other traces' partitions stay).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
     /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
     /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
@@ -141,6 +152,7 @@ fn main() -> ExitCode {
             no_open,
         } => view(file, port, bind, !no_open),
         Command::Convert { input, output } => convert::run(&input, &output),
+        Command::Export { files, format, out } => export::run(&files, &out, format),
         Command::Query {
             files,
             sql,

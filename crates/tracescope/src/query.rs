@@ -1,7 +1,7 @@
 //! `tracescope query`: SQL over one or more traces (see `tracescope-sql`).
 
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -40,44 +40,15 @@ impl AsRef<Trace> for Owned {
     }
 }
 
-/// Loads the files side by side (each load is itself parallel), named by their
-/// file names (their paths when two share a name).
+/// Loads the files side by side (see [`crate::load::load_many`]).
 pub fn load_all(files: &[PathBuf]) -> Result<Vec<Loaded>> {
-    let names = trace_names(files);
-    let traces: Vec<Result<Trace>> = std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .iter()
-            .map(|f| s.spawn(move || crate::load::load(f)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| bail!("loading panicked")))
-            .collect()
-    });
-    let mut out = Vec::new();
-    for (t, name) in traces.into_iter().zip(names) {
-        let t: Arc<dyn AsRef<Trace> + Send + Sync> = Arc::new(Owned(t?));
-        out.push(Loaded::new(name, t));
-    }
-    Ok(out)
-}
-
-fn trace_names(files: &[PathBuf]) -> Vec<String> {
-    let base = |p: &Path| {
-        p.file_name()
-            .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
-    };
-    files
-        .iter()
-        .map(|f| {
-            let b = base(f);
-            if files.iter().filter(|g| base(g) == b).count() > 1 {
-                f.display().to_string()
-            } else {
-                b
-            }
+    Ok(crate::load::load_many(files)?
+        .into_iter()
+        .map(|(name, t)| {
+            let t: Arc<dyn AsRef<Trace> + Send + Sync> = Arc::new(Owned(t));
+            Loaded::new(name, t)
         })
-        .collect()
+        .collect())
 }
 
 pub fn run(files: &[PathBuf], sql: &str, format: Format) -> Result<(), Failure> {
