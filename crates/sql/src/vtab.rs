@@ -312,6 +312,8 @@ fn int_arg(v: ValueRef<'_>) -> Option<f64> {
 /// Narrows `lo..hi` (inclusive bounds on a value) by a comparison.
 fn narrow(lo: &mut f64, hi: &mut f64, op: Op, v: f64) {
     match op {
+        // Row ids and times are integers: equal to a fraction, none is.
+        Op::Eq if v.fract() != 0.0 => *lo = f64::INFINITY,
         Op::Eq => {
             *lo = lo.max(v);
             *hi = hi.min(v);
