@@ -52,12 +52,7 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
     }
     let processes = trace.process_order.iter().map(|&p| {
         let pr = trace.process(p);
-        let pid = trace.pid_text(pr.pid);
-        let base = if pr.name.is_none() {
-            format!("Process {pid}")
-        } else {
-            format!("{} (pid {pid})", trace.str(pr.name))
-        };
+        let base = trace.process_heading(p);
         let label = if pr.frame_url.is_none() {
             base
         } else {
@@ -65,12 +60,7 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
         };
         let threads = threads_of.get(&p).map_or(&[][..], |v| v).iter().map(|&th| {
             let tr = trace.thread(th);
-            let tid = trace.pid_text(tr.tid);
-            let label = if tr.name.is_none() {
-                format!("Thread {tid}")
-            } else {
-                format!("{} (tid {tid})", trace.str(tr.name))
-            };
+            let label = trace.thread_heading(th);
             Obj::new()
                 .num("id", th)
                 .raw("tid", &pid_json(trace, tr.tid))
