@@ -211,7 +211,12 @@ impl Buf {
 
 /// Writes one table of one trace into its partition, through a temporary
 /// directory renamed into place.
-pub fn write_partition(dir: &Path, table: &'static Table, name: &str, trace: &Trace) -> Result<Written, Error> {
+pub fn write_partition(
+    dir: &Path,
+    table: &'static Table,
+    name: &str,
+    trace: &Trace,
+) -> Result<Written, Error> {
     let part = format!("trace={}", hive_escape(name));
     let table_dir = dir.join(table.name);
     let final_dir = table_dir.join(&part);
@@ -313,16 +318,19 @@ fn flush(
         let opt = optional(&columns[k]);
         match &bufs[k] {
             Buf::Int(v, d) => {
-                col.typed::<Int64Type>().write_batch(v, defs(opt, d), None)?;
+                col.typed::<Int64Type>()
+                    .write_batch(v, defs(opt, d), None)?;
             }
             Buf::Double(v, d) => {
-                col.typed::<DoubleType>().write_batch(v, defs(opt, d), None)?;
+                col.typed::<DoubleType>()
+                    .write_batch(v, defs(opt, d), None)?;
             }
             Buf::Bool(v, d) => {
                 col.typed::<BoolType>().write_batch(v, defs(opt, d), None)?;
             }
             Buf::Bytes(v, d) => {
-                col.typed::<ByteArrayType>().write_batch(v, defs(opt, d), None)?;
+                col.typed::<ByteArrayType>()
+                    .write_batch(v, defs(opt, d), None)?;
             }
         }
         col.close()?;

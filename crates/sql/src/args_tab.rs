@@ -143,7 +143,12 @@ impl ArgsCursor<'_> {
 }
 
 unsafe impl VTabCursor for ArgsCursor<'_> {
-    fn filter(&mut self, idx_num: c_int, _idx_str: Option<&str>, args: &Filters<'_>) -> rusqlite::Result<()> {
+    fn filter(
+        &mut self,
+        idx_num: c_int,
+        _idx_str: Option<&str>,
+        args: &Filters<'_>,
+    ) -> rusqlite::Result<()> {
         let shared = self.shared.clone();
         self.sets.clear();
         if idx_num == 1 {

@@ -48,8 +48,9 @@ pub fn register(conn: &Connection, shared: Arc<Shared>) -> rusqlite::Result<()> 
         },
     )?;
     for kind in [Kind::Directly, Kind::Following, Kind::Preceding] {
-        let module: &'static rusqlite::vtab::Module<FlowFn> =
-            Box::leak(Box::new(rusqlite::vtab::Module::<FlowFn>::eponymous_only_module()));
+        let module: &'static rusqlite::vtab::Module<FlowFn> = Box::leak(Box::new(
+            rusqlite::vtab::Module::<FlowFn>::eponymous_only_module(),
+        ));
         conn.create_module(kind.name(), module, Some((shared.clone(), kind)))?;
     }
     Ok(())
@@ -78,7 +79,9 @@ fn slice_ref(t: &Trace, id: usize) -> Option<SliceRef> {
     if id < ns {
         Some(SliceRef::Thread(tracescope_model::SliceId::at(id)))
     } else if id >= ns + ni && id - ns - ni < t.tables.async_slices.len() {
-        Some(SliceRef::Async(tracescope_model::AsyncSliceId::at(id - ns - ni)))
+        Some(SliceRef::Async(tracescope_model::AsyncSliceId::at(
+            id - ns - ni,
+        )))
     } else {
         None
     }
@@ -118,7 +121,11 @@ pub fn connected(t: &Trace, start: SliceRef, kind: Kind) -> Vec<u32> {
             if seen[k] {
                 continue;
             }
-            let (here, there) = if forward { (f.from[k], f.to[k]) } else { (f.to[k], f.from[k]) };
+            let (here, there) = if forward {
+                (f.from[k], f.to[k])
+            } else {
+                (f.to[k], f.from[k])
+            };
             let hit = match kind {
                 Kind::Directly => here == s,
                 // A chain goes on from the slice or anything it encloses.
@@ -229,7 +236,12 @@ pub struct FlowCursor<'vtab> {
 }
 
 unsafe impl VTabCursor for FlowCursor<'_> {
-    fn filter(&mut self, _idx_num: c_int, _idx_str: Option<&str>, args: &Filters<'_>) -> rusqlite::Result<()> {
+    fn filter(
+        &mut self,
+        _idx_num: c_int,
+        _idx_str: Option<&str>,
+        args: &Filters<'_>,
+    ) -> rusqlite::Result<()> {
         self.rows.clear();
         self.pos = 0;
         let v: rusqlite::types::Value = args.get(0)?;
@@ -267,7 +279,9 @@ unsafe impl VTabCursor for FlowCursor<'_> {
                 }
                 set_value(ctx, v)
             }
-            None if i as usize == cols.len() => ctx.set_result(&self.shared.traces[k].name.as_str()),
+            None if i as usize == cols.len() => {
+                ctx.set_result(&self.shared.traces[k].name.as_str())
+            }
             None => ctx.set_result(&Null),
         }
     }

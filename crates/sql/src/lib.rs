@@ -193,7 +193,9 @@ impl Database {
         let mut ddl = String::new();
         for s in &shared.specs {
             let n = s.name();
-            ddl.push_str(&format!("CREATE VIRTUAL TABLE temp.{n} USING tracescope({n});\n"));
+            ddl.push_str(&format!(
+                "CREATE VIRTUAL TABLE temp.{n} USING tracescope({n});\n"
+            ));
         }
         ddl.push_str(&perfetto::VIEWS.replace("CREATE VIEW", "CREATE TEMP VIEW"));
         conn.execute_batch(&ddl).map_err(err)?;
@@ -203,7 +205,12 @@ impl Database {
 
     /// The names of the tables and views queries can read.
     pub fn table_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.shared.specs.iter().map(|s| s.name().to_string()).collect();
+        let mut names: Vec<String> = self
+            .shared
+            .specs
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect();
         names.push("args".into());
         for line in perfetto::VIEWS.lines() {
             if let Some(rest) = line.strip_prefix("CREATE VIEW ") {
@@ -289,7 +296,9 @@ impl Database {
                 offset: (*offset >= 0).then(|| text.len() - sql.len() + *offset as usize),
                 interrupted: false,
             },
-            rusqlite::Error::SqliteFailure(f, msg) if f.code == rusqlite::ErrorCode::OperationInterrupted => {
+            rusqlite::Error::SqliteFailure(f, msg)
+                if f.code == rusqlite::ErrorCode::OperationInterrupted =>
+            {
                 QueryError {
                     message: msg.clone().unwrap_or_else(|| "interrupted".into()),
                     offset: None,
@@ -338,7 +347,11 @@ fn blank_includes(sql: &str) -> String {
         };
         out.push_str(&rest[..at]);
         let end = rest[at..].find(';').map_or(rest.len(), |p| at + p + 1);
-        out.extend(rest[at..end].chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+        out.extend(
+            rest[at..end]
+                .chars()
+                .map(|c| if c == '\n' { '\n' } else { ' ' }),
+        );
         rest = &rest[end..];
     }
 }
@@ -371,7 +384,11 @@ pub fn schema() -> Vec<SchemaTable> {
                 .columns()
                 .iter()
                 .map(|c| (c.name, c.ty.as_str(), c.doc))
-                .chain(std::iter::once(("trace", "string", "the trace's file name")))
+                .chain(std::iter::once((
+                    "trace",
+                    "string",
+                    "the trace's file name",
+                )))
                 .collect(),
         });
     }
@@ -384,7 +401,11 @@ pub fn schema() -> Vec<SchemaTable> {
             .iter()
             .map(|c| (c.name, c.ty.as_str(), c.doc))
             .chain([
-                ("id", "int", "orders the args of a set (and sets among themselves)"),
+                (
+                    "id",
+                    "int",
+                    "orders the args of a set (and sets among themselves)",
+                ),
                 ("trace", "string", "the trace's file name"),
             ])
             .collect(),
@@ -407,6 +428,9 @@ mod tests {
         let b = blank_includes(s);
         assert_eq!(b.len(), s.len());
         assert_eq!(b.trim(), "SELECT 1;");
-        assert_eq!(blank_includes("SELECT 'include perfetto module'"), "SELECT 'include perfetto module'");
+        assert_eq!(
+            blank_includes("SELECT 'include perfetto module'"),
+            "SELECT 'include perfetto module'"
+        );
     }
 }

@@ -169,7 +169,12 @@ pub static SLICE: Table = Table {
 fn track_kind(t: &Trace, i: usize) -> (u8, usize) {
     let sp = TrackSpans::of(t);
     let mut k = i;
-    for (kind, n) in [(0, sp.threads), (1, sp.groups), (2, sp.series), (3, sp.processes)] {
+    for (kind, n) in [
+        (0, sp.threads),
+        (1, sp.groups),
+        (2, sp.series),
+        (3, sp.processes),
+    ] {
         if k < n {
             return (kind, k);
         }
@@ -229,11 +234,43 @@ pub static COUNTER: Table = Table {
         len: |t| t.tables.counters.ts.len(),
         order: |t| (0..t.tables.counters.ts.len() as u32).collect(),
         columns: &[
-            Column { name: "id", ty: T::Id("counters"), nullable: false, doc: "sample id (counters.id)", get: |_, i| Value::Int(i as i64) },
-            Column { name: "ts", ty: T::Time, nullable: false, doc: "time (ns)", get: |t, i| Value::Int(t.tables.counters.ts[i]) },
-            Column { name: "track_id", ty: T::Id("track"), nullable: false, doc: "its counter track (counter_track.id)", get: |t, i| Value::Int(TrackSpans::of(t).series(t.tables.counters.sample_series[i].index())) },
-            Column { name: "value", ty: T::Float, nullable: false, doc: "value", get: |t, i| Value::Float(t.tables.counters.value[i]) },
-            Column { name: "arg_set_id", ty: T::Int, nullable: true, doc: "always null", get: |_, _| Value::Null },
+            Column {
+                name: "id",
+                ty: T::Id("counters"),
+                nullable: false,
+                doc: "sample id (counters.id)",
+                get: |_, i| Value::Int(i as i64),
+            },
+            Column {
+                name: "ts",
+                ty: T::Time,
+                nullable: false,
+                doc: "time (ns)",
+                get: |t, i| Value::Int(t.tables.counters.ts[i]),
+            },
+            Column {
+                name: "track_id",
+                ty: T::Id("track"),
+                nullable: false,
+                doc: "its counter track (counter_track.id)",
+                get: |t, i| {
+                    Value::Int(TrackSpans::of(t).series(t.tables.counters.sample_series[i].index()))
+                },
+            },
+            Column {
+                name: "value",
+                ty: T::Float,
+                nullable: false,
+                doc: "value",
+                get: |t, i| Value::Float(t.tables.counters.value[i]),
+            },
+            Column {
+                name: "arg_set_id",
+                ty: T::Int,
+                nullable: true,
+                doc: "always null",
+                get: |_, _| Value::Null,
+            },
         ],
     },
 };
@@ -245,11 +282,41 @@ pub static FLOW: Table = Table {
         len: |t| t.tables.flows.len(),
         order: |t| (0..t.tables.flows.len() as u32).collect(),
         columns: &[
-            Column { name: "id", ty: T::Id("flows"), nullable: false, doc: "flow id (flows.flow_id)", get: |_, i| Value::Int(i as i64) },
-            Column { name: "slice_out", ty: T::Id("slice"), nullable: false, doc: "the slice the arrow leaves (slice.id)", get: |t, i| Value::Int(slice_ref_id(t, t.tables.flows.from[i])) },
-            Column { name: "slice_in", ty: T::Id("slice"), nullable: false, doc: "the slice the arrow enters (slice.id)", get: |t, i| Value::Int(slice_ref_id(t, t.tables.flows.to[i])) },
-            Column { name: "trace_id", ty: T::Str, nullable: true, doc: "the flow's id as written", get: |t, i| t.id_value(t.tables.flows.id[i]) },
-            Column { name: "arg_set_id", ty: T::Int, nullable: true, doc: "always null", get: |_, _| Value::Null },
+            Column {
+                name: "id",
+                ty: T::Id("flows"),
+                nullable: false,
+                doc: "flow id (flows.flow_id)",
+                get: |_, i| Value::Int(i as i64),
+            },
+            Column {
+                name: "slice_out",
+                ty: T::Id("slice"),
+                nullable: false,
+                doc: "the slice the arrow leaves (slice.id)",
+                get: |t, i| Value::Int(slice_ref_id(t, t.tables.flows.from[i])),
+            },
+            Column {
+                name: "slice_in",
+                ty: T::Id("slice"),
+                nullable: false,
+                doc: "the slice the arrow enters (slice.id)",
+                get: |t, i| Value::Int(slice_ref_id(t, t.tables.flows.to[i])),
+            },
+            Column {
+                name: "trace_id",
+                ty: T::Str,
+                nullable: true,
+                doc: "the flow's id as written",
+                get: |t, i| t.id_value(t.tables.flows.id[i]),
+            },
+            Column {
+                name: "arg_set_id",
+                ty: T::Int,
+                nullable: true,
+                doc: "always null",
+                get: |_, _| Value::Null,
+            },
         ],
     },
 };
@@ -272,13 +339,17 @@ fn top_metadata(t: &Trace) -> Vec<(String, Json<'_>)> {
 }
 
 fn meta_entry(t: &Trace, i: usize) -> Option<(String, Json<'_>)> {
-    top_metadata(t).into_iter().nth(i.checked_sub(t.tables.metadata.len())?)
+    top_metadata(t)
+        .into_iter()
+        .nth(i.checked_sub(t.tables.metadata.len())?)
 }
 
 /// A cell of the model's `metadata` table for `M` rows, null for trace metadata.
 fn m_cell(t: &Trace, i: usize, col: usize) -> Value<'_> {
     match &tracescope_model::table("metadata").expect("declared").rows {
-        RowSource::Indexed { columns, .. } if i < t.tables.metadata.len() => (columns[col].get)(t, i),
+        RowSource::Indexed { columns, .. } if i < t.tables.metadata.len() => {
+            (columns[col].get)(t, i)
+        }
         _ => Value::Null,
     }
 }

@@ -46,7 +46,12 @@ impl Spec {
         }
     }
 
-    fn new(table: &'static Table, ts: &str, thread: &str, runs: Option<fn(&Trace) -> Vec<Run>>) -> Spec {
+    fn new(
+        table: &'static Table,
+        ts: &str,
+        thread: &str,
+        runs: Option<fn(&Trace) -> Vec<Run>>,
+    ) -> Spec {
         let columns = match &table.rows {
             RowSource::Indexed { columns, .. } => *columns,
             RowSource::ArgSets { .. } => &[],
@@ -109,7 +114,12 @@ pub fn specs() -> Vec<Spec> {
         Spec::new(model("processes"), "", "", None),
         Spec::new(model("threads"), "", "", None),
         Spec::new(model("slices"), "ts_ns", "thread_id", Some(slice_runs)),
-        Spec::new(model("instants"), "ts_ns", "", Some(|t| vec![whole(t.tables.instants.len(), true)])),
+        Spec::new(
+            model("instants"),
+            "ts_ns",
+            "",
+            Some(|t| vec![whole(t.tables.instants.len(), true)]),
+        ),
         Spec::new(model("async_slices"), "", "", None),
         Spec::new(model("flows"), "", "", None),
         Spec::new(model("counter_series"), "", "", None),

@@ -16,8 +16,8 @@ use std::ops::Range;
 use rusqlite::ffi;
 use rusqlite::types::{Null, ValueRef};
 use rusqlite::vtab::{
-    Context, CreateVTab, DistinctMode, Filters, IndexConstraintOp, IndexInfo, VTab,
-    VTabConnection, VTabCursor, VTabKind,
+    Context, CreateVTab, DistinctMode, Filters, IndexConstraintOp, IndexInfo, VTab, VTabConnection,
+    VTabCursor, VTabKind,
 };
 use rustc_hash::FxHashMap;
 use tracescope_model::{ColumnType, Trace, Value};
@@ -155,7 +155,8 @@ unsafe impl<'vtab> VTab<'vtab> for DeclTab {
             schema.push_str(&format!("\"{}\" {}, ", c.name, sql_type(c.ty)));
         }
         schema.push_str("\"trace\" TEXT)");
-        let schema = CString::new(schema).map_err(|e| rusqlite::Error::ModuleError(e.to_string()))?;
+        let schema =
+            CString::new(schema).map_err(|e| rusqlite::Error::ModuleError(e.to_string()))?;
         Ok((
             Cow::Owned(schema),
             DeclTab {
@@ -225,9 +226,8 @@ unsafe impl<'vtab> VTab<'vtab> for DeclTab {
             .collect();
         let mut group = None;
         if !order.is_empty() {
-            let by_row_id = order.len() == 1
-                && Some(order[0].0 as usize) == spec.row_id
-                && !order[0].1;
+            let by_row_id =
+                order.len() == 1 && Some(order[0].0 as usize) == spec.row_id && !order[0].1;
             let grouped = matches!(info.distinct(), DistinctMode::Grouped);
             let others: Vec<c_int> = order
                 .iter()
@@ -390,7 +390,9 @@ impl DeclCursor<'_> {
             return Vec::new();
         }
         let ids = lo as u32..(hi + 1.0) as u32;
-        let Some(runs) = spec.runs.filter(|_| thread.is_some() || ts_lo > f64::MIN || ts_hi < f64::MAX)
+        let Some(runs) = spec
+            .runs
+            .filter(|_| thread.is_some() || ts_lo > f64::MIN || ts_hi < f64::MAX)
         else {
             return vec![Rows::Range(ids)];
         };
@@ -439,7 +441,12 @@ fn partition(r: Range<u32>, before: impl Fn(u32) -> bool) -> u32 {
 }
 
 unsafe impl VTabCursor for DeclCursor<'_> {
-    fn filter(&mut self, _idx_num: c_int, idx_str: Option<&str>, args: &Filters<'_>) -> rusqlite::Result<()> {
+    fn filter(
+        &mut self,
+        _idx_num: c_int,
+        idx_str: Option<&str>,
+        args: &Filters<'_>,
+    ) -> rusqlite::Result<()> {
         let (plan, group) = decode(idx_str.unwrap_or(""));
         let mut cons = Vec::new();
         let mut want_trace: Option<Option<String>> = None;
@@ -511,7 +518,12 @@ unsafe impl VTabCursor for DeclCursor<'_> {
 impl DeclCursor<'_> {
     /// Reorders the rows so that equal values of column `col` (per trace when
     /// `with_trace`) are adjacent: a counting sort over the groups' first sightings.
-    fn grouped(&self, segs: Vec<(usize, Rows)>, col: usize, with_trace: bool) -> Vec<(usize, Rows)> {
+    fn grouped(
+        &self,
+        segs: Vec<(usize, Rows)>,
+        col: usize,
+        with_trace: bool,
+    ) -> Vec<(usize, Rows)> {
         let get = self.spec().columns()[col].get;
         let shared = &self.shared;
         let mut groups: FxHashMap<(usize, Key<'_>), u32> = FxHashMap::default();

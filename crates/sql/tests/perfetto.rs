@@ -173,11 +173,17 @@ fn perfetto_sql_tests() {
         let expected_diff = DIFFERENT.iter().find(|(n, _)| n == name);
         match (check(name), expected_diff) {
             (Ok(()), None) => passed += 1,
-            (Ok(()), Some(_)) => failures.push(format!("{name}: passes now; take it off DIFFERENT")),
+            (Ok(()), Some(_)) => {
+                failures.push(format!("{name}: passes now; take it off DIFFERENT"))
+            }
             (Err(e), None) => failures.push(format!("{name}: {e}")),
             (Err(_), Some(_)) => {}
         }
     }
-    eprintln!("{passed} of {} pass; {} differ as documented", names.len(), DIFFERENT.len());
+    eprintln!(
+        "{passed} of {} pass; {} differ as documented",
+        names.len(),
+        DIFFERENT.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

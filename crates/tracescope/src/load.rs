@@ -37,7 +37,10 @@ pub fn load_many(files: &[std::path::PathBuf]) -> Result<Vec<(String, Trace)>> {
         let handles: Vec<_> = files.iter().map(|f| s.spawn(move || load(f))).collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("loading panicked"))))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("loading panicked")))
+            })
             .collect()
     });
     names.zip(traces).map(|(n, t)| Ok((n, t?))).collect()

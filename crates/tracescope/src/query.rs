@@ -53,7 +53,9 @@ pub fn load_all(files: &[PathBuf]) -> Result<Vec<Loaded>> {
 
 pub fn run(files: &[PathBuf], sql: &str, format: Format) -> Result<(), Failure> {
     if files.is_empty() {
-        return Err(Failure::Other(anyhow::anyhow!("give at least one trace file")));
+        return Err(Failure::Other(anyhow::anyhow!(
+            "give at least one trace file"
+        )));
     }
     let loaded = load_all(files)?;
     let db = Database::open(loaded).map_err(|e| Failure::Other(anyhow::anyhow!("{e}")))?;
@@ -89,7 +91,9 @@ pub fn run(files: &[PathBuf], sql: &str, format: Format) -> Result<(), Failure> 
 pub fn read_sql(sql: Option<String>, file: Option<PathBuf>) -> Result<String> {
     match (sql, file) {
         (Some(s), None) => Ok(s),
-        (None, Some(f)) => std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display())),
+        (None, Some(f)) => {
+            std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))
+        }
         _ => bail!("give the query with --sql TEXT or --file QUERY.sql"),
     }
 }
@@ -166,7 +170,11 @@ impl Printer {
         self.columns = cols.to_vec();
         self.rows = 0;
         match self.format {
-            Format::Csv => writeln!(out, "{}", cols.iter().map(|c| csv(c)).collect::<Vec<_>>().join(",")),
+            Format::Csv => writeln!(
+                out,
+                "{}",
+                cols.iter().map(|c| csv(c)).collect::<Vec<_>>().join(",")
+            ),
             Format::Json => write!(out, "["),
             _ => Ok(()),
         }
@@ -176,10 +184,27 @@ impl Printer {
         self.rows += 1;
         match self.format {
             Format::Table => {
-                self.held.push(row.iter().map(|c| if *c == Cell::Null { "NULL".into() } else { text(c) }).collect());
+                self.held.push(
+                    row.iter()
+                        .map(|c| {
+                            if *c == Cell::Null {
+                                "NULL".into()
+                            } else {
+                                text(c)
+                            }
+                        })
+                        .collect(),
+                );
                 Ok(())
             }
-            Format::Csv => writeln!(out, "{}", row.iter().map(|c| csv(&text(c))).collect::<Vec<_>>().join(",")),
+            Format::Csv => writeln!(
+                out,
+                "{}",
+                row.iter()
+                    .map(|c| csv(&text(c)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
             Format::Jsonl | Format::Json => {
                 let mut s = String::new();
                 if self.format == Format::Json && self.rows > 1 {
@@ -231,7 +256,12 @@ impl Printer {
                 for r in std::mem::take(&mut self.held) {
                     writeln!(out, "{}", line(&r))?;
                 }
-                writeln!(out, "({} row{})", self.rows, if self.rows == 1 { "" } else { "s" })?;
+                writeln!(
+                    out,
+                    "({} row{})",
+                    self.rows,
+                    if self.rows == 1 { "" } else { "s" }
+                )?;
                 self.sets = 0;
             }
             _ => self.sets = 0,

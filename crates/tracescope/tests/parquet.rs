@@ -10,7 +10,9 @@ fn bin() -> &'static str {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sql").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/sql")
+        .join(name)
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -39,7 +41,11 @@ fn from_tables(file: &Path, table: &str, column: &str) -> (u64, f64) {
         .args(["tables", file.to_str().unwrap(), "--table", table])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let mut n = 0;
     let mut sum = 0.0;
@@ -77,28 +83,56 @@ fn duckdb_and_pyarrow_read_the_export_as_tables_prints_it() {
         .args(["-c", "import duckdb, pyarrow"])
         .status()
         .is_ok_and(|s| s.success());
-    assert!(py_ok, "python3 with duckdb and pyarrow is needed: run scripts/setup");
+    assert!(
+        py_ok,
+        "python3 with duckdb and pyarrow is needed: run scripts/setup"
+    );
     let out = tmp("interop");
     let files = [fixture("browser.json"), fixture("renderer.json")];
     let run = Command::new(bin())
-        .args(["export", "--format", "parquet", "--out", out.to_str().unwrap()])
+        .args([
+            "export",
+            "--format",
+            "parquet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .args(&files)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout).to_string();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
-    assert!(stdout.starts_with(&format!("wrote 17 tables of 2 traces to {}:", out.display())), "{stdout}");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.starts_with(&format!(
+            "wrote 17 tables of 2 traces to {}:",
+            out.display()
+        )),
+        "{stdout}"
+    );
     // renderer.json names a process and a thread "gpu" / "main": INT64 pid columns
     // cannot hold them, and the report says so.
-    assert!(stdout.contains("pids named by strings were written as null"), "{stdout}");
-    assert!(out.join("slices/trace=browser.json/part-0.parquet").is_file());
+    assert!(
+        stdout.contains("pids named by strings were written as null"),
+        "{stdout}"
+    );
+    assert!(out
+        .join("slices/trace=browser.json/part-0.parquet")
+        .is_file());
     let checks: Vec<[&str; 2]> = CHECKS.iter().map(|(t, c)| [*t, *c]).collect();
     let py = Command::new("python3")
         .args(["-c", READ_BACK, out.to_str().unwrap()])
         .arg(serde_json::to_string(&checks).unwrap())
         .output()
         .unwrap();
-    assert!(py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
     let got: serde_json::Value = serde_json::from_slice(&py.stdout).unwrap();
     for (table, col) in CHECKS {
         for f in &files {
@@ -119,7 +153,13 @@ fn duckdb_and_pyarrow_read_the_export_as_tables_prints_it() {
     assert_eq!(types["trace"], "VARCHAR");
     // Exporting again replaces the partitions, leaving no temporary directories.
     let again = Command::new(bin())
-        .args(["export", "--format", "parquet", "--out", out.to_str().unwrap()])
+        .args([
+            "export",
+            "--format",
+            "parquet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .arg(&files[0])
         .output()
         .unwrap();

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sql").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/sql")
+        .join(name)
 }
 
 fn query(files: &[&str], sql: &str, format: &str) -> Output {
@@ -19,7 +21,11 @@ fn query(files: &[&str], sql: &str, format: &str) -> Output {
 
 fn csv(files: &[&str], sql: &str) -> String {
     let out = query(files, sql, "csv");
-    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -37,7 +43,10 @@ fn several_traces_answer_side_by_side() {
         "trace,name,thread\nbrowser.json,Layout,CrBrowserMain\nbrowser.json,Layout,IOThread\nrenderer.json,Layout,CrRendererMain\nrenderer.json,Layout,CrRendererMain\n"
     );
     assert_eq!(
-        csv(BOTH, "SELECT trace, COUNT(*) FROM thread GROUP BY trace ORDER BY trace"),
+        csv(
+            BOTH,
+            "SELECT trace, COUNT(*) FROM thread GROUP BY trace ORDER BY trace"
+        ),
         "trace,COUNT(*)\nbrowser.json,2\nrenderer.json,2\n"
     );
 }
@@ -50,7 +59,10 @@ fn perfetto_names_parents_args_and_flows() {
         csv(f, "SELECT c.name, p.name AS parent, c.thread_ts, c.thread_dur FROM slice c JOIN slice p ON c.parent_id = p.id ORDER BY c.ts"),
         "name,parent,thread_ts,thread_dur\nLayout,RunTask,50000,250000\nHeaders,Load,,\nPaint,RunTask,,\n"
     );
-    assert_eq!(csv(f, "SELECT dur FROM slice WHERE name = 'Stuck'"), "dur\n-1\n");
+    assert_eq!(
+        csv(f, "SELECT dur FROM slice WHERE name = 'Stuck'"),
+        "dur\n-1\n"
+    );
     // The B's and E's args merged, nested keys flattened.
     assert_eq!(
         csv(f, "SELECT a.key, a.int_value, a.value_type FROM slice s JOIN args a USING (arg_set_id) WHERE s.name = 'Read' ORDER BY a.id"),
@@ -65,7 +77,10 @@ fn perfetto_names_parents_args_and_flows() {
         "out,in\nLayout,Layout\n"
     );
     assert_eq!(
-        csv(f, "SELECT COUNT(*) FROM following_flow((SELECT id FROM slice WHERE name = 'RunTask'))"),
+        csv(
+            f,
+            "SELECT COUNT(*) FROM following_flow((SELECT id FROM slice WHERE name = 'RunTask'))"
+        ),
         "COUNT(*)\n1\n"
     );
     assert_eq!(
@@ -90,21 +105,51 @@ fn perfetto_names_parents_args_and_flows() {
 fn pushed_down_constraints_give_the_same_rows_as_filters() {
     let f = &["browser.json"];
     for (pushed, plain) in [
-        ("SELECT id FROM slices WHERE id = 2", "SELECT id FROM slices WHERE id + 0 = 2"),
-        ("SELECT id FROM slices WHERE id > 1 AND id <= 4", "SELECT id FROM slices WHERE id + 0 > 1 AND id + 0 <= 4"),
-        ("SELECT id FROM slices WHERE thread_id = 1", "SELECT id FROM slices WHERE thread_id + 0 = 1"),
-        ("SELECT id FROM slice WHERE ts >= 200000 AND ts < 600000", "SELECT id FROM slice WHERE ts + 0 >= 200000 AND ts + 0 < 600000"),
-        ("SELECT id FROM slice WHERE utid = 0 AND ts > 150000", "SELECT id FROM slice WHERE utid + 0 = 0 AND ts + 0 > 150000"),
-        ("SELECT id FROM slices WHERE trace = 'browser.json'", "SELECT id FROM slices WHERE trace || '' = 'browser.json'"),
-        ("SELECT id FROM slices WHERE id = 2.5", "SELECT id FROM slices WHERE id + 0 = 2.5"),
+        (
+            "SELECT id FROM slices WHERE id = 2",
+            "SELECT id FROM slices WHERE id + 0 = 2",
+        ),
+        (
+            "SELECT id FROM slices WHERE id > 1 AND id <= 4",
+            "SELECT id FROM slices WHERE id + 0 > 1 AND id + 0 <= 4",
+        ),
+        (
+            "SELECT id FROM slices WHERE thread_id = 1",
+            "SELECT id FROM slices WHERE thread_id + 0 = 1",
+        ),
+        (
+            "SELECT id FROM slice WHERE ts >= 200000 AND ts < 600000",
+            "SELECT id FROM slice WHERE ts + 0 >= 200000 AND ts + 0 < 600000",
+        ),
+        (
+            "SELECT id FROM slice WHERE utid = 0 AND ts > 150000",
+            "SELECT id FROM slice WHERE utid + 0 = 0 AND ts + 0 > 150000",
+        ),
+        (
+            "SELECT id FROM slices WHERE trace = 'browser.json'",
+            "SELECT id FROM slices WHERE trace || '' = 'browser.json'",
+        ),
+        (
+            "SELECT id FROM slices WHERE id = 2.5",
+            "SELECT id FROM slices WHERE id + 0 = 2.5",
+        ),
     ] {
-        let (a, b) = (csv(f, &format!("{pushed} ORDER BY 1")), csv(f, &format!("{plain} ORDER BY 1")));
+        let (a, b) = (
+            csv(f, &format!("{pushed} ORDER BY 1")),
+            csv(f, &format!("{plain} ORDER BY 1")),
+        );
         assert_eq!(a, b, "{pushed}");
-        assert!(a.lines().count() > 1 || pushed.contains("2.5"), "{pushed}: {a}");
+        assert!(
+            a.lines().count() > 1 || pushed.contains("2.5"),
+            "{pushed}: {a}"
+        );
     }
     // GROUP BY comes out grouped (SQLite aggregates as rows stream).
     assert_eq!(
-        csv(f, "SELECT name, COUNT(*) AS n FROM slice GROUP BY name HAVING n > 1"),
+        csv(
+            f,
+            "SELECT name, COUNT(*) AS n FROM slice GROUP BY name HAVING n > 1"
+        ),
         "name,n\nLayout,2\n"
     );
 }
@@ -121,7 +166,11 @@ fn formats() {
 
 #[test]
 fn errors_exit_2_with_the_position_and_the_tables() {
-    let out = query(&["browser.json"], "SELECT name\nFROM slice WHERE nme = 1", "csv");
+    let out = query(
+        &["browser.json"],
+        "SELECT name\nFROM slice WHERE nme = 1",
+        "csv",
+    );
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -130,7 +179,12 @@ fn errors_exit_2_with_the_position_and_the_tables() {
     let out = query(&["browser.json"], "SELECT * FROM slcie", "csv");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("tracescope: SQL error: no such table: slcie; the tables are: args, async_slices,"), "{err}");
+    assert!(
+        err.starts_with(
+            "tracescope: SQL error: no such table: slcie; the tables are: args, async_slices,"
+        ),
+        "{err}"
+    );
     assert!(err.contains(" slice, slices,"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_tracescope"))
         .args(["query", "--schema"])

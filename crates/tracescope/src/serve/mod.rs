@@ -160,6 +160,6 @@ fn open_browser(url: &str) {
 #[cfg(test)]
 mod analysis_tests;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod query_tests;
+#[cfg(test)]
+mod tests;

@@ -32,14 +32,20 @@ impl AsRef<Trace> for AppState {
 fn reply(status: StatusCode, body: String) -> Response {
     (
         status,
-        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
         body,
     )
         .into_response()
 }
 
 fn bad(msg: &str) -> Response {
-    reply(StatusCode::BAD_REQUEST, Obj::new().str("error", msg).finish())
+    reply(
+        StatusCode::BAD_REQUEST,
+        Obj::new().str("error", msg).finish(),
+    )
 }
 
 pub async fn query(State(s): State<Arc<AppState>>, RawQuery(q): RawQuery, sql: String) -> Response {
@@ -49,7 +55,12 @@ pub async fn query(State(s): State<Arc<AppState>>, RawQuery(q): RawQuery, sql: S
     };
     let limits = p
         .count("limit", 0, MAX_ROWS, Some(DEFAULT_ROWS))
-        .and_then(|l| Ok((l, p.count("timeout_ms", 1, MAX_TIMEOUT_MS, Some(DEFAULT_TIMEOUT_MS))?)));
+        .and_then(|l| {
+            Ok((
+                l,
+                p.count("timeout_ms", 1, MAX_TIMEOUT_MS, Some(DEFAULT_TIMEOUT_MS))?,
+            ))
+        });
     let (limit, timeout) = match limits {
         Ok(v) => v,
         Err(e) => return e.into_response(),
@@ -79,7 +90,12 @@ fn run(s: Arc<AppState>, sql: &str, limit: usize, timeout: Duration) -> (StatusC
     let name = s.name.clone();
     let db = match Database::open(vec![Loaded::new(name, s)]) {
         Ok(db) => db,
-        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, Obj::new().str("error", &e.message).finish()),
+        Err(e) => {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Obj::new().str("error", &e.message).finish(),
+            )
+        }
     };
     let handle = db.interrupt_handle();
     let (done, wait) = mpsc::channel::<()>();
@@ -158,7 +174,10 @@ fn row_json(r: &[Cell]) -> String {
             Cell::Int(i) => s.push_str(&i.to_string()),
             Cell::Real(f) => json::float(&mut s, *f),
             Cell::Text(t) => json::string(&mut s, t),
-            Cell::Blob(b) => json::string(&mut s, &b.iter().map(|x| format!("{x:02x}")).collect::<String>()),
+            Cell::Blob(b) => json::string(
+                &mut s,
+                &b.iter().map(|x| format!("{x:02x}")).collect::<String>(),
+            ),
         }
     }
     s.push(']');

@@ -11,7 +11,10 @@ use tower::ServiceExt;
 use super::{router, AppState};
 
 async fn post(sql: &str, params: &str) -> (StatusCode, Value) {
-    let state = Arc::new(AppState::new(crate::demo::trace().unwrap(), "demo trace".into()));
+    let state = Arc::new(AppState::new(
+        crate::demo::trace().unwrap(),
+        "demo trace".into(),
+    ));
     let app = router(state);
     let req = Request::builder()
         .method("POST")
@@ -27,7 +30,11 @@ async fn post(sql: &str, params: &str) -> (StatusCode, Value) {
 #[tokio::test]
 async fn answers_with_columns_rows_and_count() {
     let demo = crate::demo::trace().unwrap();
-    let (s, v) = post("SELECT COUNT(*) AS n, MIN(ts) AS first FROM slice WHERE dur >= 0", "").await;
+    let (s, v) = post(
+        "SELECT COUNT(*) AS n, MIN(ts) AS first FROM slice WHERE dur >= 0",
+        "",
+    )
+    .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["columns"], serde_json::json!(["n", "first"]));
     let sl = &demo.tables.slices;
@@ -59,11 +66,17 @@ async fn sql_errors_say_where() {
     let (s, v) = post("SELECT name\nFROM slice WHERE nme = 1", "").await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert_eq!(v["error"], "no such column: nme");
-    assert_eq!((v["line"].as_u64(), v["column"].as_u64()), (Some(2), Some(18)));
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64()),
+        (Some(2), Some(18))
+    );
     let (s, v) = post("SELECT * FROM nope", "").await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     let msg = v["error"].as_str().unwrap();
-    assert!(msg.starts_with("no such table: nope; the tables are: args,"), "{msg}");
+    assert!(
+        msg.starts_with("no such table: nope; the tables are: args,"),
+        "{msg}"
+    );
     let (s, _) = post("   ", "").await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     let (s, _) = post("SELECT 1", "?limit=x").await;
@@ -72,10 +85,14 @@ async fn sql_errors_say_where() {
 
 #[tokio::test]
 async fn a_query_past_its_time_limit_is_interrupted() {
-    let forever = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT COUNT(*) FROM n";
+    let forever =
+        "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT COUNT(*) FROM n";
     let t0 = std::time::Instant::now();
     let (s, v) = post(forever, "?timeout_ms=200").await;
     assert_eq!(s, StatusCode::REQUEST_TIMEOUT);
-    assert_eq!(v["error"], "the query ran longer than 200 ms and was interrupted");
+    assert_eq!(
+        v["error"],
+        "the query ran longer than 200 ms and was interrupted"
+    );
     assert!(t0.elapsed() < std::time::Duration::from_secs(20));
 }
