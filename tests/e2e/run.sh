@@ -29,6 +29,6 @@ cd "$HERE"
 mkdir -p "$SCREENSHOTS"
 if [ "$#" -eq 0 ]; then
   set -- page.test.mjs analysis-page.test.mjs fixtures.test.mjs fixtures-analysis.test.mjs examples.test.mjs analysis.test.mjs \
-    token.test.mjs
+    token.test.mjs query.test.mjs
 fi
 node --test --test-concurrency=1 "$@"

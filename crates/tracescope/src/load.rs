@@ -16,6 +16,36 @@ pub fn load(path: &Path) -> Result<Trace> {
     load_counting(path, Arc::new(AtomicU64::new(0)))
 }
 
+/// Loads several files side by side (each load is itself parallel), each named by
+/// its file name (by its path when two share a name), in the order given.
+pub fn load_many(files: &[std::path::PathBuf]) -> Result<Vec<(String, Trace)>> {
+    let base = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let names = files.iter().map(|f| {
+        let b = base(f);
+        if files.iter().filter(|g| base(g) == b).count() > 1 {
+            f.display().to_string()
+        } else {
+            b
+        }
+    });
+    let traces: Vec<Result<Trace>> = std::thread::scope(|s| {
+        let handles: Vec<_> = files.iter().map(|f| s.spawn(move || load(f))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("loading panicked")))
+            })
+            .collect()
+    });
+    names.zip(traces).map(|(n, t)| Ok((n, t?))).collect()
+}
+
 /// [`load`] for a command that exits once it is done with the trace: the model is
 /// never freed, as freeing a gigabyte of tables piece by piece only delays the exit
 /// (the kernel takes the whole address space back at once).

@@ -5,10 +5,12 @@
 
 mod convert;
 mod demo;
+mod export;
 mod input;
 mod load;
 mod output;
 mod profile;
+mod query;
 mod serve;
 mod stats;
 mod summary;
@@ -120,6 +122,33 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Ask SQL over one or more traces: our tables (those of `tables`, with ids to join
+    /// on) and Perfetto's (`slice`, `thread`, `args`, `flow`, ...); every table has a
+    /// `trace` column. `--schema` lists every table and column.
+    Query {
+        files: Vec<PathBuf>,
+        /// The query (several statements: each result is printed).
+        #[arg(long, conflicts_with = "file")]
+        sql: Option<String>,
+        /// Read the query from this file.
+        #[arg(long, value_name = "QUERY.sql")]
+        file: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: query::Format,
+        /// Print every table and column with its doc, and the views.
+        #[arg(long)]
+        schema: bool,
+    },
+    /// Write every table of each trace as Parquet in Hive partitions
+    /// (OUT/<table>/trace=<file name>/part-0.parquet) for DuckDB, Polars, Spark, Trino.
+    Export {
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum)]
+        format: export::Format,
+        /// The directory to write (made if missing; other traces' partitions stay).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
     /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
     /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
@@ -153,6 +182,30 @@ fn main() -> ExitCode {
             },
         ),
         Command::Convert { input, output } => convert::run(&input, &output),
+        Command::Export { files, format, out } => export::run(&files, &out, format),
+        Command::Query {
+            files,
+            sql,
+            file,
+            format,
+            schema,
+        } => {
+            if schema {
+                print!("{}", query::schema());
+                return ExitCode::SUCCESS;
+            }
+            let run = query::read_sql(sql, file)
+                .map_err(query::Failure::Other)
+                .and_then(|sql| query::run(&files, &sql, format));
+            match run {
+                Ok(()) => Ok(()),
+                Err(query::Failure::Sql(msg)) => {
+                    eprintln!("tracescope: SQL error: {msg}");
+                    return ExitCode::from(2);
+                }
+                Err(query::Failure::Other(e)) => Err(e),
+            }
+        }
         Command::Summary {
             file,
             top,

@@ -28,6 +28,7 @@ struct Row {
     end_args: TextRef,
     offset: u64,
     legacy: bool,
+    global: bool,
     root: u32,
 }
 
@@ -76,6 +77,7 @@ pub fn build(
             end_args: TextRef::NONE,
             offset: r.offset,
             legacy,
+            global: r.global,
             root: parent.map_or(rows.len() as u32, |p| rows[p as usize].root),
         };
         match r.ph {
@@ -227,6 +229,7 @@ fn pack(rows: Vec<Row>, unfinished: Vec<bool>) -> AsyncSliceTable {
         roots.sort_by_key(|&r| (rows[r as usize].ts, rows[r as usize].offset));
         let group = AsyncGroupId::at(t.groups.len());
         let mut lane_free: Vec<i64> = Vec::new();
+        let global = roots.iter().all(|&r| rows[r as usize].global);
         for root in roots {
             let mut members = ops.remove(&root).unwrap_or_default();
             members.sort_by_key(|&i| {
@@ -295,6 +298,7 @@ fn pack(rows: Vec<Row>, unfinished: Vec<bool>) -> AsyncSliceTable {
             process: key.0,
             name: key.1,
             lanes: lane_free.len() as u32,
+            global,
         });
     }
     t

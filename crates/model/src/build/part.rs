@@ -439,6 +439,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             self.other(ev, process, thread, ts);
             return;
         };
+        let global = ev.id.is_none() && matches!(ev.id2, Some(Id2::Global(_)));
         let legacy = matches!(ph, "S" | "T" | "p" | "F");
         let name = self.str_opt(&ev.name);
         let cat = self.str_opt(&ev.cat);
@@ -473,6 +474,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             id,
             args: self.text(&ev.args),
             step,
+            global,
         };
         self.records.asyncs.push(rec);
         if matches!(ph, "b" | "n") {

@@ -82,6 +82,8 @@ pub struct AsyncRec {
     pub args: TextRef,
     /// Legacy steps: `args.step`.
     pub step: StrId,
+    /// The id is `id2.global`.
+    pub global: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -123,6 +123,12 @@ impl Trace {
         Some(ArgSetId::at(lens(self)[..k].iter().sum::<usize>() + row))
     }
 
+    /// How many arg set ids the trace numbers (ids are `0..arg_set_space()`; an
+    /// event without args leaves its id unused).
+    pub fn arg_set_space(&self) -> usize {
+        lens(self).iter().sum()
+    }
+
     /// The event an arg set belongs to.
     pub fn arg_owner(&self, id: ArgSetId) -> Option<ArgOwner> {
         let mut row = id.index();

@@ -50,6 +50,8 @@ pub struct AsyncGroup {
     pub process: ProcessId,
     pub name: StrId,
     pub lanes: u32,
+    /// Every operation of the group has an `id2.global` id.
+    pub global: bool,
 }
 
 impl AsyncSliceTable {

@@ -7,6 +7,7 @@ mod assets;
 mod encode;
 pub mod guard;
 mod json;
+mod query;
 pub mod routes;
 
 use std::net::{IpAddr, SocketAddr};
@@ -158,5 +159,7 @@ fn open_browser(url: &str) {
 
 #[cfg(test)]
 mod analysis_tests;
+#[cfg(test)]
+mod query_tests;
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tracescope_model::query::details::{async_details, slice_details};
@@ -77,6 +77,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/range/slices", get(analysis::range_slices))
         .route("/api/profile", get(analysis::profile))
         .route("/api/object/{id}", get(analysis::object))
+        .route("/api/query", post(super::query::query))
         .fallback(fallback)
         // The fastest gzip level: answers are compressed per request while panning,
         // and level 1 already shrinks these number columns about 3x.
