@@ -222,6 +222,36 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
                 *id = f.frame[*id as usize] as i64;
             }
         }
+        TrackRef::Screenshots { process } => {
+            let film = index.screenshots(trace);
+            let row = &film.rows(process)?.rows[0];
+            let name = t
+                .strings
+                .find(super::screenshots::SCREENSHOT)
+                .unwrap_or(StrId::NONE);
+            let span = |i: u32| {
+                let s = &film.shots[i as usize];
+                (s.ts, s.end)
+            };
+            // Ids are snapshots; a merged run keeps its first one, for its thumbnail.
+            for p in row.pieces(g, span) {
+                let first = &film.shots[row.ids.get(p.first as usize) as usize];
+                out.ts.push(p.ts);
+                out.dur.push(p.end.saturating_sub(p.ts));
+                out.row.push(0);
+                out.id.push(first.snapshot as i64);
+                out.name.push(name);
+                out.count.push(p.count);
+                out.flags.push(0);
+                out.color.push(StrId::NONE);
+            }
+        }
+        TrackRef::InstantCounter { series } => {
+            let d = &index.derived(trace).series[series as usize];
+            return Some(Window::Counter(counter_points(
+                &d.ts, &d.value, &d.min_max, g,
+            )));
+        }
         TrackRef::Counter { series } => {
             let c = &t.counters;
             let (a, b) = c.series[series as usize].rows;

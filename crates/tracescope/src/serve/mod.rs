@@ -114,3 +114,5 @@ fn open_browser(url: &str) {
 mod analysis_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod timeline_tests;

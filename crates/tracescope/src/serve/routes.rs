@@ -16,6 +16,7 @@ use tracescope_model::query::details::{async_details, slice_details};
 use tracescope_model::query::flows::flows_in_window;
 use tracescope_model::query::instant::instant_details;
 use tracescope_model::query::lod::Grid;
+use tracescope_model::query::screenshots::{screenshot_image, ImageError};
 use tracescope_model::query::search::{search, Pattern};
 use tracescope_model::query::window::{track_window, Window};
 use tracescope_model::query::{QueryIndex, TrackRef};
@@ -71,6 +72,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/slice/{id}", get(slice))
         .route("/api/async/{id}", get(async_slice))
         .route("/api/instant/{id}", get(instant))
+        .route("/api/screenshot/{id}", get(screenshot))
         .route("/api/search", get(search_route))
         .route("/api/flows", get(flows))
         .route("/api/range", get(analysis::range))
@@ -311,6 +313,42 @@ async fn instant(
         Ok(encode::instant(&s.trace, &d))
     })
     .await
+}
+
+/// A screenshot's image: the bytes its `args.snapshot` holds in base64.
+async fn screenshot(
+    State(s): St,
+    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
+) -> Response {
+    let Ok(Path(id)) = id else {
+        return bad("bad id").into_response();
+    };
+    let answer = tokio::task::spawn_blocking(move || {
+        let id = parse_id(&id)?;
+        screenshot_image(&s.trace, id).map_err(|e| match e {
+            ImageError::NotAScreenshot => not_found(format!("snapshot {id} is not a screenshot")),
+            ImageError::Unreadable(why) => {
+                not_found(format!("screenshot {id} has no image: {why}"))
+            }
+        })
+    })
+    .await;
+    match answer {
+        Ok(Ok((ty, bytes))) => (
+            [
+                (header::CONTENT_TYPE, HeaderValue::from_static(ty)),
+                // The trace never changes while it is served.
+                (
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_static("private, max-age=86400"),
+                ),
+            ],
+            bytes,
+        )
+            .into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal error"),
+    }
 }
 
 async fn search_route(State(s): St, RawQuery(q): RawQuery) -> Response {
