@@ -1,7 +1,8 @@
 // The vertical layout: pinned tracks on top, then each process as a foldable group:
 // its filmstrip, its threads (the server's order: main thread first, busy ones
-// next), its name-only threads behind an "N empty threads" toggle, its counters
-// and async tracks in foldable groups (folded when there are many), its objects.
+// next), its name-only threads behind an "N empty threads" toggle, its counters,
+// async tracks and objects in foldable groups (folded when there are many tracks
+// or rows).
 // Processes with nothing to draw wait behind an "N empty processes" toggle at the
 // end. Hidden tracks, the track filter and the order the user dragged rows into
 // apply here; nothing else decides where a track is.
@@ -133,7 +134,7 @@ export function trackPlaces(summary) {
   const out = new Map();
   for (const p of summary.processes) {
     for (const [kind, list] of processGroups(p)) {
-      const group = list.length > 1 ? `${processKey(p)}:${kind}` : null;
+      const group = grouped(list) ? `${processKey(p)}:${kind}` : null;
       for (const t of list) out.set(t.id, { track: t, process: p, thread: null, group });
     }
     for (const t of p.tracks) if (!out.has(t.id)) out.set(t.id, { track: t, process: p, thread: null, group: null });
@@ -147,10 +148,20 @@ function processGroups(p) {
   return [
     ['counters', p.tracks.filter((t) => t.kind === 'counter')],
     ['async', p.tracks.filter((t) => t.kind === 'async')],
+    ['objects', p.tracks.filter((t) => t.kind === 'objects')],
   ];
 }
 
-const GROUP_LABEL = /** @type {Record<string, string>} */ ({ counters: 'Counters', async: 'Async' });
+const GROUP_LABEL = /** @type {Record<string, string>} */ ({ counters: 'Counters', async: 'Async', objects: 'Objects' });
+
+/** Rows of a list of tracks. @param {Track[]} list */
+const rowsOf = (list) => list.reduce((n, t) => n + Math.max(1, t.rows), 0);
+
+/** Tracks get a group header when there are several, or one very tall. @param {Track[]} list */
+const grouped = (list) => list.length > 1 || rowsOf(list) > 2 * MANY;
+
+/** A group starts folded when it holds many tracks or rows. @param {Track[]} list */
+const foldedByDefault = (list) => list.length > MANY || rowsOf(list) > 2 * MANY;
 
 /**
  * Lay out every track top to bottom.
@@ -198,8 +209,7 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
     /** @type {Array<() => void>} */
     const body = [];
     let shown = 0;
-    const film = p.tracks.filter((t) => t.kind === 'screenshots' || t.kind === 'objects');
-    for (const t of ordered(film.filter((t) => t.kind === 'screenshots'), (t) => t.id, order[pk])) {
+    for (const t of p.tracks.filter((t) => t.kind === 'screenshots')) {
       if (!visible(t) || !(all || match?.(t.name))) continue;
       shown++;
       body.push(() => push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 1, count: 0, move: null }));
@@ -240,14 +250,15 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
       const tracks = ordered(list, (t) => t.id, order[gk]).filter((t) => visible(t) && (all || match?.(t.name)));
       if (tracks.length === 0) continue;
       shown++;
-      if (list.length === 1) {
+      if (!grouped(list)) {
         const t = tracks[0];
         body.push(() => push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 1, count: 0, move: null }));
         continue;
       }
       body.push(() => {
-        const folded = match && !all ? false : fold(gk, list.length > MANY);
-        push(p, { kind: 'group', key: gk, h: GROUP_H, label: GROUP_LABEL[kind], sub: `${tracks.length} tracks`, thread: null, track: null,
+        const folded = match && !all ? false : fold(gk, foldedByDefault(list));
+        const sub = list.length > 1 ? `${tracks.length} tracks` : `${rowsOf(list)} rows`;
+        push(p, { kind: 'group', key: gk, h: GROUP_H, label: GROUP_LABEL[kind], sub, thread: null, track: null,
           collapsed: folded, indent: 1, count: tracks.length, move: null });
         if (folded) return;
         for (const t of tracks) {
@@ -255,11 +266,6 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
             move: { parent: gk, key: t.id } });
         }
       });
-    }
-    for (const t of film.filter((t) => t.kind === 'objects')) {
-      if (!visible(t) || !(all || match?.(t.name))) continue;
-      shown++;
-      body.push(() => push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 1, count: 0, move: null }));
     }
     if (match && shown === 0 && !all) return;
     const folded = match ? false : fold(pk, false);

@@ -78,6 +78,17 @@ test('work first: filmstrip, threads, empty threads folded, groups, objects; emp
   assert.equal(l.pinned.length, 0);
 });
 
+test('a very tall objects track gets a folded group of its own', () => {
+  const s = summary();
+  s.processes[0].tracks = [tr('o:0', 'objects', 'Objects', 2 * MANY + 1)];
+  let l = buildLayout(s, NO_OPTIONS);
+  const g = l.rows.find((r) => r.key === 'P0:objects');
+  assert.deepEqual([g?.kind, g?.label, g?.sub, g?.collapsed], ['group', 'Objects', `${2 * MANY + 1} rows`, true]);
+  assert.equal(l.byTrack.has('o:0'), false);
+  l = buildLayout(s, { ...NO_OPTIONS, folds: { 'P0:objects': false } });
+  assert.equal(l.byTrack.get('o:0')?.indent, 2);
+});
+
 test('slices sit under the instants row', () => {
   assert.equal(contentTop(tr('s:0:0', 'slices', 'x', 3, { instants: 1 })), TRACK_PAD / 2 + INSTANT_H);
   assert.equal(contentTop(tr('s:0:0', 'slices', 'x', 3)), TRACK_PAD / 2);

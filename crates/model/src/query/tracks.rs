@@ -657,6 +657,37 @@ mod tests {
     }
 
     #[test]
+    fn process_instants_give_no_track_to_threads_that_only_have_names() {
+        let (t, i) = load(
+            r#"[{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"Busy"}},
+               {"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"Named"}},
+               {"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":5},
+               {"ph":"i","s":"p","name":"p1","pid":1,"tid":1,"ts":1},
+               {"ph":"M","name":"thread_name","pid":2,"tid":7,"args":{"name":"A"}},
+               {"ph":"M","name":"thread_name","pid":2,"tid":8,"args":{"name":"B"}},
+               {"ph":"i","s":"p","name":"p2","pid":2,"tid":8,"ts":2}]"#,
+        );
+        let tracks = |th: u32| {
+            thread_tracks(&t, &i, th)
+                .iter()
+                .map(|x| (x.rows, x.instants))
+                .collect::<Vec<_>>()
+        };
+        let by_name = |n: &str| {
+            (0..t.tables.threads.len() as u32)
+                .find(|&th| t.thread_label(th) == n)
+                .unwrap()
+        };
+        // Pid 1: the busy thread shows the process instant; the named one has nothing.
+        assert_eq!(tracks(by_name("Busy")), [(1, 1)]);
+        assert_eq!(tracks(by_name("Named")), []);
+        // Pid 2: no thread has anything else, so its first thread carries them.
+        let (a, b) = (by_name("A"), by_name("B"));
+        assert_eq!(tracks(a.min(b)), [(0, 1)]);
+        assert_eq!(tracks(a.max(b)), []);
+    }
+
+    #[test]
     fn ids_round_trip_and_reject_junk() {
         for s in ["s:3:0", "s:0:1", "p:12", "a:0", "c:7", "ic:3", "o:2", "f:1"] {
             assert_eq!(TrackRef::parse(s).unwrap().to_string(), s);

@@ -273,6 +273,9 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
 pub struct InstantIndex {
     thread: Vec<Rows>,
     process: Vec<Rows>,
+    /// Per process: the thread that gets a track only to show the process's
+    /// instants, when no thread of it has slices or instants of its own; else NONE.
+    carrier: Vec<u32>,
 }
 
 impl InstantIndex {
@@ -302,13 +305,41 @@ impl InstantIndex {
                 })
                 .collect()
         };
+        let mut busy: Vec<bool> = thread.iter().map(|l| !l.is_empty()).collect();
+        for tr in &t.slices.tracks {
+            if let Some(b) = busy.get_mut(tr.thread as usize) {
+                *b = true;
+            }
+        }
+        // Per process: whether a thread has something, and its first thread.
+        let mut any_busy = vec![false; t.processes.len()];
+        let mut first = vec![NONE; t.processes.len()];
+        for (th, x) in t.threads.iter().enumerate() {
+            let p = x.process as usize;
+            if p < any_busy.len() {
+                any_busy[p] |= busy[th];
+                first[p] = first[p].min(th as u32);
+            }
+        }
+        let carrier: Vec<u32> = (0..t.processes.len())
+            .map(|p| {
+                if process[p].is_empty() || any_busy[p] {
+                    NONE
+                } else {
+                    first[p]
+                }
+            })
+            .collect();
         InstantIndex {
             thread: rows(thread),
             process: rows(process),
+            carrier,
         }
     }
 
-    /// Whether a thread has instants to show (its own or its process's).
+    /// Whether a thread has instants that give it a track: its own, or its
+    /// process's when it carries them (no thread of the process has anything else
+    /// to draw). Process instants also show on every thread that has a track.
     pub fn has_thread_instants(&self, trace: &Trace, thread: u32) -> bool {
         let process = trace
             .tables
@@ -318,10 +349,7 @@ impl InstantIndex {
         self.thread
             .get(thread as usize)
             .is_some_and(|r| !r.rows.is_empty())
-            || self
-                .process
-                .get(process as usize)
-                .is_some_and(|r| !r.rows.is_empty())
+            || self.carrier.get(process as usize) == Some(&thread)
     }
 
     /// How many instants a thread shows: its own and its process's.
@@ -370,6 +398,7 @@ impl InstantIndex {
             .iter()
             .chain(&self.process)
             .map(|r| r.heap_bytes())
-            .sum()
+            .sum::<usize>()
+            + self.carrier.capacity() * 4
     }
 }
