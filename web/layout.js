@@ -72,7 +72,8 @@ export function trackHeight(track) {
 export function processLabel(p) {
   const parts = [p.label];
   if (p.labels) parts.push(p.labels);
-  if (p.frame_url) parts.push(p.frame_url);
+  // The server's label ends with the frame URL already.
+  if (p.frame_url && !p.label.endsWith(p.frame_url)) parts.push(p.frame_url);
   return parts.join(' · ');
 }
 
