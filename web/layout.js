@@ -165,6 +165,70 @@ const grouped = (list) => list.length > 1 || rowsOf(list) > 2 * MANY;
 const foldedByDefault = (list) => list.length > MANY || rowsOf(list) > 2 * MANY;
 
 /**
+ * A row, always built with the same fields in the same order.
+ * @param {Row['kind']} kind @param {string} key @param {number} h @param {string} label @param {string} sub
+ * @param {Process} process @param {number|null} thread @param {Track|null} track @param {boolean} collapsed
+ * @param {number} indent @param {number} count @param {Row['move']} move
+ * @returns {Row}
+ */
+function mk(kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move) {
+  return { kind, key, y: 0, h, label, sub, process, thread, track, collapsed, indent, pinned: false, count, move };
+}
+
+/**
+ * Rows of earlier layouts of a summary, by key, to reuse: a relayout (a pin, a
+ * keystroke in the filter) then allocates almost nothing. A layout replaces the
+ * one before it, so sharing its rows is safe.
+ * @type {WeakMap<Summary, Map<string, Row>>}
+ */
+const rowCache = new WeakMap();
+
+/**
+ * `mk`, reusing the row of that key from an earlier layout (`cache`).
+ * @param {Map<string, Row>} cache
+ * @param {Row['kind']} kind @param {string} key @param {number} h @param {string} label @param {string} sub
+ * @param {Process} process @param {number|null} thread @param {Track|null} track @param {boolean} collapsed
+ * @param {number} indent @param {number} count @param {Row['move']} move
+ * @returns {Row}
+ */
+function reuse(cache, kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move) {
+  const r = cache.get(key);
+  if (!r || r.kind !== kind) {
+    const n = mk(kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move);
+    cache.set(key, n);
+    return n;
+  }
+  r.h = h;
+  r.label = label;
+  r.sub = sub;
+  r.process = process;
+  r.thread = thread;
+  r.track = track;
+  r.collapsed = collapsed;
+  r.indent = indent;
+  r.count = count;
+  r.move = move;
+  r.pinned = false;
+  return r;
+}
+
+/**
+ * What a drag of a thread's rows moves, by thread id, per summary.
+ * @type {WeakMap<Summary, Array<{parent: string, key: string}>>}
+ */
+const moveCache = new WeakMap();
+
+/** @type {WeakMap<Summary, Map<string, TrackPlace>>} */
+const placesCache = new WeakMap();
+
+/** `trackPlaces`, once per summary. @param {Summary} summary */
+export function placesOf(summary) {
+  let m = placesCache.get(summary);
+  if (!m) placesCache.set(summary, (m = trackPlaces(summary)));
+  return m;
+}
+
+/**
  * Lay out every track top to bottom.
  * @param {Summary} summary
  * @param {LayoutOptions} opts
@@ -184,14 +248,38 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   const groups = new Map();
   const fold = (/** @type {string} */ key, /** @type {boolean} */ dflt) => folds[key] ?? dflt;
   let y = 0;
+  let cache = rowCache.get(summary);
+  if (!cache) rowCache.set(summary, (cache = new Map()));
+  const rowCacheNow = cache;
+  let moves = moveCache.get(summary);
+  if (!moves) moveCache.set(summary, (moves = []));
+  const threadMoves = moves;
+  /**
+   * @param {Row['kind']} kind @param {string} key @param {number} h @param {string} label @param {string} sub
+   * @param {Process} process @param {number|null} thread @param {Track|null} track @param {boolean} collapsed
+   * @param {number} indent @param {number} count @param {Row['move']} move
+   */
+  const row = (kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move) =>
+    reuse(rowCacheNow, kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move);
 
-  /** @param {Process} p @param {Omit<Row, 'y'|'process'|'pinned'>} r */
-  const push = (p, r) => {
-    const row = { ...r, y, process: p, pinned: false };
+  /**
+   * Place a row. Rows are built with one shape (`mk`) and no copies: 10,000
+   * tracks lay out in a few milliseconds.
+   * @param {Row} row
+   */
+  const push = (row) => {
+    row.y = y;
     rows.push(row);
     if (row.track) byTrack.set(row.track.id, row);
     y += row.h;
   };
+  // Processes with a hidden or pinned track: only their tracks need looking up.
+  const places = placesOf(summary);
+  const touched = new Set();
+  for (const id of [...hidden, ...pinnedSet]) {
+    const at = places.get(id);
+    if (at) touched.add(at.process);
+  }
   /** @param {Track} t */
   const visible = (t) => !hidden.has(t.id) && !pinnedSet.has(t.id);
   /** A thread's label on its first track; later tracks name their kind. @param {Thread} th @param {Track} t @param {number} i */
@@ -206,73 +294,75 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
     const pk = processKey(p);
     if (hidden.has(pk)) return;
     const all = !match || match(processLabel(p));
-    const y0 = y;
-    /** @type {Array<() => void>} */
-    const body = [];
-    let shown = 0;
-    for (const t of p.tracks.filter((t) => t.kind === 'screenshots')) {
-      if (!visible(t) || !(all || match?.(t.name))) continue;
-      shown++;
-      body.push(() => push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 1, count: 0, move: null }));
-    }
+    /** @param {string} label */
+    const shows = (label) => all || /** @type {(s: string) => boolean} */ (match)(label);
+    const noneHidden = !touched.has(p);
+    const film = p.tracks.filter((t) => t.kind === 'screenshots' && (noneHidden || visible(t)) && shows(t.name));
     const busy = p.threads.filter((th) => th.tracks.length > 0);
-    for (const th of ordered(busy, threadKey, order[pk])) {
-      const tracks = th.tracks.filter((t, i) => visible(t) && (all || match?.(trackLabel(th, t, i))));
-      if (tracks.length === 0) continue;
-      shown++;
-      body.push(() => th.tracks.forEach((t, i) => {
-        if (!tracks.includes(t)) return;
-        push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: trackLabel(th, t, i), sub: i === 0 ? '' : t.kind, thread: th.id, track: t,
-          collapsed: false, indent: 1, count: 0, move: { parent: pk, key: threadKey(th) } });
-      }));
+    /** Threads shown, and the tracks of each shown (null: all of them). @type {Thread[]} */
+    let threads = ordered(busy, threadKey, order[pk]);
+    /** @type {Array<Track[]|null>|null} */
+    let only = null;
+    if (!noneHidden || !all) {
+      const kept = [];
+      only = [];
+      for (const th of threads) {
+        const tracks = th.tracks.filter((t, i) => visible(t) && shows(trackLabel(th, t, i)));
+        if (tracks.length === 0) continue;
+        kept.push(th);
+        only.push(tracks.length === th.tracks.length ? null : tracks);
+      }
+      threads = kept;
     }
-    const idle = p.threads.filter((th) => th.tracks.length === 0 && !hidden.has(threadKey(th)) && (all || match?.(th.label)));
-    if (idle.length > 0) {
-      shown++;
-      body.push(() => {
+    const idle = p.threads.filter((th) => th.tracks.length === 0 && !hidden.has(threadKey(th)) && shows(th.label));
+    /** Groups shown, with their tracks shown. @type {Array<[string, Track[], Track[]]>} */
+    const groupsShown = [];
+    for (const [kind, list] of processGroups(p)) {
+      if (list.length === 0) continue;
+      const tracks = ordered(list, (t) => t.id, order[`${pk}:${kind}`]).filter((t) => (noneHidden || visible(t)) && shows(t.name));
+      if (tracks.length > 0) groupsShown.push([kind, list, tracks]);
+    }
+    if (!all && film.length + threads.length + idle.length + groupsShown.length === 0) return;
+    const y0 = y;
+    const folded = match ? false : fold(pk, false);
+    push(row('process', pk, HEADER_H, processLabel(p), '', p, null, null, folded, 0, 0, { parent: 'root', key: pk }));
+    if (!folded) {
+      for (const t of film) push(row('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, false, 1, 0, null));
+      for (let k = 0; k < threads.length; k++) {
+        const th = threads[k];
+        const these = only && only[k];
+        const move = threadMoves[th.id] ?? (threadMoves[th.id] = { parent: pk, key: threadKey(th) });
+        for (let i = 0; i < th.tracks.length; i++) {
+          const t = th.tracks[i];
+          if (these && !these.includes(t)) continue;
+          push(row('track', t.id, trackHeight(t), trackLabel(th, t, i), i === 0 ? '' : t.kind, p, th.id, t, false, 1, 0, move));
+        }
+      }
+      if (idle.length > 0) {
         const key = `${pk}:empty`;
         // A process with nothing else (behind the "empty processes" toggle) lists
         // its threads at once; with a filter, the ones it found show at once.
         const alone = busy.length === 0 && p.tracks.length === 0;
-        const folded = alone || (match && !all) ? false : fold(key, true);
+        const closed = alone || (match && !all) ? false : fold(key, true);
         if (!alone) {
-          push(p, { kind: 'toggle', key, h: TOGGLE_H, label: `${idle.length} empty thread${idle.length === 1 ? '' : 's'}`, sub: 'metadata only',
-            thread: null, track: null, collapsed: folded, indent: 1, count: idle.length, move: null });
+          push(row('toggle', key, TOGGLE_H, `${idle.length} empty thread${idle.length === 1 ? '' : 's'}`, 'metadata only', p, null, null, closed, 1, idle.length, null));
         }
-        if (folded) return;
-        for (const th of idle) {
-          push(p, { kind: 'empty', key: threadKey(th), h: EMPTY_H, label: th.label, sub: '', thread: th.id, track: null, collapsed: false,
-            indent: alone ? 1 : 2, count: 0, move: null });
-        }
-      });
-    }
-    for (const [kind, list] of processGroups(p)) {
-      const gk = `${pk}:${kind}`;
-      const tracks = ordered(list, (t) => t.id, order[gk]).filter((t) => visible(t) && (all || match?.(t.name)));
-      if (tracks.length === 0) continue;
-      shown++;
-      if (!grouped(list)) {
-        const t = tracks[0];
-        body.push(() => push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 1, count: 0, move: null }));
-        continue;
+        if (!closed) for (const th of idle) push(row('empty', threadKey(th), EMPTY_H, th.label, '', p, th.id, null, false, alone ? 1 : 2, 0, null));
       }
-      body.push(() => {
-        const folded = match && !all ? false : fold(gk, foldedByDefault(list));
-        const sub = list.length > 1 ? `${tracks.length} tracks` : `${rowsOf(list)} rows`;
-        push(p, { kind: 'group', key: gk, h: GROUP_H, label: GROUP_LABEL[kind], sub, thread: null, track: null,
-          collapsed: folded, indent: 1, count: tracks.length, move: null });
-        if (folded) return;
-        for (const t of tracks) {
-          push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 2, count: 0,
-            move: { parent: gk, key: t.id } });
+      for (const [kind, list, tracks] of groupsShown) {
+        if (!grouped(list)) {
+          const t = tracks[0];
+          push(row('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, false, 1, 0, null));
+          continue;
         }
-      });
+        const gk = `${pk}:${kind}`;
+        const closed = match && !all ? false : fold(gk, foldedByDefault(list));
+        const sub = list.length > 1 ? `${tracks.length} tracks` : `${rowsOf(list)} rows`;
+        push(row('group', gk, GROUP_H, GROUP_LABEL[kind], sub, p, null, null, closed, 1, tracks.length, null));
+        if (closed) continue;
+        for (const t of tracks) push(row('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, false, 2, 0, { parent: gk, key: t.id }));
+      }
     }
-    if (match && shown === 0 && !all) return;
-    const folded = match ? false : fold(pk, false);
-    push(p, { kind: 'process', key: pk, h: HEADER_H, label: processLabel(p), sub: '', thread: null, track: null, collapsed: folded, indent: 0, count: 0,
-      move: { parent: 'root', key: pk } });
-    if (!folded) for (const f of body) f();
     groups.set(p.id, { y0, y1: y });
   };
 
@@ -283,13 +373,12 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   if (emptyShown.length > 0) {
     const folded = match ? false : fold('empty', true);
     const first = emptyShown[0];
-    push(first, { kind: 'toggle', key: 'empty', h: TOGGLE_H, label: `${emptyShown.length} empty process${emptyShown.length === 1 ? '' : 'es'}`,
-      sub: 'metadata only', thread: null, track: null, collapsed: folded, indent: 0, count: emptyShown.length, move: null });
+    push(row('toggle', 'empty', TOGGLE_H, `${emptyShown.length} empty process${emptyShown.length === 1 ? '' : 'es'}`, 'metadata only', first, null, null,
+      folded, 0, emptyShown.length, null));
     if (!folded) for (const p of emptyShown) addProcess(p);
   }
 
   // The pinned area, in the order pinned.
-  const places = trackPlaces(summary);
   /** @type {Row[]} */
   const pinned = [];
   let py = 0;
@@ -299,11 +388,13 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
     const { track: t, process: p, thread: th } = at;
     const i = th ? th.tracks.indexOf(t) : 0;
     const own = th ? trackLabel(th, t, i) : t.name;
-    const row = { kind: /** @type {const} */ ('track'), key: id, y: py, h: trackHeight(t), label: `${own}`, sub: p.name ?? p.label, process: p,
-      thread: th ? th.id : null, track: t, collapsed: false, indent: 0, pinned: true, count: 0, move: { parent: 'pinned', key: id } };
-    pinned.push(row);
-    byTrack.set(id, row);
-    py += row.h;
+    const r = row('track', `pin|${id}`, trackHeight(t), own, p.name ?? p.label, p, th ? th.id : null, t, false, 0, 0, { parent: 'pinned', key: id });
+    r.key = id;
+    r.y = py;
+    r.pinned = true;
+    pinned.push(r);
+    byTrack.set(id, r);
+    py += r.h;
   }
   return { rows, height: y, pinned, pinnedH: py, byTrack, groups, filterError: filter.error };
 }

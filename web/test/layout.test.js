@@ -118,6 +118,7 @@ test('pinned tracks move to the pinned area, in pin order; hidden ones go', () =
   ]);
   assert.equal(l.pinnedH, TRACK_PAD + INSTANT_H + COUNTER_H + 3 * ROW_H + TRACK_PAD + INSTANT_H);
   assert.ok(l.pinned.every((r) => r.pinned && r.move?.parent === 'pinned'));
+  assert.deepEqual(l.pinned.map((r) => r.key), ['s:4:0', 'c:3', 's:0:0']);
   assert.equal(l.byTrack.get('s:0:0')?.pinned, true);
   const main = l.rows.map((r) => r.label);
   assert.ok(!main.includes('CrBrowserMain (tid 1)'), 'a pinned track leaves the list');
@@ -164,6 +165,23 @@ test('where a track lives, and the folds that show it', () => {
   assert.deepEqual(foldsToShow(places, 'c:2'), { P0: false, 'P0:counters': false });
   assert.deepEqual(foldsToShow(places, 's:4:0'), { P1: false });
   assert.equal(foldsToShow(places, 'x:1'), null);
+});
+
+test('a relayout reuses the rows of the one before, with their new places', () => {
+  const s = summary();
+  /** @param {Partial<LayoutOptions>} o */
+  const layout = (o = {}) => buildLayout(s, { ...NO_OPTIONS, ...o });
+  const a = layout();
+  const main = a.byTrack.get('s:0:0');
+  const b = layout({ pinned: ['s:0:0'], folds: { P0: false } });
+  const worker = b.rows.find((r) => r.key === 's:1:0');
+  assert.equal(worker, a.rows.find((r) => r.key === 's:1:0'), 'the same object');
+  assert.equal(worker?.y, HEADER_H + FILM_H + 2 * ROW_H + TRACK_PAD, 'moved up: the main thread is pinned');
+  assert.notEqual(b.byTrack.get('s:0:0'), main, 'a pinned row is a row of its own');
+  assert.equal(b.byTrack.get('s:0:0')?.key, 's:0:0');
+  const c = layout();
+  assert.equal(c.byTrack.get('s:0:0'), main);
+  assert.equal(main?.pinned, false);
 });
 
 test('row lookup by y', () => {

@@ -270,56 +270,48 @@ async fn track(
     .await
 }
 
-async fn slice(
-    State(s): St,
-    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
+/// The `{id}` of a path, or why it is not one.
+type IdPath = Result<Path<String>, axum::extract::rejection::PathRejection>;
+
+/// Runs `f` with the id of an item's path (a 400 when it is not an id).
+async fn with_id(
+    s: Arc<AppState>,
+    id: IdPath,
+    f: impl FnOnce(&AppState, u32) -> Answer + Send + 'static,
 ) -> Response {
     let Ok(Path(id)) = id else {
         return bad("bad id").into_response();
     };
-    run(s, move |s| {
-        let d = slice_details(&s.trace, &s.index, parse_id(&id)?)
-            .ok_or_else(|| not_found("no such slice"))?;
+    run(s, move |s| f(s, parse_id(&id)?)).await
+}
+
+async fn slice(State(s): St, id: IdPath) -> Response {
+    with_id(s, id, |s, id| {
+        let d = slice_details(&s.trace, &s.index, id).ok_or_else(|| not_found("no such slice"))?;
         Ok(encode::details(&s.trace, &d))
     })
     .await
 }
 
-async fn async_slice(
-    State(s): St,
-    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
-) -> Response {
-    let Ok(Path(id)) = id else {
-        return bad("bad id").into_response();
-    };
-    run(s, move |s| {
-        let d = async_details(&s.trace, &s.index, parse_id(&id)?)
+async fn async_slice(State(s): St, id: IdPath) -> Response {
+    with_id(s, id, |s, id| {
+        let d = async_details(&s.trace, &s.index, id)
             .ok_or_else(|| not_found("no such async slice"))?;
         Ok(encode::details(&s.trace, &d))
     })
     .await
 }
 
-async fn instant(
-    State(s): St,
-    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
-) -> Response {
-    let Ok(Path(id)) = id else {
-        return bad("bad id").into_response();
-    };
-    run(s, move |s| {
-        let d = instant_details(&s.trace, parse_id(&id)?)
-            .ok_or_else(|| not_found("no such instant"))?;
+async fn instant(State(s): St, id: IdPath) -> Response {
+    with_id(s, id, |s, id| {
+        let d = instant_details(&s.trace, id).ok_or_else(|| not_found("no such instant"))?;
         Ok(encode::instant(&s.trace, &d))
     })
     .await
 }
 
 /// A screenshot's image: the bytes its `args.snapshot` holds in base64.
-async fn screenshot(
-    State(s): St,
-    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
-) -> Response {
+async fn screenshot(State(s): St, id: IdPath) -> Response {
     let Ok(Path(id)) = id else {
         return bad("bad id").into_response();
     };

@@ -42,6 +42,22 @@ fn order(v: &Value) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+fn ints(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap())
+        .collect()
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
 fn process<'v>(v: &'v Value, name: &str) -> &'v Value {
     v["processes"]
         .as_array()
@@ -194,24 +210,14 @@ async fn screenshots_make_a_filmstrip_and_serve_their_images() {
         &format!("/api/track/{film}?t0=0&t1=800000000&px=1000"),
     )
     .await;
-    let ts: Vec<i64> = w["ts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect();
+    let ts = ints(&w["ts"]);
     assert_eq!(
         ts,
         (0..8)
             .map(|f| (100 * f + 90) * 1_000_000)
             .collect::<Vec<_>>()
     );
-    let dur: Vec<i64> = w["dur"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_i64().unwrap())
-        .collect();
+    let dur = ints(&w["dur"]);
     assert_eq!(
         dur,
         [
@@ -226,32 +232,15 @@ async fn screenshots_make_a_filmstrip_and_serve_their_images() {
         ]
     );
     let snaps = &state.trace.tables.snapshots;
-    let ids: Vec<u64> = w["id"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect();
+    let ids = ints(&w["id"]);
     assert!(ids
         .iter()
         .zip(&ts)
         .all(|(&i, &t)| snaps[i as usize].ts == t));
     // Two pixels: runs merge, keeping their first screenshot's id for a thumbnail.
     let m = ok(&app, &format!("/api/track/{film}?t0=0&t1=800000000&px=2")).await;
-    assert_eq!(
-        m["count"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_u64().unwrap())
-            .sum::<u64>(),
-        8
-    );
-    assert!(m["id"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|x| x.as_i64().unwrap() >= 0));
+    assert_eq!(ints(&m["count"]).iter().sum::<i64>(), 8);
+    assert!(ints(&m["id"]).iter().all(|&x| x >= 0));
 
     let req = Request::builder()
         .uri(format!("/api/screenshot/{}", ids[3]))
@@ -316,12 +305,7 @@ async fn update_counters_and_pytorch_memory_are_counter_tracks() {
         ),
     )
     .await;
-    let vals: Vec<f64> = w["value"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
+    let vals = floats(&w["value"]);
     assert_eq!(
         vals,
         (0..8)
