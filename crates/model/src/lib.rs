@@ -9,7 +9,6 @@
 pub mod analysis;
 pub mod args;
 mod build;
-pub mod export;
 pub mod query;
 pub mod stats;
 pub mod strings;
@@ -17,7 +16,6 @@ pub mod tables;
 mod trace;
 
 pub use args::TextRef;
-pub use export::{Cell, Rows, TABLE_NAMES};
 pub use stats::Stats;
 pub use strings::{StrId, StringTable};
 pub use tables::*;

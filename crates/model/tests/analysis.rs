@@ -276,7 +276,7 @@ fn profile_chunks_give_complete_identical_trees() {
     let f = &td.nodes[2].function;
     assert_eq!(
         (t.str(f.url), f.line, f.column),
-        ("file:///index.mjs", 10, 0)
+        ("file:///index.mjs", Some(10), Some(0))
     );
 
     // 07: the nodes come in a chunk of their own; 10 samples.
@@ -316,7 +316,7 @@ fn stack_frame_samples_make_a_tree_with_weights_from_their_times() {
     );
     assert_eq!(td.nodes[0].self_ns / US, 30779);
     // Regression: string tids and numeric-string times were read as 0.
-    let th = t.tables.samples.thread[0] as usize;
+    let th = t.tables.samples.thread[0].index();
     assert_eq!(t.str(t.tables.threads[th].name), "mqt_js");
     assert_eq!(t.tables.samples.ts[0], 11_552_125_241 * US);
 }
@@ -330,7 +330,7 @@ fn a_cpuprofile_tree_accounts_for_every_sample() {
         .samples
         .frame
         .iter()
-        .filter(|&&f| f != u32::MAX)
+        .filter(|f| f.is_some())
         .count() as u64;
     assert_eq!(td.samples, with_stack);
     let roots: u64 = td

@@ -71,7 +71,7 @@ fn every_json_corpus_file_loads_with_consistent_counts() {
             );
         }
         // Every table renders.
-        for table in tracescope_model::TABLE_NAMES {
+        for table in tracescope_model::TABLES.iter().map(|t| t.name) {
             t.rows(table).unwrap();
         }
         eprintln!(
@@ -92,7 +92,7 @@ fn assert_same_model(what: &Path, a: &Trace, b: &Trace) {
     let what = what.display();
     assert_eq!(a.stats().events, b.stats().events, "{what}");
     assert_eq!(a.diagnostics, b.diagnostics, "{what}");
-    for table in tracescope_model::TABLE_NAMES {
+    for table in tracescope_model::TABLES.iter().map(|t| t.name) {
         let (ra, rb) = (a.rows(table).unwrap(), b.rows(table).unwrap());
         assert!(ra.rows == rb.rows, "{what}: table {table} differs");
     }

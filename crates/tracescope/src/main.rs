@@ -43,8 +43,9 @@ enum Command {
     /// Print one table of the model, one row per item, ids resolved to names.
     Tables {
         file: PathBuf,
-        /// processes, threads, slices, instants, async_slices, flows, counters, objects,
-        /// samples, metadata, diagnostics, other
+        /// processes, threads, slices, instants, async_slices, flows, counter_series,
+        /// counters, objects, snapshots, profiles, frames, samples, metadata, diagnostics,
+        /// other, args
         #[arg(long)]
         table: String,
         #[arg(long, value_enum, default_value = "jsonl")]

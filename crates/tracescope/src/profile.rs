@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use tracescope_model::analysis::{call_tree, Selection, TreeView};
 use tracescope_model::query::TrackRef;
-use tracescope_model::Trace;
+use tracescope_model::{ThreadId, Trace};
 
 use crate::units::parse_range;
 
@@ -77,13 +77,12 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
 /// The sample threads chosen by `--thread`: a name, a tid, or `pid:tid`.
 fn threads(trace: &Trace, wanted: &str) -> Result<Vec<TrackRef>> {
     let t = &trace.tables;
-    let mut with_samples: Vec<u32> = t.samples.thread.clone();
+    let mut with_samples: Vec<ThreadId> = t.samples.thread.clone();
     with_samples.dedup();
-    with_samples.retain(|&th| (th as usize) < t.threads.len());
-    let matches = |th: u32| {
-        let thread = &t.threads[th as usize];
+    let matches = |th: ThreadId| {
+        let thread = trace.thread(th);
         let tid = trace.pid_text(thread.tid);
-        let pid = trace.pid_text(t.processes[thread.process as usize].pid);
+        let pid = trace.pid_text(trace.process(thread.process).pid);
         trace.str(thread.name) == wanted || tid == wanted || format!("{pid}:{tid}") == wanted
     };
     let chosen: Vec<TrackRef> = with_samples
@@ -95,10 +94,10 @@ fn threads(trace: &Trace, wanted: &str) -> Result<Vec<TrackRef>> {
         let list: Vec<String> = with_samples
             .iter()
             .map(|&th| {
-                let thread = &t.threads[th as usize];
+                let thread = trace.thread(th);
                 format!(
                     "{}:{} {}",
-                    trace.pid_text(t.processes[thread.process as usize].pid),
+                    trace.pid_text(trace.process(thread.process).pid),
                     trace.pid_text(thread.tid),
                     trace.str(thread.name)
                 )

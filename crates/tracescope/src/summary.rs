@@ -84,7 +84,7 @@ pub fn summary_json(trace: &Trace, o: &Options) -> Result<Value> {
             let s = &series[c.series as usize];
             json!({
                 "name": trace.str(s.counter), "series": trace.str(s.series),
-                "pid": trace.pid_text(trace.tables.processes[s.process as usize].pid),
+                "pid": trace.pid_text(trace.process(s.process).pid),
                 "count": c.count, "min": c.min, "max": c.max, "avg": c.avg,
                 "first": c.first, "last": c.last, "delta": c.delta(),
             })

@@ -14,7 +14,10 @@ use rustc_hash::FxHashMap;
 
 use super::Selection;
 use crate::strings::StrId;
-use crate::tables::NONE;
+use crate::tables::FrameId;
+
+/// No node (the builder's own node indexes).
+const NONE: u32 = u32::MAX;
 use crate::trace::Trace;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,9 +48,9 @@ impl TreeView {
 pub struct Function {
     pub name: StrId,
     pub url: StrId,
-    /// 0-based as in the frame table (V8's convention), -1 when unknown.
-    pub line: i64,
-    pub column: i64,
+    /// 0-based as in the frame table (V8's convention).
+    pub line: Option<i64>,
+    pub column: Option<i64>,
 }
 
 /// One node of an answer, in pre-order.
@@ -143,7 +146,7 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
     while lo < s.len() {
         let th = s.thread[lo];
         let hi = lo + s.thread[lo..].partition_point(|&x| x == th);
-        if th == NONE && sel.tracks.is_some() || th != NONE && !sel.has_samples(th) {
+        if !sel.has_samples(th) {
             lo = hi;
             continue;
         }
@@ -151,10 +154,9 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
         let a = ts.partition_point(|&x| x < sel.t0);
         let b = a + ts[a..].partition_point(|&x| x < sel.t1);
         for i in a..b {
-            let f = s.frame[lo + i];
-            if f == NONE || f as usize >= nf {
+            let Some(f) = s.frame[lo + i].map(FrameId::index).filter(|&f| f < nf) else {
                 continue;
-            }
+            };
             let w = if i + 1 < ts.len() {
                 ts[i + 1] - ts[i]
             } else if i > 0 {
@@ -162,8 +164,8 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
             } else {
                 0
             };
-            ns[f as usize] = ns[f as usize].saturating_add(w);
-            n[f as usize] += 1;
+            ns[f] = ns[f].saturating_add(w);
+            n[f] += 1;
         }
         lo = hi;
     }
@@ -176,7 +178,7 @@ fn top_down(trace: &Trace, sel: &Selection, funcs: &mut Functions) -> Builder {
     let (ns, n) = frame_weights(trace, sel);
     let mut b = Builder::default();
     let mut node_of = vec![NONE; frames.len()];
-    let mut path: Vec<u32> = Vec::new();
+    let mut path: Vec<usize> = Vec::new();
     for f in 0..frames.len() {
         if n[f] == 0 {
             continue;
@@ -184,22 +186,21 @@ fn top_down(trace: &Trace, sel: &Selection, funcs: &mut Functions) -> Builder {
         // Walk up to a frame that already has a node (or the root); a cycle in a
         // malformed frame table stops at the table's size.
         path.clear();
-        let mut cur = f as u32;
-        while cur != NONE && (cur as usize) < frames.len() && node_of[cur as usize] == NONE {
-            path.push(cur);
+        let mut cur = Some(f);
+        while let Some(c) = cur.filter(|&c| c < frames.len() && node_of[c] == NONE) {
+            path.push(c);
             if path.len() > frames.len() {
                 break;
             }
-            cur = frames[cur as usize].parent;
+            cur = frames[c].parent.map(FrameId::index);
         }
-        let mut node = if cur != NONE && (cur as usize) < frames.len() {
-            node_of[cur as usize]
-        } else {
-            NONE
+        let mut node = match cur {
+            Some(c) if c < frames.len() => node_of[c],
+            _ => NONE,
         };
         for &p in path.iter().rev() {
             node = b.child(node, funcs.of(trace, p));
-            node_of[p as usize] = node;
+            node_of[p] = node;
         }
         let k = node as usize;
         b.self_ns[k] = b.self_ns[k].saturating_add(ns[f]);
@@ -262,8 +263,8 @@ struct Functions {
 }
 
 impl Functions {
-    fn of(&mut self, trace: &Trace, frame: u32) -> u32 {
-        let fr = &trace.tables.frames[frame as usize];
+    fn of(&mut self, trace: &Trace, frame: usize) -> u32 {
+        let fr = &trace.tables.frames[frame];
         let f = Function {
             name: fr.name,
             url: fr.url,

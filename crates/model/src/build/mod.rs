@@ -82,12 +82,12 @@ pub(crate) fn finish(
     );
     recs.visit(
         |p| {
-            if let Some(u) = used_p.get_mut(*p as usize) {
+            if let Some(u) = used_p.get_mut(p.index()) {
                 *u = true;
             }
         },
         |t| {
-            if let Some(u) = used_t.get_mut(*t as usize) {
+            if let Some(u) = used_t.get_mut(t.index()) {
                 *u = true;
             }
         },

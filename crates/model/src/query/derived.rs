@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use tracescope_format::json::value::Value;
 
 use super::lod::MinMax;
-use crate::tables::{Scope, NONE};
+use crate::tables::{ProcessId, Scope};
 use crate::trace::Trace;
 
 /// The instant names that carry counters.
@@ -24,9 +24,9 @@ pub const UPDATE_COUNTERS: &str = "UpdateCounters";
 pub const PYTORCH_MEMORY: &str = "[memory]";
 
 /// One derived series: its samples in time order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DerivedSeries {
-    pub process: u32,
+    pub process: ProcessId,
     /// The instant name it comes from (`UpdateCounters`, `[memory]`).
     pub source: &'static str,
     pub name: String,
@@ -115,7 +115,7 @@ impl DerivedCounters {
         if sources.is_empty() {
             return DerivedCounters::default();
         }
-        let mut by_key: FxHashMap<(u32, String), usize> = FxHashMap::default();
+        let mut by_key: FxHashMap<(ProcessId, String), usize> = FxHashMap::default();
         let mut series: Vec<DerivedSeries> = Vec::new();
         // The instants table is in time order, so each series is too.
         for i in 0..ins.len() {
@@ -123,7 +123,7 @@ impl DerivedCounters {
                 continue;
             };
             let process = ins.process[i];
-            if ins.scope[i] == Scope::Global || process == NONE {
+            if ins.scope[i] == Scope::Global {
                 continue;
             }
             let Ok(args) = Value::parse(trace.raw(ins.args[i])) else {
@@ -135,7 +135,9 @@ impl DerivedCounters {
                         process,
                         source,
                         name,
-                        ..DerivedSeries::default()
+                        ts: Vec::new(),
+                        value: Vec::new(),
+                        min_max: MinMax::default(),
                     });
                     series.len() - 1
                 });

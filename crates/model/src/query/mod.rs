@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::tables::NONE;
+use crate::tables::{AsyncGroupId, ThreadId};
 use crate::trace::Trace;
 
 pub use tracks::{view_order, ProcessView, ThreadView, TrackInfo, TrackKind, TrackRef};
@@ -37,7 +37,7 @@ pub struct QueryIndex {
     /// Per counter series: min/max pyramid over its values.
     counters: Vec<OnceLock<lod::MinMax>>,
     /// Sample rows of each thread that has samples: (thread, start, end).
-    sample_ranges: Vec<(u32, u32, u32)>,
+    sample_ranges: Vec<(ThreadId, u32, u32)>,
     flames: Vec<OnceLock<flame::Flame>>,
     objects: OnceLock<tracks::ObjectLanes>,
     instants: OnceLock<window::InstantIndex>,
@@ -53,7 +53,7 @@ impl QueryIndex {
         let t = &trace.tables;
         let mut async_ranges = Vec::with_capacity(t.async_slices.groups.len());
         let groups = &t.async_slices.group;
-        for g in 0..t.async_slices.groups.len() as u32 {
+        for g in (0..t.async_slices.groups.len()).map(AsyncGroupId::at) {
             let a = groups.partition_point(|&x| x < g) as u32;
             let b = groups.partition_point(|&x| x <= g) as u32;
             async_ranges.push((a, b));
@@ -64,9 +64,7 @@ impl QueryIndex {
         while i < st.len() {
             let th = st[i];
             let end = i + st[i..].partition_point(|&x| x == th);
-            if th != NONE {
-                sample_ranges.push((th, i as u32, end as u32));
-            }
+            sample_ranges.push((th, i as u32, end as u32));
             i = end;
         }
         QueryIndex {
@@ -166,7 +164,7 @@ impl QueryIndex {
     }
 
     /// Index into `sample_ranges`/`flames` of a thread's samples, if it has any.
-    pub(crate) fn flame_slot(&self, thread: u32) -> Option<usize> {
+    pub(crate) fn flame_slot(&self, thread: ThreadId) -> Option<usize> {
         self.sample_ranges
             .binary_search_by_key(&thread, |r| r.0)
             .ok()

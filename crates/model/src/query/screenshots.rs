@@ -8,6 +8,7 @@ use base64::Engine;
 use tracescope_format::json::value::Value;
 
 use super::lod::Rows;
+use crate::tables::{ProcessId, SnapshotId};
 use crate::trace::Trace;
 
 /// The object name Chrome gives screenshots.
@@ -16,8 +17,8 @@ pub const SCREENSHOT: &str = "Screenshot";
 /// One screenshot: its snapshot row and when it was on screen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shot {
-    pub snapshot: u32,
-    pub process: u32,
+    pub snapshot: SnapshotId,
+    pub process: ProcessId,
     pub ts: i64,
     /// The next screenshot's time in the process, or the trace's end.
     pub end: i64,
@@ -49,7 +50,7 @@ impl Screenshots {
                 continue;
             }
             for &sn in &ob.snapshots {
-                let ts = t.snapshots[sn as usize].ts;
+                let ts = t.snapshots[sn.index()].ts;
                 shots.push(Shot {
                     snapshot: sn,
                     process: ob.process,
@@ -71,7 +72,7 @@ impl Screenshots {
         while k < shots.len() {
             let p = shots[k].process;
             let n = shots[k..].partition_point(|s| s.process == p);
-            if let Some(slot) = by_process.get_mut(p as usize) {
+            if let Some(slot) = by_process.get_mut(p.index()) {
                 *slot = Rows::build((k as u32..(k + n) as u32).map(|i| (i, 0)), 1, |i| {
                     let s = &shots[i as usize];
                     (s.ts, s.end)
@@ -83,13 +84,13 @@ impl Screenshots {
     }
 
     /// The LOD rows of a process's filmstrip, if it has screenshots.
-    pub fn rows(&self, process: u32) -> Option<&Rows> {
+    pub fn rows(&self, process: ProcessId) -> Option<&Rows> {
         self.by_process
-            .get(process as usize)
+            .get(process.index())
             .filter(|r| r.rows.first().is_some_and(|row| !row.ids.is_empty()))
     }
 
-    pub fn count(&self, process: u32) -> usize {
+    pub fn count(&self, process: ProcessId) -> usize {
         self.rows(process)
             .and_then(|r| r.rows.first())
             .map_or(0, |row| row.ids.len())
@@ -125,7 +126,8 @@ pub enum ImageError {
     Unreadable(&'static str),
 }
 
-/// The image of snapshot row `snapshot`: its media type and bytes.
+/// The image of snapshot row `snapshot` (an index, as the API gives it): its
+/// media type and bytes.
 pub fn screenshot_image(
     trace: &Trace,
     snapshot: u32,
@@ -135,7 +137,7 @@ pub fn screenshot_image(
         .snapshots
         .get(snapshot as usize)
         .ok_or(ImageError::NotAScreenshot)?;
-    if !is_screenshot_object(trace, sn.object as usize) {
+    if !is_screenshot_object(trace, sn.object.index()) {
         return Err(ImageError::NotAScreenshot);
     }
     let args = Value::parse(trace.raw(sn.args))
@@ -179,8 +181,10 @@ mod tests {
     fn filmstrips_per_process_each_shot_until_the_next() {
         let t = trace();
         let s = Screenshots::build(&t);
-        let p1 = t.tables.objects[t.tables.snapshots[s.shots[0].snapshot as usize].object as usize]
-            .process;
+        let p1 = t.tables.objects[t.tables.snapshots[s.shots[0].snapshot.index()]
+            .object
+            .index()]
+        .process;
         let spans: Vec<_> = s
             .shots
             .iter()
@@ -196,29 +200,32 @@ mod tests {
             ]
         );
         assert_eq!(s.count(p1), 3);
-        assert_eq!(s.count(99), 0);
+        assert_eq!(s.count(ProcessId::new(99)), 0);
     }
 
     #[test]
     fn images_decode_from_base64_or_data_urls() {
         let t = trace();
         let s = Screenshots::build(&t);
-        let (ty, bytes) = screenshot_image(&t, s.shots[0].snapshot).unwrap();
+        let (ty, bytes) = screenshot_image(&t, s.shots[0].snapshot.raw()).unwrap();
         assert_eq!(ty, "image/png");
         assert_eq!(bytes.len(), 70);
-        assert_eq!(screenshot_image(&t, s.shots[1].snapshot).unwrap().1, bytes);
         assert_eq!(
-            screenshot_image(&t, s.shots[2].snapshot),
+            screenshot_image(&t, s.shots[1].snapshot.raw()).unwrap().1,
+            bytes
+        );
+        assert_eq!(
+            screenshot_image(&t, s.shots[2].snapshot.raw()),
             Err(ImageError::Unreadable("args.snapshot is not base64"))
         );
         assert_eq!(
-            screenshot_image(&t, s.shots[3].snapshot),
+            screenshot_image(&t, s.shots[3].snapshot.raw()),
             Err(ImageError::Unreadable(
                 "args.snapshot is not a JPEG, PNG, GIF or WebP image"
             ))
         );
         let layer = (0..t.tables.snapshots.len() as u32)
-            .find(|&k| !s.shots.iter().any(|x| x.snapshot == k))
+            .find(|&k| !s.shots.iter().any(|x| x.snapshot.raw() == k))
             .unwrap();
         assert_eq!(screenshot_image(&t, layer), Err(ImageError::NotAScreenshot));
         assert_eq!(screenshot_image(&t, 999), Err(ImageError::NotAScreenshot));

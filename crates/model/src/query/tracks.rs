@@ -9,36 +9,36 @@ use std::fmt;
 use super::lod::Rows;
 use super::screenshots::is_screenshot_object;
 use super::QueryIndex;
-use crate::tables::{Lane, NONE};
+use crate::tables::{AsyncGroupId, Lane, ProcessId, SeriesId, ThreadId};
 use crate::trace::Trace;
 
-/// A track, by what it shows. Numbers are model indexes (thread, async group,
+/// A track, by what it shows: ids of the model's rows (thread, async group,
 /// counter series, process).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TrackRef {
     Slices {
-        thread: u32,
+        thread: ThreadId,
         lane: Lane,
     },
     Samples {
-        thread: u32,
+        thread: ThreadId,
     },
     Async {
-        group: u32,
+        group: AsyncGroupId,
     },
     Counter {
-        series: u32,
+        series: SeriesId,
     },
-    /// A counter derived from instants (see [`super::derived`]).
+    /// A counter derived from instants (see [`super::derived`]): its index there.
     InstantCounter {
         series: u32,
     },
     Objects {
-        process: u32,
+        process: ProcessId,
     },
     /// A process's screenshots (see [`super::screenshots`]).
     Screenshots {
-        process: u32,
+        process: ProcessId,
     },
 }
 
@@ -84,7 +84,8 @@ impl TrackRef {
             if s.is_empty() || s.len() > 10 || !s.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            s.parse().ok()
+            // u32::MAX is no row index (ids are index + 1 in a u32).
+            s.parse().ok().filter(|&n| n < u32::MAX)
         }
         let (kind, rest) = s.split_once(':')?;
         Some(match kind {
@@ -96,19 +97,25 @@ impl TrackRef {
                     _ => return None,
                 };
                 TrackRef::Slices {
-                    thread: num(t)?,
+                    thread: ThreadId::new(num(t)?),
                     lane,
                 }
             }
-            "p" => TrackRef::Samples { thread: num(rest)? },
-            "a" => TrackRef::Async { group: num(rest)? },
-            "c" => TrackRef::Counter { series: num(rest)? },
+            "p" => TrackRef::Samples {
+                thread: ThreadId::new(num(rest)?),
+            },
+            "a" => TrackRef::Async {
+                group: AsyncGroupId::new(num(rest)?),
+            },
+            "c" => TrackRef::Counter {
+                series: SeriesId::new(num(rest)?),
+            },
             "ic" => TrackRef::InstantCounter { series: num(rest)? },
             "o" => TrackRef::Objects {
-                process: num(rest)?,
+                process: ProcessId::new(num(rest)?),
             },
             "f" => TrackRef::Screenshots {
-                process: num(rest)?,
+                process: ProcessId::new(num(rest)?),
             },
             _ => return None,
         })
@@ -143,7 +150,7 @@ pub struct TrackInfo {
 }
 
 /// Index in `SliceTable::tracks` of a thread's lane.
-pub(crate) fn slice_track(trace: &Trace, thread: u32, lane: Lane) -> Option<usize> {
+pub(crate) fn slice_track(trace: &Trace, thread: ThreadId, lane: Lane) -> Option<usize> {
     trace
         .tables
         .slices
@@ -159,12 +166,12 @@ pub fn exists(trace: &Trace, index: &QueryIndex, r: TrackRef) -> bool {
         TrackRef::Slices { thread, lane } => {
             slice_track(trace, thread, lane).is_some()
                 || (lane == Lane::Stack
-                    && (thread as usize) < t.threads.len()
+                    && thread.index() < t.threads.len()
                     && index.instants(trace).has_thread_instants(trace, thread))
         }
         TrackRef::Samples { thread } => index.flame_slot(thread).is_some(),
-        TrackRef::Async { group } => (group as usize) < t.async_slices.groups.len(),
-        TrackRef::Counter { series } => (series as usize) < t.counters.series.len(),
+        TrackRef::Async { group } => group.index() < t.async_slices.groups.len(),
+        TrackRef::Counter { series } => series.index() < t.counters.series.len(),
         TrackRef::InstantCounter { series } => {
             (series as usize) < index.derived(trace).series.len()
         }
@@ -172,13 +179,13 @@ pub fn exists(trace: &Trace, index: &QueryIndex, r: TrackRef) -> bool {
         TrackRef::Objects { process } => index
             .objects(trace)
             .by_process
-            .get(process as usize)
+            .get(process.index())
             .is_some_and(|r| !r.rows.is_empty()),
     }
 }
 
 /// A thread's tracks in display order: stack, ui-nest lane, CPU samples.
-pub fn thread_tracks(trace: &Trace, index: &QueryIndex, thread: u32) -> Vec<TrackInfo> {
+pub fn thread_tracks(trace: &Trace, index: &QueryIndex, thread: ThreadId) -> Vec<TrackInfo> {
     let s = &trace.tables.slices;
     let mut out = Vec::new();
     for lane in [Lane::Stack, Lane::UiNest] {
@@ -216,7 +223,7 @@ pub fn thread_tracks(trace: &Trace, index: &QueryIndex, thread: u32) -> Vec<Trac
 
 /// A process's own tracks in display order: filmstrip, counters, counters derived
 /// from instants, async groups, objects.
-pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<TrackInfo> {
+pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: ProcessId) -> Vec<TrackInfo> {
     let t = &trace.tables;
     let mut out = Vec::new();
     let film = TrackRef::Screenshots { process };
@@ -246,7 +253,9 @@ pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<Tr
         };
         let mm = index.counter(trace, i);
         out.push(TrackInfo {
-            id: TrackRef::Counter { series: i as u32 },
+            id: TrackRef::Counter {
+                series: SeriesId::at(i),
+            },
             name,
             rows: 1,
             min_max: Some((mm.min, mm.max)),
@@ -267,7 +276,9 @@ pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<Tr
     for (g, grp) in t.async_slices.groups.iter().enumerate() {
         if grp.process == process {
             out.push(TrackInfo {
-                id: TrackRef::Async { group: g as u32 },
+                id: TrackRef::Async {
+                    group: AsyncGroupId::at(g),
+                },
                 name: trace.name(grp.name).to_string(),
                 rows: grp.lanes,
                 min_max: None,
@@ -280,7 +291,7 @@ pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<Tr
         out.push(TrackInfo {
             id: r,
             name: "Objects".to_string(),
-            rows: index.objects(trace).by_process[process as usize].rows.len() as u32,
+            rows: index.objects(trace).by_process[process.index()].rows.len() as u32,
             min_max: None,
             instants: 0,
         });
@@ -294,7 +305,7 @@ pub const MAIN_THREAD_NAMES: [&str; 4] = ["CrBrowserMain", "CrRendererMain", "Cr
 /// A thread in the viewer's order, with what placed it there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ThreadView {
-    pub thread: u32,
+    pub thread: ThreadId,
     /// The process's main thread (shown first).
     pub main: bool,
     /// Time covered by its top-level slices (their union), ns.
@@ -308,7 +319,7 @@ pub struct ThreadView {
 /// A process in the viewer's order, its threads in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcessView {
-    pub process: u32,
+    pub process: ProcessId,
     pub threads: Vec<ThreadView>,
     /// Sum of its threads' busy time, ns.
     pub busy_ns: i64,
@@ -319,18 +330,18 @@ pub struct ProcessView {
 }
 
 /// The union of the top-level slices (those without a parent) of each thread,
-/// both lanes, in ns.
+/// both lanes, in ns; indexed by thread.
 fn busy_by_thread(trace: &Trace) -> Vec<i64> {
     let s = &trace.tables.slices;
     let mut spans: Vec<Vec<(i64, i64)>> = vec![Vec::new(); trace.tables.threads.len()];
     for tr in &s.tracks {
-        let Some(list) = spans.get_mut(tr.thread as usize) else {
+        let Some(list) = spans.get_mut(tr.thread.index()) else {
             continue;
         };
         for i in tr.rows.0 as usize..tr.rows.1 as usize {
             // Top level: no parent (an improper overlap drawn on a row of its
             // own has none either).
-            if s.parent[i] == NONE {
+            if s.parent[i].is_none() {
                 list.push((s.ts[i], s.end(i)));
             }
         }
@@ -365,43 +376,40 @@ pub fn view_order(trace: &Trace, index: &QueryIndex) -> Vec<ProcessView> {
     let t = &trace.tables;
     let busy = busy_by_thread(trace);
     let mut events = vec![0u64; t.threads.len()];
-    for &th in &t.slices.thread {
-        if let Some(e) = events.get_mut(th as usize) {
-            *e += 1;
-        }
-    }
-    for (i, &th) in t.instants.thread.iter().enumerate() {
-        if t.instants.scope[i] == crate::tables::Scope::Thread {
-            if let Some(e) = events.get_mut(th as usize) {
-                *e += 1;
-            }
-        }
-    }
-    for &th in &t.samples.thread {
-        if let Some(e) = events.get_mut(th as usize) {
+    let threads_seen = t
+        .slices
+        .thread
+        .iter()
+        .copied()
+        .chain(t.instants.thread.iter().flatten().copied())
+        .chain(t.samples.thread.iter().copied());
+    for th in threads_seen {
+        if let Some(e) = events.get_mut(th.index()) {
             *e += 1;
         }
     }
     let mut own = vec![0u64; t.processes.len()];
-    let mut count = |p: u32| {
-        if let Some(e) = own.get_mut(p as usize) {
+    let owners = t
+        .async_slices
+        .process
+        .iter()
+        .copied()
+        .chain(t.objects.iter().map(|o| o.process));
+    for p in owners {
+        if let Some(e) = own.get_mut(p.index()) {
             *e += 1;
         }
-    };
-    t.async_slices.process.iter().for_each(|&p| count(p));
-    t.objects.iter().for_each(|o| count(o.process));
+    }
     for c in &t.counters.series {
-        if let Some(e) = own.get_mut(c.process as usize) {
+        if let Some(e) = own.get_mut(c.process.index()) {
             *e += u64::from(c.rows.1 - c.rows.0);
         }
     }
     let mut rank = vec![0usize; t.threads.len()];
+    let mut threads_of: Vec<Vec<ThreadId>> = vec![Vec::new(); t.processes.len()];
     for (k, &th) in trace.thread_order.iter().enumerate() {
-        rank[th as usize] = k;
-    }
-    let mut threads_of: Vec<Vec<u32>> = vec![Vec::new(); t.processes.len()];
-    for &th in &trace.thread_order {
-        if let Some(list) = threads_of.get_mut(t.threads[th as usize].process as usize) {
+        rank[th.index()] = k;
+        if let Some(list) = threads_of.get_mut(trace.thread(th).process.index()) {
             list.push(th);
         }
     }
@@ -410,34 +418,30 @@ pub fn view_order(trace: &Trace, index: &QueryIndex) -> Vec<ProcessView> {
         .iter()
         .enumerate()
         .map(|(prank, &p)| {
-            let pr = &t.processes[p as usize];
-            let mut threads: Vec<ThreadView> = threads_of[p as usize]
+            let pr = trace.process(p);
+            let mut threads: Vec<ThreadView> = threads_of[p.index()]
                 .iter()
                 .map(|&th| ThreadView {
                     thread: th,
                     main: false,
-                    busy_ns: busy[th as usize],
-                    events: events[th as usize],
+                    busy_ns: busy[th.index()],
+                    events: events[th.index()],
                     empty: thread_tracks(trace, index, th).is_empty(),
                 })
                 .collect();
-            let named = |tv: &ThreadView, names: &[&str]| {
-                let n = t.threads[tv.thread as usize].name;
-                !n.is_none() && names.contains(&trace.str(n))
+            let named = |tv: &ThreadView| {
+                let n = trace.thread(tv.thread).name;
+                !n.is_none() && MAIN_THREAD_NAMES.contains(&trace.str(n))
             };
             let main = threads
                 .iter()
-                .position(|tv| !tv.empty && t.threads[tv.thread as usize].tid == pr.pid)
-                .or_else(|| {
-                    threads
-                        .iter()
-                        .position(|tv| !tv.empty && named(tv, &MAIN_THREAD_NAMES))
-                });
+                .position(|tv| !tv.empty && trace.thread(tv.thread).tid == pr.pid)
+                .or_else(|| threads.iter().position(|tv| !tv.empty && named(tv)));
             if let Some(m) = main {
                 threads[m].main = true;
             }
             threads.sort_by_key(|tv| {
-                let th = &t.threads[tv.thread as usize];
+                let th = trace.thread(tv.thread);
                 (
                     tv.empty,
                     !tv.main,
@@ -445,14 +449,14 @@ pub fn view_order(trace: &Trace, index: &QueryIndex) -> Vec<ProcessView> {
                     th.sort_index,
                     std::cmp::Reverse(tv.busy_ns),
                     std::cmp::Reverse(tv.events),
-                    rank[tv.thread as usize],
+                    rank[tv.thread.index()],
                 )
             });
             let busy_ns = threads
                 .iter()
                 .map(|tv| tv.busy_ns)
                 .fold(0i64, i64::saturating_add);
-            let events = threads.iter().map(|tv| tv.events).sum::<u64>() + own[p as usize];
+            let events = threads.iter().map(|tv| tv.events).sum::<u64>() + own[p.index()];
             let empty =
                 threads.iter().all(|tv| tv.empty) && process_tracks(trace, index, p).is_empty();
             (
@@ -468,7 +472,7 @@ pub fn view_order(trace: &Trace, index: &QueryIndex) -> Vec<ProcessView> {
         })
         .collect();
     out.sort_by_key(|(prank, pv)| {
-        let pr = &t.processes[pv.process as usize];
+        let pr = trace.process(pv.process);
         (
             !pr.renders_frames,
             pr.sort_index.is_none(),
@@ -498,8 +502,8 @@ impl ObjectLanes {
             .filter(|&o| !is_screenshot_object(trace, o as usize))
             .collect();
         order.sort_by_key(|&i| (objs[i as usize].process, objs[i as usize].start, i));
-        let mut lane = vec![NONE; objs.len()];
-        let mut free: Vec<(u32, Vec<i64>)> = Vec::new(); // per process: lane -> free at
+        let mut lane = vec![0; objs.len()];
+        let mut free: Vec<(ProcessId, Vec<i64>)> = Vec::new(); // per process: lane -> free at
         for &i in &order {
             let o = &objs[i as usize];
             if free.last().is_none_or(|f| f.0 != o.process) {
@@ -525,7 +529,7 @@ impl ObjectLanes {
             let p = objs[order[k] as usize].process;
             let n = order[k..].partition_point(|&i| objs[i as usize].process == p);
             let ids = &order[k..k + n];
-            if let Some(slot) = by_process.get_mut(p as usize) {
+            if let Some(slot) = by_process.get_mut(p.index()) {
                 *slot = Rows::build(ids.iter().map(|&i| (i, lane[i as usize])), 0, |i| {
                     let o = &objs[i as usize];
                     (o.start, o.end)
@@ -667,14 +671,15 @@ mod tests {
                {"ph":"M","name":"thread_name","pid":2,"tid":8,"args":{"name":"B"}},
                {"ph":"i","s":"p","name":"p2","pid":2,"tid":8,"ts":2}]"#,
         );
-        let tracks = |th: u32| {
+        let tracks = |th: ThreadId| {
             thread_tracks(&t, &i, th)
                 .iter()
                 .map(|x| (x.rows, x.instants))
                 .collect::<Vec<_>>()
         };
         let by_name = |n: &str| {
-            (0..t.tables.threads.len() as u32)
+            (0..t.tables.threads.len())
+                .map(ThreadId::at)
                 .find(|&th| t.thread_label(th) == n)
                 .unwrap()
         };

@@ -9,7 +9,7 @@ use tracescope_model::analysis::{
 };
 use tracescope_model::query::tracks::exists;
 use tracescope_model::query::TrackRef;
-use tracescope_model::{StrId, Trace};
+use tracescope_model::{SeriesId, StrId, ThreadId, Trace};
 
 use super::encode::args_json;
 use super::json::Obj;
@@ -78,7 +78,7 @@ pub async fn range(State(s): St, RawQuery(q): RawQuery) -> Response {
             .nums(
                 "thread",
                 g.iter().map(|g| match g.key {
-                    GroupKey::Thread(th) => th as i64,
+                    GroupKey::Thread(th) => th.raw() as i64,
                     GroupKey::Str(_) => -1,
                 }),
             )
@@ -101,7 +101,12 @@ pub async fn range(State(s): St, RawQuery(q): RawQuery) -> Response {
             .strs(
                 "track",
                 cs.iter()
-                    .map(|c| TrackRef::Counter { series: c.series }.to_string())
+                    .map(|c| {
+                        TrackRef::Counter {
+                            series: SeriesId::new(c.series),
+                        }
+                        .to_string()
+                    })
                     .collect::<Vec<_>>()
                     .iter()
                     .map(String::as_str),
@@ -142,9 +147,9 @@ pub async fn range_slices(State(s): St, RawQuery(q): RawQuery) -> Response {
         let key = p.need("key")?;
         let t = &s.trace;
         let key = match by {
-            GroupBy::Thread => GroupKey::Thread(
+            GroupBy::Thread => GroupKey::Thread(ThreadId::new(
                 parse_id(key).map_err(|_| bad("key must be a thread id when by=thread"))?,
-            ),
+            )),
             _ => GroupKey::Str(t.tables.strings.find(key).unwrap_or(StrId(u32::MAX))),
         };
         let limit = p.count("limit", 1, MAX_GROUP_LIMIT, Some(1000))?;
@@ -210,7 +215,7 @@ fn encode_tree(t: &Trace, tree: &tracescope_model::analysis::CallTree) -> String
     let names: Vec<i64> = n.iter().map(|n| id(n.function.name).max(0)).collect();
     let urls: Vec<i64> = n.iter().map(|n| id(n.function.url)).collect();
     // The frame table keeps V8's 0-based positions; people read 1-based ones.
-    let one_based = |v: i64| if v >= 0 { v + 1 } else { -1 };
+    let one_based = |v: Option<i64>| v.map_or(-1, |v| v + 1);
     let nodes = Obj::new()
         .nums(
             "parent",
@@ -258,7 +263,7 @@ pub async fn object(
         let snaps: Vec<_> = o
             .snapshots
             .iter()
-            .map(|&k| &t.tables.snapshots[k as usize])
+            .map(|&k| &t.tables.snapshots[k.index()])
             .collect();
         let list: Vec<String> = snaps
             .iter()

@@ -9,7 +9,7 @@ use tracescope_model::query::search::{Hit, HitKind, Hits};
 use tracescope_model::query::tracks::{process_tracks, thread_tracks, TrackInfo};
 use tracescope_model::query::window::{Instants, Items};
 use tracescope_model::query::{view_order, QueryIndex, TrackRef};
-use tracescope_model::{PidK, SliceRef, StrId, Trace, NONE};
+use tracescope_model::{AsyncSliceId, PidK, SliceId, SliceRef, StrId, Trace};
 
 use super::json::{self, Obj};
 
@@ -52,7 +52,7 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
     let order = view_order(trace, index);
     let processes = order.iter().map(|pv| {
         let p = pv.process;
-        let pr = &t.processes[p as usize];
+        let pr = trace.process(p);
         let pid = trace.pid_text(pr.pid);
         let base = if pr.name.is_none() {
             format!("Process {pid}")
@@ -66,7 +66,7 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
         };
         let threads = pv.threads.iter().map(|tv| {
             let th = tv.thread;
-            let tr = &t.threads[th as usize];
+            let tr = trace.thread(th);
             let tid = trace.pid_text(tr.tid);
             let label = if tr.name.is_none() {
                 format!("Thread {tid}")
@@ -264,7 +264,7 @@ fn flow_end(trace: &Trace, e: &FlowEnd) -> String {
         .num("id", end_id(e.item))
         .str("name", trace.name(e.name))
         .num("ts", e.ts)
-        .opt_num("thread", (e.thread != NONE).then_some(e.thread))
+        .opt_num("thread", e.thread)
         .opt_str("track", &e.track.map(|t| t.to_string()).unwrap_or_default())
         .num("row", e.row)
         .finish()
@@ -310,8 +310,8 @@ pub fn details(trace: &Trace, d: &Details) -> String {
         .num("depth", d.depth)
         .bool("did_not_finish", d.did_not_finish)
         .bool("overlap", d.overlap)
-        .opt_num("process", (d.process != NONE).then_some(d.process))
-        .opt_num("thread", (d.thread != NONE).then_some(d.thread))
+        .opt_num("process", d.process)
+        .opt_num("thread", d.thread)
         .str("track", &d.track.to_string())
         .raw("args", &args_json(d.args.as_deref()))
         .opt_str("async_id", d.async_id.as_deref().unwrap_or(""))
@@ -334,8 +334,8 @@ pub fn instant(trace: &Trace, d: &InstantDetails) -> String {
         .num("ts", d.ts)
         .str("scope", d.scope.as_str())
         .str("ph", &char::from(d.ph).to_string())
-        .opt_num("process", (d.process != NONE).then_some(d.process))
-        .opt_num("thread", (d.thread != NONE).then_some(d.thread))
+        .opt_num("process", d.process)
+        .opt_num("thread", d.thread)
         .opt_str("track", &d.track.map(|t| t.to_string()).unwrap_or_default())
         .raw("args", &args_json(d.args.as_deref()))
         .str("raw", &d.raw)
@@ -348,20 +348,20 @@ fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
     let i = h.id as usize;
     match h.kind {
         HitKind::Slice => {
-            let (track, row) = end_place(trace, SliceRef::Thread(h.id))
+            let (track, row) = end_place(trace, SliceRef::Thread(SliceId::new(h.id)))
                 .map_or((String::new(), -1), |p| (p.0.to_string(), p.1 as i64));
             (track, row, t.slices.dur[i], t.slices.name[i])
         }
         HitKind::Async => {
-            let (track, row) = end_place(trace, SliceRef::Async(h.id))
+            let (track, row) = end_place(trace, SliceRef::Async(AsyncSliceId::new(h.id)))
                 .map_or((String::new(), -1), |p| (p.0.to_string(), p.1 as i64));
             (track, row, t.async_slices.dur[i], t.async_slices.name[i])
         }
         HitKind::Instant => {
             let ins = &t.instants;
-            let track = match ins.scope[i] {
-                tracescope_model::Scope::Thread => TrackRef::Slices {
-                    thread: ins.thread[i],
+            let track = match (ins.scope[i], ins.thread[i]) {
+                (tracescope_model::Scope::Thread, Some(thread)) => TrackRef::Slices {
+                    thread,
                     lane: tracescope_model::Lane::Stack,
                 }
                 .to_string(),

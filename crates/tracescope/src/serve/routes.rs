@@ -240,7 +240,11 @@ pub(super) fn parse_id(s: &str) -> Result<u32, ApiError> {
     if s.is_empty() || s.len() > 10 || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad("id must be a non-negative integer"));
     }
-    s.parse().map_err(|_| not_found("no such id"))
+    // u32::MAX is no row (ids are row index + 1 in a u32).
+    s.parse()
+        .ok()
+        .filter(|&n| n < u32::MAX)
+        .ok_or_else(|| not_found("no such id"))
 }
 
 async fn summary(State(s): St) -> Response {

@@ -13,6 +13,7 @@ use tower::ServiceExt;
 
 use super::tests::{get, ok};
 use super::{router, AppState};
+use tracescope_model::{ProcessId, ThreadId};
 
 fn fixture(name: &str) -> (Router, Arc<AppState>) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -155,7 +156,7 @@ async fn instants_have_details_with_exact_args() {
     assert_eq!(d["scope"], "t");
     assert_eq!(d["ph"], "i");
     assert_eq!(
-        t.thread_label(d["thread"].as_u64().unwrap() as u32),
+        t.thread_label(ThreadId::new(d["thread"].as_u64().unwrap() as u32)),
         "CrRendererMain"
     );
     assert_eq!(
@@ -180,7 +181,7 @@ async fn instants_have_details_with_exact_args() {
         (Some("p"), true, true)
     );
     assert_eq!(
-        t.process_label(p["process"].as_u64().unwrap() as u32),
+        t.process_label(ProcessId::new(p["process"].as_u64().unwrap() as u32)),
         "Renderer"
     );
     assert_eq!(
