@@ -363,6 +363,17 @@ fn busy_by_thread(trace: &Trace) -> Vec<i64> {
         .collect()
 }
 
+/// How many times each of `0..n` occurs in `items`.
+fn tally(n: usize, items: impl Iterator<Item = usize>) -> Vec<u64> {
+    let mut out = vec![0u64; n];
+    for i in items {
+        if let Some(c) = out.get_mut(i) {
+            *c += 1;
+        }
+    }
+    out
+}
+
 /// Processes and threads in the order the viewer shows them, the work first.
 ///
 /// In each process: the main thread (tid == pid, else one named as in
@@ -375,31 +386,25 @@ fn busy_by_thread(trace: &Trace) -> Vec<i64> {
 pub fn view_order(trace: &Trace, index: &QueryIndex) -> Vec<ProcessView> {
     let t = &trace.tables;
     let busy = busy_by_thread(trace);
-    let mut events = vec![0u64; t.threads.len()];
-    let threads_seen = t
-        .slices
-        .thread
-        .iter()
-        .copied()
-        .chain(t.instants.thread.iter().flatten().copied())
-        .chain(t.samples.thread.iter().copied());
-    for th in threads_seen {
-        if let Some(e) = events.get_mut(th.index()) {
-            *e += 1;
-        }
-    }
-    let mut own = vec![0u64; t.processes.len()];
-    let owners = t
-        .async_slices
-        .process
-        .iter()
-        .copied()
-        .chain(t.objects.iter().map(|o| o.process));
-    for p in owners {
-        if let Some(e) = own.get_mut(p.index()) {
-            *e += 1;
-        }
-    }
+    let events = tally(
+        t.threads.len(),
+        t.slices
+            .thread
+            .iter()
+            .copied()
+            .chain(t.instants.thread.iter().flatten().copied())
+            .chain(t.samples.thread.iter().copied())
+            .map(ThreadId::index),
+    );
+    let mut own = tally(
+        t.processes.len(),
+        t.async_slices
+            .process
+            .iter()
+            .copied()
+            .chain(t.objects.iter().map(|o| o.process))
+            .map(ProcessId::index),
+    );
     for c in &t.counters.series {
         if let Some(e) = own.get_mut(c.process.index()) {
             *e += u64::from(c.rows.1 - c.rows.0);
