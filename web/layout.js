@@ -218,6 +218,68 @@ function reuse(cache, kind, key, h, label, sub, process, thread, track, collapse
  */
 const moveCache = new WeakMap();
 
+/**
+ * The rows a process had in the last layout, where they started, their height,
+ * and the choices they were built for.
+ * @typedef {{sig: string, rows: Row[], y0: number, h: number}} Segment
+ * @type {WeakMap<Summary, Map<number, Segment>>}
+ */
+const segmentCache = new WeakMap();
+
+/** @param {Summary} summary */
+function segmentsOf(summary) {
+  let m = segmentCache.get(summary);
+  if (!m) segmentCache.set(summary, (m = new Map()));
+  return m;
+}
+
+/**
+ * The user's choices that concern each process, as text to compare: its hidden
+ * and pinned tracks (and itself, its threads), its folds and its orders.
+ * @param {Summary} summary
+ * @param {LayoutOptions} opts
+ * @returns {Map<number, string>} by process id
+ */
+function choicesByProcess(summary, opts) {
+  const places = placesOf(summary);
+  /** @type {Map<number, string[]>} */
+  const out = new Map();
+  const add = (/** @type {number|undefined} */ p, /** @type {string} */ what) => {
+    if (p === undefined) return;
+    const list = out.get(p);
+    if (list) list.push(what);
+    else out.set(p, [what]);
+  };
+  /** @param {string} key the process of a key: `P3`, `P3:async`, `T5`, or a track id */
+  const owner = (key) => {
+    const m = key.match(/^P(\d+)(?::|$)/);
+    if (m) return Number(m[1]);
+    const at = places.get(key);
+    if (at) return at.process.id;
+    const t = key.match(/^T(\d+)$/);
+    return t ? threadsOf(summary).get(Number(t[1])) : undefined;
+  };
+  for (const k of opts.hidden) add(owner(k), `h${k}`);
+  for (const k of opts.pinned) add(owner(k), `p${k}`);
+  for (const [k, v] of Object.entries(opts.folds)) add(owner(k), `f${k}=${v}`);
+  for (const [k, v] of Object.entries(opts.order)) add(owner(k), `o${k}=${v.join('.')}`);
+  return new Map([...out].map(([p, list]) => [p, list.join('\u0001')]));
+}
+
+/** @type {WeakMap<Summary, Map<number, number>>} */
+const threadProcessCache = new WeakMap();
+
+/** Thread id -> process id, once per summary. @param {Summary} summary */
+function threadsOf(summary) {
+  let m = threadProcessCache.get(summary);
+  if (!m) {
+    m = new Map();
+    for (const p of summary.processes) for (const th of p.threads) m.set(th.id, p.id);
+    threadProcessCache.set(summary, m);
+  }
+  return m;
+}
+
 /** @type {WeakMap<Summary, Map<string, TrackPlace>>} */
 const placesCache = new WeakMap();
 
@@ -290,7 +352,7 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
    * matches (everything when the process's own name matches).
    * @param {Process} p
    */
-  const addProcess = (p) => {
+  const buildProcess = (p) => {
     const pk = processKey(p);
     if (hidden.has(pk)) return;
     const all = !match || match(processLabel(p));
@@ -364,6 +426,35 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
       }
     }
     groups.set(p.id, { y0, y1: y });
+  };
+
+  // A process's rows depend only on the filter, its own hidden and pinned tracks,
+  // its folds and its order: when none changed, the rows of the last layout are
+  // moved to their new place instead of being built again (pinning one track of
+  // 10,000 rebuilds one process).
+  const mine = choicesByProcess(summary, opts);
+  /** @type {Map<number, Segment>} */
+  const segments = segmentsOf(summary);
+  /** @param {Process} p */
+  const addProcess = (p) => {
+    const sig = `${opts.filter}\u0000${mine.get(p.id) ?? ''}`;
+    const seg = segments.get(p.id);
+    if (seg && seg.sig === sig) {
+      const dy = y - seg.y0;
+      for (const r of seg.rows) {
+        r.y += dy;
+        rows.push(r);
+        if (r.track) byTrack.set(r.track.id, r);
+      }
+      if (seg.rows.length) groups.set(p.id, { y0: y, y1: y + seg.h });
+      seg.y0 = y;
+      y += seg.h;
+      return;
+    }
+    const from = rows.length;
+    const y0 = y;
+    buildProcess(p);
+    segments.set(p.id, { sig, rows: rows.slice(from), y0, h: y - y0 });
   };
 
   const procs = ordered(summary.processes, processKey, order.root);

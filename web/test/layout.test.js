@@ -184,6 +184,26 @@ test('a relayout reuses the rows of the one before, with their new places', () =
   assert.equal(main?.pinned, false);
 });
 
+test('a layout from the rows of earlier ones equals one built afresh, choice after choice', () => {
+  const s = summary();
+  /** @type {Array<Partial<LayoutOptions>>} */
+  const steps = [
+    {}, { pinned: ['s:1:0'] }, { pinned: ['s:1:0'], hidden: ['P1'] }, { hidden: ['P1'] }, { folds: { 'P0:counters': false } },
+    { folds: { 'P0:counters': false, P0: true } }, { folds: { P0: false, empty: false } }, { filter: 'mem' }, { filter: 'mem', pinned: ['c:2'] },
+    { order: { P0: ['T1', 'T0'] } }, { order: { P0: ['T1', 'T0'], root: ['P1'] }, hidden: ['s:0:1'] }, {},
+  ];
+  /** @param {import('../layout.js').Layout} l */
+  const shape = (l) => [...l.pinned, ...l.rows].map((r) => [r.kind, r.key, r.y, r.h, r.collapsed, r.pinned, r.label].join('|'));
+  for (const o of steps) {
+    const cached = buildLayout(s, { ...NO_OPTIONS, ...o });
+    const fresh = buildLayout(summary(), { ...NO_OPTIONS, ...o });
+    assert.deepEqual(shape(cached), shape(fresh), JSON.stringify(o));
+    assert.deepEqual([...cached.byTrack.keys()].sort(), [...fresh.byTrack.keys()].sort());
+    assert.deepEqual([...cached.groups], [...fresh.groups]);
+    assert.equal(cached.height, fresh.height);
+  }
+});
+
 test('row lookup by y', () => {
   const l = layout();
   assert.equal(rowIndexAt(l.rows, 0), 0);
