@@ -23,5 +23,5 @@ fi
 cd "$HERE"
 [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
 mkdir -p "$SCREENSHOTS"
-if [ "$#" -eq 0 ]; then set -- page.test.mjs analysis-page.test.mjs examples.test.mjs analysis.test.mjs; fi
+if [ "$#" -eq 0 ]; then set -- page.test.mjs analysis-page.test.mjs examples.test.mjs analysis.test.mjs token.test.mjs; fi
 node --test --test-concurrency=1 "$@"

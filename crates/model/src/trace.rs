@@ -384,6 +384,19 @@ impl Trace {
         }
     }
 
+    /// A process as headings show it: `Name (pid 1)`, `Process 1` without a name, and
+    /// just `name` for a process named by its string pid.
+    pub fn process_heading(&self, p: ProcessId) -> String {
+        let pr = self.process(p);
+        heading(self, "Process", "pid", pr.pid, pr.name)
+    }
+
+    /// A thread as headings show it: `Name (tid 7)`, `Thread 7`, or `name`.
+    pub fn thread_heading(&self, t: ThreadId) -> String {
+        let th = self.thread(t);
+        heading(self, "Thread", "tid", th.tid, th.name)
+    }
+
     pub fn thread_label(&self, t: ThreadId) -> String {
         let th = self.thread(t);
         if th.name.is_none() {
@@ -391,6 +404,14 @@ impl Trace {
         } else {
             self.str(th.name).to_string()
         }
+    }
+}
+
+fn heading(trace: &Trace, kind: &str, id_kind: &str, id: PidK, name: StrId) -> String {
+    match id {
+        _ if name.is_none() => format!("{kind} {}", trace.pid_text(id)),
+        PidK::Str(s) if s == name => trace.str(name).to_string(),
+        _ => format!("{} ({id_kind} {})", trace.str(name), trace.pid_text(id)),
     }
 }
 

@@ -7,6 +7,7 @@ mod convert;
 mod demo;
 mod input;
 mod load;
+mod output;
 mod profile;
 mod serve;
 mod stats;
@@ -59,9 +60,17 @@ enum Command {
         /// Port to listen on (0: any free port).
         #[arg(long, default_value_t = 0)]
         port: u16,
-        /// Address to listen on. Anything but 127.0.0.1 shows the trace to the network.
+        /// Address to listen on. Off loopback the URL carries a random token that
+        /// every request needs (see --no-token).
         #[arg(long, default_value = "127.0.0.1")]
         bind: std::net::IpAddr,
+        /// Off loopback, serve without the token: anyone who can reach the port can
+        /// read the trace.
+        #[arg(long, conflicts_with = "token")]
+        no_token: bool,
+        /// Require the token on loopback too (a machine shared with other users).
+        #[arg(long)]
+        token: bool,
         /// Do not open a browser.
         #[arg(long)]
         no_open: bool,
@@ -121,7 +130,17 @@ fn main() -> ExitCode {
             port,
             bind,
             no_open,
-        } => view(file, port, bind, !no_open),
+            no_token,
+            token,
+        } => view(
+            file,
+            serve::Options {
+                bind,
+                port,
+                open: !no_open,
+                token: serve::Options::token_needed(bind, token, no_token),
+            },
+        ),
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Summary {
             file,
@@ -165,12 +184,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn view(
-    file: Option<PathBuf>,
-    port: u16,
-    bind: std::net::IpAddr,
-    open: bool,
-) -> anyhow::Result<()> {
+fn view(file: Option<PathBuf>, opts: serve::Options) -> anyhow::Result<()> {
     let (trace, name) = match file {
         Some(f) => {
             let name = f.file_name().map_or_else(
@@ -181,5 +195,5 @@ fn view(
         }
         None => (demo::trace()?, "demo trace".to_string()),
     };
-    serve::run(trace, name, serve::Options { bind, port, open })
+    serve::run(trace, name, opts)
 }

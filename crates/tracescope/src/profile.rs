@@ -10,6 +10,7 @@ use tracescope_model::analysis::{call_tree, Selection, TreeView};
 use tracescope_model::query::TrackRef;
 use tracescope_model::{ThreadId, Trace};
 
+use crate::output::Output;
 use crate::units::parse_range;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -35,14 +36,14 @@ pub struct Options<'a> {
 }
 
 pub fn run(path: &Path, o: &Options) -> Result<()> {
+    // Checked before the trace is read: a refused output costs nothing.
+    let file = o.output.map(|p| Output::file(p, &[path])).transpose()?;
     let trace = crate::load::load_until_exit(path)?;
-    let lines = folded(trace, o)?;
-    let mut out: Box<dyn Write> = match o.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
+    let mut out: Box<dyn Write> = match &file {
+        Some(f) => Box::new(f.writer()?),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
+    let lines = folded(trace, o)?;
     let result = match o.format {
         Format::Collapsed => lines
             .iter()
@@ -59,18 +60,31 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
                 Weight::Samples => "samples".into(),
                 Weight::Time => "µs".into(),
             };
-            inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
+            // inferno flushes at the end; a failed write comes back as its error.
+            inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut out)
                 .context("could not draw the flame graph")
+                .and_then(|()| out.flush().map_err(anyhow::Error::from))
         }
     };
-    match result {
-        Err(e)
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+    drop(out);
+    let io_error = |e: &anyhow::Error| {
+        e.chain()
+            .find_map(|c| c.downcast_ref::<std::io::Error>())
+            .map(|e| std::io::Error::new(e.kind(), e.to_string()))
+    };
+    match (result, file) {
+        (Ok(()), Some(f)) => f.commit(),
+        (Ok(()), None) => Ok(()),
+        (Err(e), Some(f)) => Err(match io_error(&e) {
+            Some(io) => f.error(io),
+            None => e,
+        }),
+        (Err(e), None)
+            if io_error(&e).is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
         {
             Ok(())
         }
-        r => r,
+        (Err(e), None) => Err(e),
     }
 }
 

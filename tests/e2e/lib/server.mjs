@@ -4,11 +4,12 @@ import { spawn } from 'node:child_process';
 /**
  * @param {string} bin path of the tracescope binary
  * @param {string} [file] trace to open; none: the built-in demo trace
+ * @param {string[]} [extra] more arguments of `tracescope view`
  * @returns {Promise<{url: string, loadMs: number, stderr: () => string, close: () => Promise<void>}>}
  */
-export function startServer(bin, file) {
+export function startServer(bin, file, extra = []) {
   const began = performance.now();
-  const args = file ? ['view', file, '--no-open', '--port', '0'] : ['view', '--no-open', '--port', '0'];
+  const args = [...(file ? ['view', file, '--no-open', '--port', '0'] : ['view', '--no-open', '--port', '0']), ...extra];
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

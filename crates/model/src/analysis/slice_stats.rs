@@ -317,22 +317,12 @@ pub fn slice_stats(trace: &Trace, sel: &Selection, by: GroupBy, name: NameFilter
 /// A thread as a group key: its label and its process's, e.g.
 /// `CrRendererMain (tid 7), Renderer (pid 3)`.
 pub fn thread_key(trace: &Trace, t: ThreadId) -> String {
-    let th = trace.thread(t);
-    let thread = if th.name.is_none() {
-        format!("Thread {}", trace.pid_text(th.tid))
-    } else {
-        format!("{} (tid {})", trace.str(th.name), trace.pid_text(th.tid))
-    };
-    let p = trace.process(th.process);
-    if p.name.is_none() {
-        format!("{thread}, Process {}", trace.pid_text(p.pid))
-    } else {
-        format!(
-            "{thread}, {} (pid {})",
-            trace.str(p.name),
-            trace.pid_text(p.pid)
-        )
-    }
+    let process = trace.thread(t).process;
+    format!(
+        "{}, {}",
+        trace.thread_heading(t),
+        trace.process_heading(process)
+    )
 }
 
 /// The rows of one group, in time order (then row order), at most `limit`, and how

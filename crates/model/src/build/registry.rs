@@ -68,6 +68,22 @@ impl Registry {
         t
     }
 
+    /// A process or thread named by a string pid/tid and by no metadata is named by
+    /// that string (spec section 2: "any other string names its own process or
+    /// thread and is also its display name").
+    pub fn name_string_ids(&mut self) {
+        for p in &mut self.processes {
+            if let (PidK::Str(s), true) = (p.pid, p.name.is_none()) {
+                p.name = s;
+            }
+        }
+        for t in &mut self.threads {
+            if let (PidK::Str(s), true) = (t.tid, t.name.is_none()) {
+                t.name = s;
+            }
+        }
+    }
+
     /// Keeps the processes and threads some record uses (a part read from a wrong
     /// guess of an event boundary may have named others before it was discarded),
     /// and renumbers them in order of first appearance in the input. Returns

@@ -53,12 +53,7 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
     let processes = order.iter().map(|pv| {
         let p = pv.process;
         let pr = trace.process(p);
-        let pid = trace.pid_text(pr.pid);
-        let base = if pr.name.is_none() {
-            format!("Process {pid}")
-        } else {
-            format!("{} (pid {pid})", trace.str(pr.name))
-        };
+        let base = trace.process_heading(p);
         let label = if pr.frame_url.is_none() {
             base
         } else {
@@ -67,12 +62,7 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
         let threads = pv.threads.iter().map(|tv| {
             let th = tv.thread;
             let tr = trace.thread(th);
-            let tid = trace.pid_text(tr.tid);
-            let label = if tr.name.is_none() {
-                format!("Thread {tid}")
-            } else {
-                format!("{} (tid {tid})", trace.str(tr.name))
-            };
+            let label = trace.thread_heading(th);
             Obj::new()
                 .num("id", th)
                 .raw("tid", &pid_json(trace, tr.tid))

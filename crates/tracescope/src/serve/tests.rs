@@ -580,3 +580,29 @@ async fn shared_examples_answer_every_endpoint() {
     }
     assert!(served >= 15, "{served}");
 }
+
+#[tokio::test]
+async fn a_string_pid_or_tid_is_the_label_of_its_process_or_thread() {
+    let text = r#"[{"ph":"X","pid":"browser","tid":"main","name":"a","ts":1,"dur":2},
+        {"ph":"M","pid":"browser","tid":"io","name":"thread_name","args":{"name":"IOThread"}}]"#;
+    let trace = tracescope_model::Trace::from_json(
+        Box::new(text.to_string()),
+        text.len() as u64,
+        &tracescope_model::LoadOptions::default(),
+    )
+    .unwrap();
+    let app = router(Arc::new(AppState::new(trace, "s.json".into())));
+    let v = ok(&app, "/api/summary").await;
+    let p = &v["processes"][0];
+    assert_eq!(
+        (&p["pid"], &p["name"], &p["label"]),
+        (&"browser".into(), &"browser".into(), &"browser".into())
+    );
+    let labels: Vec<_> = p["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["IOThread (tid io)", "main"]);
+}
