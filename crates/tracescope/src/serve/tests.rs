@@ -604,5 +604,6 @@ async fn a_string_pid_or_tid_is_the_label_of_its_process_or_thread() {
         .iter()
         .map(|t| t["label"].as_str().unwrap())
         .collect();
-    assert_eq!(labels, ["IOThread (tid io)", "main"]);
+    // The viewer's order: the thread with work first, the name-only one after.
+    assert_eq!(labels, ["main", "IOThread (tid io)"]);
 }
