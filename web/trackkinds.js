@@ -158,7 +158,10 @@ export const TRACK_KINDS = {
       const s = shotAt(shotsOf(tiles), t);
       if (!s) return NOTHING;
       const track = /** @type {Track} */ (row.track);
-      return { value: null, hit: { kind: 'screenshot', id: s.id, track: track.id, row: 0, ts: s.ts, dur: s.dur, name: 'Screenshot' } };
+      /** @type {Selection} */
+      const hit = { kind: 'screenshot', id: s.id, track: track.id, row: 0, ts: s.ts, dur: s.dur, name: 'Screenshot' };
+      if (s.count > 1) hit.count = s.count;
+      return { value: null, hit };
     },
   },
 };
