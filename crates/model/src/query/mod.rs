@@ -6,11 +6,13 @@
 //! a [`QueryIndex`] next to the trace, each built once on first use (or all at once
 //! with [`QueryIndex::warm`], so no request pays for a build).
 
+pub mod derived;
 pub mod details;
 pub mod flame;
 pub mod flows;
 pub mod instant;
 pub mod lod;
+pub mod screenshots;
 pub mod search;
 pub mod tracks;
 pub mod window;
@@ -22,7 +24,7 @@ use rayon::prelude::*;
 use crate::tables::{AsyncGroupId, ThreadId};
 use crate::trace::Trace;
 
-pub use tracks::{TrackInfo, TrackKind, TrackRef};
+pub use tracks::{view_order, ProcessView, ThreadView, TrackInfo, TrackKind, TrackRef};
 
 /// Lazily built indexes over one trace. Holds no reference to the trace: pass the
 /// same trace to every call.
@@ -41,6 +43,8 @@ pub struct QueryIndex {
     instants: OnceLock<window::InstantIndex>,
     flows: OnceLock<flows::FlowIndex>,
     names: OnceLock<search::NameCounts>,
+    derived: OnceLock<derived::DerivedCounters>,
+    screenshots: OnceLock<screenshots::Screenshots>,
 }
 
 impl QueryIndex {
@@ -78,6 +82,8 @@ impl QueryIndex {
             instants: OnceLock::new(),
             flows: OnceLock::new(),
             names: OnceLock::new(),
+            derived: OnceLock::new(),
+            screenshots: OnceLock::new(),
         }
     }
 
@@ -99,6 +105,20 @@ impl QueryIndex {
         self.instants(trace);
         self.flows(trace);
         self.name_counts(trace);
+        self.derived(trace);
+        self.screenshots(trace);
+    }
+
+    /// Counters derived from `UpdateCounters` and `[memory]` instants.
+    pub fn derived(&self, trace: &Trace) -> &derived::DerivedCounters {
+        self.derived
+            .get_or_init(|| derived::DerivedCounters::build(trace))
+    }
+
+    /// Screenshots, per process.
+    pub fn screenshots(&self, trace: &Trace) -> &screenshots::Screenshots {
+        self.screenshots
+            .get_or_init(|| screenshots::Screenshots::build(trace))
     }
 
     pub(crate) fn name_counts(&self, trace: &Trace) -> &search::NameCounts {
@@ -202,5 +222,7 @@ impl QueryIndex {
             + self.instants.get().map_or(0, |o| o.heap_bytes())
             + self.flows.get().map_or(0, |o| o.heap_bytes())
             + self.names.get().map_or(0, |o| o.heap_bytes())
+            + self.derived.get().map_or(0, |o| o.heap_bytes())
+            + self.screenshots.get().map_or(0, |o| o.heap_bytes())
     }
 }

@@ -222,6 +222,36 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
                 *id = f.frame[*id as usize] as i64;
             }
         }
+        TrackRef::Screenshots { process } => {
+            let film = index.screenshots(trace);
+            let row = &film.rows(process)?.rows[0];
+            let name = t
+                .strings
+                .find(super::screenshots::SCREENSHOT)
+                .unwrap_or(StrId::NONE);
+            let span = |i: u32| {
+                let s = &film.shots[i as usize];
+                (s.ts, s.end)
+            };
+            // Ids are snapshots; a merged run keeps its first one, for its thumbnail.
+            for p in row.pieces(g, span) {
+                let first = &film.shots[row.ids.get(p.first as usize) as usize];
+                out.ts.push(p.ts);
+                out.dur.push(p.end.saturating_sub(p.ts));
+                out.row.push(0);
+                out.id.push(first.snapshot.raw() as i64);
+                out.name.push(name);
+                out.count.push(p.count);
+                out.flags.push(0);
+                out.color.push(StrId::NONE);
+            }
+        }
+        TrackRef::InstantCounter { series } => {
+            let d = &index.derived(trace).series[series as usize];
+            return Some(Window::Counter(counter_points(
+                &d.ts, &d.value, &d.min_max, g,
+            )));
+        }
         TrackRef::Counter { series } => {
             let c = &t.counters;
             let (a, b) = c.series[series.index()].rows;
@@ -243,6 +273,9 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
 pub struct InstantIndex {
     thread: Vec<Rows>,
     process: Vec<Rows>,
+    /// Per process: the thread that gets a track only to show the process's
+    /// instants, when no thread of it has slices or instants of its own.
+    carrier: Vec<Option<ThreadId>>,
 }
 
 impl InstantIndex {
@@ -272,21 +305,41 @@ impl InstantIndex {
                 })
                 .collect()
         };
+        let mut busy: Vec<bool> = thread.iter().map(|l| !l.is_empty()).collect();
+        for tr in &t.slices.tracks {
+            if let Some(b) = busy.get_mut(tr.thread.index()) {
+                *b = true;
+            }
+        }
+        // Per process: whether a thread has something, and its first thread.
+        let mut any_busy = vec![false; t.processes.len()];
+        let mut first: Vec<Option<ThreadId>> = vec![None; t.processes.len()];
+        for (th, x) in t.threads.iter().enumerate() {
+            let p = x.process.index();
+            if p < any_busy.len() {
+                any_busy[p] |= busy[th];
+                first[p] = first[p].or(Some(ThreadId::at(th)));
+            }
+        }
+        let carrier: Vec<Option<ThreadId>> = (0..t.processes.len())
+            .map(|p| first[p].filter(|_| !process[p].is_empty() && !any_busy[p]))
+            .collect();
         InstantIndex {
             thread: rows(thread),
             process: rows(process),
+            carrier,
         }
     }
 
-    /// Whether a thread has instants to show (its own or its process's).
+    /// Whether a thread has instants that give it a track: its own, or its
+    /// process's when it carries them (no thread of the process has anything else
+    /// to draw). Process instants also show on every thread that has a track.
     pub fn has_thread_instants(&self, trace: &Trace, thread: ThreadId) -> bool {
         let process = trace.tables.threads.get(thread.index()).map(|t| t.process);
         self.thread
             .get(thread.index())
             .is_some_and(|r| !r.rows.is_empty())
-            || process
-                .and_then(|p| self.process.get(p.index()))
-                .is_some_and(|r| !r.rows.is_empty())
+            || process.and_then(|p| self.carrier.get(p.index()).copied().flatten()) == Some(thread)
     }
 
     /// How many instants a thread shows: its own and its process's.
@@ -328,6 +381,7 @@ impl InstantIndex {
             .iter()
             .chain(&self.process)
             .map(|r| r.heap_bytes())
-            .sum()
+            .sum::<usize>()
+            + self.carrier.capacity() * 4
     }
 }

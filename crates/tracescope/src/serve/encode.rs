@@ -8,8 +8,8 @@ use tracescope_model::query::lod::CounterPoints;
 use tracescope_model::query::search::{Hit, HitKind, Hits};
 use tracescope_model::query::tracks::{process_tracks, thread_tracks, TrackInfo};
 use tracescope_model::query::window::{Instants, Items};
-use tracescope_model::query::{QueryIndex, TrackRef};
-use tracescope_model::{AsyncSliceId, PidK, ProcessId, SliceId, SliceRef, StrId, ThreadId, Trace};
+use tracescope_model::query::{view_order, QueryIndex, TrackRef};
+use tracescope_model::{AsyncSliceId, PidK, SliceId, SliceRef, StrId, Trace};
 
 use super::json::{self, Obj};
 
@@ -24,7 +24,7 @@ fn pid_json(trace: &Trace, p: PidK) -> String {
     }
 }
 
-fn track_json(t: &TrackInfo) -> String {
+fn track_json(trace: &Trace, index: &QueryIndex, t: &TrackInfo) -> String {
     let mut o = Obj::new();
     o.str("id", &t.id.to_string())
         .str("kind", t.id.kind().as_str())
@@ -36,6 +36,12 @@ fn track_json(t: &TrackInfo) -> String {
     if t.instants > 0 {
         o.num("instants", t.instants);
     }
+    if let TrackRef::InstantCounter { series } = t.id {
+        o.str(
+            "source",
+            index.derived(trace).series[series as usize].source,
+        );
+    }
     o.finish()
 }
 
@@ -43,14 +49,9 @@ fn track_json(t: &TrackInfo) -> String {
 pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
     let t = &trace.tables;
     let info = &trace.info;
-    let mut threads_of: FxHashMap<ProcessId, Vec<ThreadId>> = FxHashMap::default();
-    for &th in &trace.thread_order {
-        threads_of
-            .entry(trace.thread(th).process)
-            .or_default()
-            .push(th);
-    }
-    let processes = trace.process_order.iter().map(|&p| {
+    let order = view_order(trace, index);
+    let processes = order.iter().map(|pv| {
+        let p = pv.process;
         let pr = trace.process(p);
         let base = trace.process_heading(p);
         let label = if pr.frame_url.is_none() {
@@ -58,7 +59,8 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
         } else {
             format!("{base} {}", trace.str(pr.frame_url))
         };
-        let threads = threads_of.get(&p).map_or(&[][..], |v| v).iter().map(|&th| {
+        let threads = pv.threads.iter().map(|tv| {
+            let th = tv.thread;
             let tr = trace.thread(th);
             let label = trace.thread_heading(th);
             Obj::new()
@@ -67,9 +69,13 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
                 .opt_str("name", trace.str(tr.name))
                 .str("label", &label)
                 .opt_num("sort_index", tr.sort_index)
+                .bool("main", tv.main)
+                .num("busy_ns", tv.busy_ns)
                 .raws(
                     "tracks",
-                    thread_tracks(trace, index, th).iter().map(track_json),
+                    thread_tracks(trace, index, th)
+                        .iter()
+                        .map(|x| track_json(trace, index, x)),
                 )
                 .finish()
         });
@@ -81,9 +87,12 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
             .opt_num("sort_index", pr.sort_index)
             .opt_str("labels", trace.str(pr.labels))
             .opt_str("frame_url", trace.str(pr.frame_url))
+            .num("busy_ns", pv.busy_ns)
             .raws(
                 "tracks",
-                process_tracks(trace, index, p).iter().map(track_json),
+                process_tracks(trace, index, p)
+                    .iter()
+                    .map(|x| track_json(trace, index, x)),
             )
             .raws("threads", threads)
             .finish()

@@ -163,3 +163,5 @@ mod analysis_tests;
 mod query_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod timeline_tests;

@@ -119,13 +119,14 @@ async fn summary_lists_processes_threads_tracks_in_display_order() {
     assert_eq!(
         kinds,
         [
+            ("screenshots", "Screenshots"),
             ("counter", "Memory heapMB"),
             ("counter", "Memory domNodes"),
             ("async", "Request")
         ]
     );
     // Request 0x10 takes lanes 0-2 (nested Headers, FirstByte); 0x11 overlaps it: lane 3.
-    assert_eq!(browser["tracks"][2]["rows"], 4);
+    assert_eq!(browser["tracks"][3]["rows"], 4);
     let renderer = &v["processes"][0];
     let rk: Vec<_> = renderer["tracks"]
         .as_array()
@@ -133,7 +134,11 @@ async fn summary_lists_processes_threads_tracks_in_display_order() {
         .iter()
         .map(|t| t["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(rk, ["async", "objects"]);
+    // Four counters from UpdateCounters instants, then the async group and objects.
+    assert_eq!(
+        rk,
+        ["counter", "counter", "counter", "counter", "async", "objects"]
+    );
     let main = thread(&v, "CrRendererMain");
     assert_eq!(main["tracks"][1]["kind"], "samples");
     assert_eq!(main["tracks"][1]["rows"], 4);
@@ -256,7 +261,7 @@ async fn slices_track_flags_and_rows() {
 async fn counter_async_object_and_sample_tracks() {
     let (app, state) = demo_app();
     let v = ok(&app, "/api/summary").await;
-    let c = &v["processes"][1]["tracks"][1];
+    let c = &v["processes"][1]["tracks"][2];
     assert_eq!((c["min"].is_number(), c["max"].is_number()), (true, true));
     let r = ok(
         &app,
@@ -270,10 +275,13 @@ async fn counter_async_object_and_sample_tracks() {
     assert_eq!(r["ts"].as_array().unwrap().len(), 7, "{r}");
     let (mn, mx) = (r["min"][0].as_f64().unwrap(), r["max"][0].as_f64().unwrap());
     assert!(mn <= r["value"][0].as_f64().unwrap() && r["value"][0].as_f64().unwrap() <= mx);
-    let a = v["processes"][1]["tracks"][2]["id"].as_str().unwrap();
+    let a = v["processes"][1]["tracks"][3]["id"].as_str().unwrap();
     let r = ok(&app, &format!("/api/track/{a}?t0=0&t1=20000000&px=1000")).await;
     assert_eq!(r["row"], serde_json::json!([0, 1, 2, 3]));
-    let o = v["processes"][0]["tracks"][1]["id"].as_str().unwrap();
+    let renderer = v["processes"][0]["tracks"].as_array().unwrap();
+    let o = renderer.iter().find(|t| t["kind"] == "objects").unwrap()["id"]
+        .as_str()
+        .unwrap();
     let r = ok(&app, &format!("/api/track/{o}?t0=0&t1=20000000&px=1000")).await;
     assert_eq!(
         (r["row"].clone(), r["flags"].clone()),
@@ -624,5 +632,6 @@ async fn a_string_pid_or_tid_is_the_label_of_its_process_or_thread() {
         .iter()
         .map(|t| t["label"].as_str().unwrap())
         .collect();
-    assert_eq!(labels, ["IOThread (tid io)", "main"]);
+    // The viewer's order: the thread with work first, the name-only one after.
+    assert_eq!(labels, ["main", "IOThread (tid io)"]);
 }
