@@ -5,6 +5,7 @@
 
 mod convert;
 mod demo;
+mod diff;
 mod input;
 mod load;
 mod output;
@@ -110,6 +111,40 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Compare two traces, or two sets of runs, group by group: what got slower, and where.
+    /// Exit 0 no gate failed, 1 a gate failed, 2 unreadable input or a bad rule.
+    Diff {
+        /// BASE NEW: the trace before and the trace after.
+        #[arg(value_name = "BASE NEW")]
+        files: Vec<PathBuf>,
+        /// A base run (repeat for several runs).
+        #[arg(long, value_name = "FILE")]
+        base: Vec<PathBuf>,
+        /// A new run (repeat for several runs).
+        #[arg(long, value_name = "FILE")]
+        new: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "name")]
+        by: diff::By,
+        /// Show the N groups with the largest change (0: all).
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+        /// The metric whose absolute change orders the groups (and that `significant` tests).
+        #[arg(long, value_enum, default_value = "total")]
+        sort: diff::Metric,
+        /// One JSON object instead of a table.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// A Markdown table for a pull request comment.
+        #[arg(long)]
+        markdown: bool,
+        /// Fail (exit 1) when RULE holds: [KEY:]METRIC>+N% or [KEY:]METRIC>+DURATION, e.g.
+        /// total>+10%, p95>+2ms, 'aten::mm:self>+5%'. Repeatable.
+        #[arg(long = "fail-on", value_name = "RULE")]
+        fail_on: Vec<String>,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
     /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
@@ -142,6 +177,43 @@ fn main() -> ExitCode {
             },
         ),
         Command::Convert { input, output } => convert::run(&input, &output),
+        Command::Diff {
+            files,
+            base,
+            new,
+            by,
+            top,
+            sort,
+            json,
+            markdown,
+            fail_on,
+            output,
+        } => {
+            let format = if json {
+                diff::Format::Json
+            } else if markdown {
+                diff::Format::Markdown
+            } else {
+                diff::Format::Terminal
+            };
+            let run = diff::sides(files, base, new).and_then(|(base, new)| {
+                diff::run(&diff::Options {
+                    base,
+                    new,
+                    by,
+                    top,
+                    sort,
+                    format,
+                    fail_on,
+                    output,
+                })
+            });
+            match run {
+                Ok(false) => Ok(()),
+                Ok(true) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
+        }
         Command::Summary {
             file,
             top,
