@@ -33,6 +33,39 @@ struct Cli {
     command: Command,
 }
 
+/// How `view` (and `diff --view`) serve the page.
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Address to listen on. Off loopback the URL carries a random token that
+    /// every request needs (see --no-token).
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// Off loopback, serve without the token: anyone who can reach the port can
+    /// read the trace.
+    #[arg(long, conflicts_with = "token")]
+    no_token: bool,
+    /// Require the token on loopback too (a machine shared with other users).
+    #[arg(long)]
+    token: bool,
+    /// Do not open a browser.
+    #[arg(long)]
+    no_open: bool,
+}
+
+impl ServeArgs {
+    fn options(&self) -> serve::Options {
+        serve::Options {
+            bind: self.bind,
+            port: self.port,
+            open: !self.no_open,
+            token: serve::Options::token_needed(self.bind, self.token, self.no_token),
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Print counts of everything in a trace (events, slices, flows, ...) and its diagnostics.
@@ -57,24 +90,13 @@ enum Command {
     Validate { file: PathBuf },
     /// Open a trace in the web viewer (a built-in demo trace without FILE).
     View {
+        #[arg(conflicts_with = "compare")]
         file: Option<PathBuf>,
-        /// Port to listen on (0: any free port).
-        #[arg(long, default_value_t = 0)]
-        port: u16,
-        /// Address to listen on. Off loopback the URL carries a random token that
-        /// every request needs (see --no-token).
-        #[arg(long, default_value = "127.0.0.1")]
-        bind: std::net::IpAddr,
-        /// Off loopback, serve without the token: anyone who can reach the port can
-        /// read the trace.
-        #[arg(long, conflicts_with = "token")]
-        no_token: bool,
-        /// Require the token on loopback too (a machine shared with other users).
-        #[arg(long)]
-        token: bool,
-        /// Do not open a browser.
-        #[arg(long)]
-        no_open: bool,
+        /// Open the compare view on two traces (as `tracescope diff BASE NEW --view`).
+        #[arg(long, num_args = 2, value_names = ["BASE", "NEW"])]
+        compare: Option<Vec<PathBuf>>,
+        #[command(flatten)]
+        serve: ServeArgs,
     },
     /// Where the time went: slices grouped by name, thread or category (count, total, self,
     /// average, min, max, thread time), and counters' min/max/average.
@@ -142,8 +164,14 @@ enum Command {
         #[arg(long = "fail-on", value_name = "RULE")]
         fail_on: Vec<String>,
         /// Write here instead of standard output.
-        #[arg(short, long)]
+        #[arg(short, long, conflicts_with = "view")]
         output: Option<PathBuf>,
+        /// Open the compare view in the browser (the first run of each side on the
+        /// timelines) after printing the table.
+        #[arg(long, conflicts_with_all = ["json", "markdown", "fail_on"])]
+        view: bool,
+        #[command(flatten)]
+        serve: ServeArgs,
     },
     /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
     /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
@@ -161,21 +189,19 @@ fn main() -> ExitCode {
         } => tables::run(&file, &table, format),
         Command::Validate { file } => return validate::run(&file),
         Command::View {
+            file: _,
+            compare: Some(files),
+            serve,
+        } => {
+            let mut f = files.into_iter();
+            let (base, new) = (f.next().into_iter().collect(), f.next().into_iter().collect());
+            diff::view(&diff::Options::compare(base, new), serve.options())
+        }
+        Command::View {
             file,
-            port,
-            bind,
-            no_open,
-            no_token,
-            token,
-        } => view(
-            file,
-            serve::Options {
-                bind,
-                port,
-                open: !no_open,
-                token: serve::Options::token_needed(bind, token, no_token),
-            },
-        ),
+            compare: None,
+            serve,
+        } => view(file, serve.options()),
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Diff {
             files,
@@ -188,6 +214,8 @@ fn main() -> ExitCode {
             markdown,
             fail_on,
             output,
+            view,
+            serve,
         } => {
             let format = if json {
                 diff::Format::Json
@@ -197,7 +225,7 @@ fn main() -> ExitCode {
                 diff::Format::Terminal
             };
             let run = diff::sides(files, base, new).and_then(|(base, new)| {
-                diff::run(&diff::Options {
+                let o = diff::Options {
                     base,
                     new,
                     by,
@@ -206,7 +234,12 @@ fn main() -> ExitCode {
                     format,
                     fail_on,
                     output,
-                })
+                };
+                if view {
+                    diff::view(&o, serve.options()).map(|()| false)
+                } else {
+                    diff::run(&o)
+                }
             });
             match run {
                 Ok(false) => Ok(()),

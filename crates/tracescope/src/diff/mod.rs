@@ -7,12 +7,14 @@
 //! a terminal table, Markdown or JSON.
 
 mod compare;
+mod flame;
 mod gate;
 mod groups;
 mod json;
 mod metric;
 mod render;
 mod run;
+mod view;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -47,6 +49,22 @@ pub struct Options {
     pub format: Format,
     pub fail_on: Vec<String>,
     pub output: Option<PathBuf>,
+}
+
+impl Options {
+    /// What `view --compare BASE NEW` compares: by name, every group.
+    pub fn compare(base: Vec<PathBuf>, new: Vec<PathBuf>) -> Options {
+        Options {
+            base,
+            new,
+            by: By::Name,
+            top: 20,
+            sort: Metric::Total,
+            format: Format::Terminal,
+            fail_on: Vec::new(),
+            output: None,
+        }
+    }
 }
 
 /// The two sides from the command line: `BASE NEW`, or `--base F... --new F...`.
@@ -100,6 +118,21 @@ pub fn run(o: &Options) -> Result<bool> {
         eprintln!("tracescope: {f}");
     }
     Ok(!failures.is_empty())
+}
+
+/// `diff --view`: prints the table, then serves the compare view until Ctrl-C.
+/// Every run stays loaded, so the page can regroup them.
+pub fn view(o: &Options, serve: crate::serve::Options) -> Result<()> {
+    let files: Vec<&Path> = o.base.iter().chain(&o.new).map(PathBuf::as_path).collect();
+    let mut traces = load_each(&files, |_, t| t)?;
+    let names: Vec<String> = files.iter().map(|p| display_name(p)).collect();
+    let new_traces = traces.split_off(o.base.len());
+    let base = view::Side::new(traces, names[..o.base.len()].to_vec());
+    let new = view::Side::new(new_traces, names[o.base.len()..].to_vec());
+    let state = view::CompareState::new(base, new, o.by);
+    let d = state.diff_of(o.by, o.sort);
+    write(o, &d, &[], &files)?;
+    view::run(state, serve)
 }
 
 fn write(o: &Options, d: &Diff, gates: &[Gate], inputs: &[&Path]) -> Result<()> {

@@ -147,7 +147,9 @@ fn group_rows(d: &Diff, gates: &[Gate], top: usize) -> (Vec<String>, Vec<Vec<Str
             head.push(m.name().to_string());
         }
     }
-    head.push("gate".into());
+    if !gates.is_empty() {
+        head.push("gate".into());
+    }
     let rows = d
         .groups
         .iter()
@@ -178,7 +180,9 @@ fn group_rows(d: &Diff, gates: &[Gate], top: usize) -> (Vec<String>, Vec<Vec<Str
                     r.push(pair(g, m));
                 }
             }
-            r.push(failed_rules(gates, &g.key).join(", "));
+            if !gates.is_empty() {
+                r.push(failed_rules(gates, &g.key).join(", "));
+            }
             r
         })
         .collect();
@@ -329,18 +333,23 @@ pub fn markdown(d: &Diff, gates: &[Gate], top: usize) -> String {
     );
     let (mut head, rows) = group_rows(d, gates, top);
     // The gate column becomes a mark in front.
-    head.pop();
-    head.insert(0, String::new());
+    let gated = !gates.is_empty();
+    if gated {
+        head.pop();
+        head.insert(0, String::new());
+    }
     let rows: Vec<Vec<String>> = rows
         .into_iter()
         .map(|mut r| {
-            let failed = !r.pop().unwrap_or_default().is_empty();
             r[0] = md_code(&r[0]);
-            r.insert(0, if failed { "❌".into() } else { String::new() });
+            if gated {
+                let failed = !r.pop().unwrap_or_default().is_empty();
+                r.insert(0, if failed { "❌".into() } else { String::new() });
+            }
             r
         })
         .collect();
-    out += &md_table(&head, &rows, 3);
+    out += &md_table(&head, &rows, if gated { 3 } else { 2 });
     if let Some(m) = more(d.groups.len(), top.min(d.groups.len()), "groups") {
         out += &format!("\n{m}\n");
     }
