@@ -60,21 +60,23 @@ export function layoutFlame(n, size, focus, width) {
   const scale = width / sum;
   /** @type {Array<[number, number, number]>} node, x, depth */
   const stack = [];
-  let x = 0;
-  for (const r of top) {
-    stack.push([r, x, depth]);
-    x += total[r] * scale;
-  }
+  /** Push siblings side by side from x, last first (so the first pops first). @param {number[]} list @param {number} x @param {number} d */
+  const push = (list, x, d) => {
+    /** @type {Array<[number, number, number]>} */
+    const row = [];
+    for (const c of list) {
+      row.push([c, x, d]);
+      x += total[c] * scale;
+    }
+    for (let k = row.length - 1; k >= 0; k--) stack.push(row[k]);
+  };
+  push(top, 0, depth);
   while (stack.length) {
     const [i, x0, d] = /** @type {[number, number, number]} */ (stack.pop());
     const w = total[i] * scale;
     if (w < 0.5) continue;
     out.push({ i, x: x0, w, depth: d });
-    let cx = x0;
-    for (const c of kids[i]) {
-      stack.push([c, cx, d + 1]);
-      cx += total[c] * scale;
-    }
+    push(kids[i], x0, d + 1);
   }
   return out;
 }

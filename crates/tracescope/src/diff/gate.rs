@@ -144,3 +144,54 @@ pub fn evaluate(rules: &[Rule], diff: &Diff) -> Result<Vec<Gate>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(text: &str) -> (Option<String>, Metric, Limit) {
+        let r = Rule::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(r.text, text);
+        (r.key, r.metric, r.limit)
+    }
+
+    #[test]
+    fn rules_with_and_without_keys() {
+        assert_eq!(rule("total>+10%"), (None, Metric::Total, Limit::Percent(10.0)));
+        assert_eq!(rule("p95>+2ms"), (None, Metric::P95, Limit::Amount(2e6)));
+        assert_eq!(rule("max>1.5s"), (None, Metric::Max, Limit::Amount(1.5e9)));
+        assert_eq!(rule("mean>+250us"), (None, Metric::Mean, Limit::Amount(250e3)));
+        assert_eq!(rule("p50>+0.5%"), (None, Metric::P50, Limit::Percent(0.5)));
+        assert_eq!(rule("count>+3"), (None, Metric::Count, Limit::Amount(3.0)));
+        // Keys keep their own colons and spaces: only the last ':' ends them.
+        assert_eq!(
+            rule("aten::mm:self>+5%"),
+            (Some("aten::mm".into()), Metric::SelfTime, Limit::Percent(5.0))
+        );
+        assert_eq!(
+            rule("Renderer [a.com]/CrRendererMain:p99>+1ms"),
+            (
+                Some("Renderer [a.com]/CrRendererMain".into()),
+                Metric::P99,
+                Limit::Amount(1e6)
+            )
+        );
+    }
+
+    #[test]
+    fn bad_rules_say_why() {
+        for (text, why) in [
+            ("total", "no '>'"),
+            ("total>", "positive amount"),
+            ("total>+", "positive amount"),
+            ("avg>+1%", "unknown metric \"avg\""),
+            ("total>+x%", "not a percentage"),
+            ("total>+5", "needs a unit"),
+            ("count>+1ms", "a count limit"),
+        ] {
+            let e = Rule::parse(text).unwrap_err().to_string();
+            assert!(e.contains(why), "{text}: {e}");
+            assert!(e.starts_with(&format!("bad --fail-on rule {text:?}")), "{e}");
+        }
+    }
+}
