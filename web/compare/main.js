@@ -296,10 +296,11 @@ booted.catch((e) => {
       base_self: nodes.base_self[r.i], new_self: nodes.new_self[r.i],
     }));
   },
-  /** Select a slice on one side by id (as a click would). @param {'base'|'new'} side @param {number} id */
+  /** Select a slice on one side by id, as a click would (null: clear). @param {'base'|'new'} side @param {number|null} id */
   async select(side, id) {
     const app = await booted;
     const s = side === 'base' ? app.b : app.n;
+    if (id === null) return s.tl.select(null);
     const d = await s.api.item('slice', id);
     s.tl.select({ kind: 'slice', id, track: d.track, row: d.depth, ts: d.ts, dur: d.dur, name: d.name });
   },
