@@ -255,3 +255,7 @@ pub fn router(state: Arc<CompareState>) -> Router {
 pub fn run(state: CompareState, opts: serve::Options) -> Result<()> {
     serve::serve(router(Arc::new(state)), opts)
 }
+
+#[cfg(test)]
+#[path = "view_tests.rs"]
+mod tests;

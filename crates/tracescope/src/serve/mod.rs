@@ -171,4 +171,4 @@ fn open_browser(url: &str) {
 #[cfg(test)]
 mod analysis_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
