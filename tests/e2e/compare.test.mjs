@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, shot } from './lib/browser.mjs';
+import { launch, openPage, shot } from './lib/browser.mjs';
 import { startServer, startCommand } from './lib/server.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -23,17 +23,7 @@ after(async () => {
 });
 
 /** Open the compare page of a server; returns the page and its console errors. */
-async function openCompare(url) {
-  const page = await browser.ctx.newPage();
-  const errors = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(url);
-  await page.evaluate(() => window.__compare.idle());
-  return { page, errors };
-}
+const openCompare = (url) => openPage(browser.ctx, url, () => window.__compare.idle());
 
 /** With the compare view of two fixtures. */
 async function withCompare(base, next, check) {

@@ -113,39 +113,22 @@ fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
 fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
     const TINY: f64 = 1e-300;
     const EPS: f64 = 1e-15;
+    let nonzero = |v: f64| if v.abs() < TINY { TINY } else { v };
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
     let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
+    let mut d = 1.0 / nonzero(1.0 - qab * x / qap);
     let mut h = d;
+    // One step of Lentz's method with coefficient `aa`: the factor it multiplies by.
+    let mut step = |aa: f64| {
+        d = 1.0 / nonzero(1.0 + aa * d);
+        c = nonzero(1.0 + aa / c);
+        d * c
+    };
     for m in 1..=300 {
         let m = m as f64;
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let del = d * c;
+        h *= step(m * (b - m) * x / ((qam + m2) * (a + m2)));
+        let del = step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)));
         h *= del;
         if (del - 1.0).abs() < EPS {
             break;
