@@ -12,8 +12,11 @@ pub enum Metric {
     SelfTime,
     /// Average duration.
     Mean,
+    /// Median duration (nearest rank).
     P50,
+    /// 95th percentile of the durations (nearest rank).
     P95,
+    /// 99th percentile of the durations (nearest rank).
     P99,
     /// Longest duration.
     Max,
