@@ -10,7 +10,7 @@ export const MAX_TABLE_ROWS = 2000;
  * A column: how to read row i's value (null: none, shown as "–" and sorted last in
  * either direction) and how to show it.
  * @typedef {{id: string, label: string, title?: string, numeric: boolean,
- *   value: (i: number) => number|string|null, show?: (v: any) => string}} Column
+ *   value: (i: number) => number|string|null, show?: (v: any, i?: number) => string}} Column
  * @typedef {{column: string|null, dir: 1|-1}} SortState
  */
 
@@ -114,7 +114,7 @@ export class TableView {
         const cells = this.columns
           .map((c) => {
             const v = c.value(i);
-            const text = v === null ? '–' : c.show ? c.show(v) : esc(String(v));
+            const text = v === null ? '–' : c.show ? c.show(v, i) : esc(String(v));
             // Long names are cut by the stylesheet; the full text is the cell's title.
             const title = !c.numeric && typeof v === 'string' && v.length > 30 ? ` title="${esc(v)}"` : '';
             return `<td class="${c.numeric ? 'n' : 't'}"${title}>${text}</td>`;

@@ -78,6 +78,13 @@ export function columns(rows, tested) {
     { id: 'max_d', label: 'Δ max', numeric: true, value: (i) => rows[i].delta.max_ns, show: (d) => signed(d, true) },
   ];
   if (tested) {
+    // A change within the run-to-run noise is shown muted.
+    for (const c of cols) {
+      const show = c.show;
+      if ((c.id === 'total_d' || c.id === 'total_p') && show) {
+        c.show = (v, i = -1) => (rows[i]?.significant === false ? `<span class="noise" title="within run-to-run noise">${show(v, i)}</span>` : show(v, i));
+      }
+    }
     cols.push({
       id: 'p', label: 'p', title: "Welch's t-test on the per-run totals, Holm-corrected over the groups",
       numeric: true, value: (i) => rows[i].p_value,
