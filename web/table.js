@@ -11,7 +11,7 @@ export const MAX_TABLE_ROWS = 2000;
  * either direction) and how to show it.
  * `unit` names the unit of raw numbers (exports put it in the header).
  * @typedef {{id: string, label: string, title?: string, numeric: boolean, unit?: string,
- *   value: (i: number) => number|string|null, show?: (v: any) => string}} Column
+ *   value: (i: number) => number|string|null, show?: (v: any, i?: number) => string}} Column
  * @typedef {{column: string|null, dir: 1|-1}} SortState
  */
 
@@ -115,7 +115,7 @@ export class TableView {
         const cells = this.columns
           .map((c) => {
             const v = c.value(i);
-            const text = v === null ? '–' : c.show ? c.show(v) : esc(String(v));
+            const text = v === null ? '–' : c.show ? c.show(v, i) : esc(String(v));
             // Long names are cut by the stylesheet; the full text is the cell's title.
             const title = !c.numeric && typeof v === 'string' && v.length > 30 ? ` title="${esc(v)}"` : '';
             return `<td class="${c.numeric ? 'n' : 't'}"${title}>${text}</td>`;

@@ -148,7 +148,11 @@ fn spawn_progress(
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let bar = indicatif::ProgressBar::new(total.max(1));
+        // Loads side by side (`diff`) draw one line each.
+        static BARS: std::sync::OnceLock<indicatif::MultiProgress> = std::sync::OnceLock::new();
+        let bar = BARS
+            .get_or_init(indicatif::MultiProgress::new)
+            .add(indicatif::ProgressBar::new(total.max(1)));
         bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} [{elapsed_precise}]",

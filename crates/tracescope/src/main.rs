@@ -5,6 +5,7 @@
 
 mod convert;
 mod demo;
+mod diff;
 mod export;
 mod input;
 mod load;
@@ -38,6 +39,39 @@ struct Cli {
     max_ratio: u64,
 }
 
+/// How `view` (and `diff --view`) serve the page.
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Address to listen on. Off loopback the URL carries a random token that
+    /// every request needs (see --no-token).
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// Off loopback, serve without the token: anyone who can reach the port can
+    /// read the trace.
+    #[arg(long, conflicts_with = "token")]
+    no_token: bool,
+    /// Require the token on loopback too (a machine shared with other users).
+    #[arg(long)]
+    token: bool,
+    /// Do not open a browser.
+    #[arg(long)]
+    no_open: bool,
+}
+
+impl ServeArgs {
+    fn options(&self) -> serve::Options {
+        serve::Options {
+            bind: self.bind,
+            port: self.port,
+            open: !self.no_open,
+            token: serve::Options::token_needed(self.bind, self.token, self.no_token),
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Print counts of everything in a trace (events, slices, flows, ...) and its diagnostics.
@@ -68,24 +102,13 @@ enum Command {
     },
     /// Open a trace in the web viewer (a built-in demo trace without FILE).
     View {
+        #[arg(conflicts_with = "compare")]
         file: Option<PathBuf>,
-        /// Port to listen on (0: any free port).
-        #[arg(long, default_value_t = 0)]
-        port: u16,
-        /// Address to listen on. Off loopback the URL carries a random token that
-        /// every request needs (see --no-token).
-        #[arg(long, default_value = "127.0.0.1")]
-        bind: std::net::IpAddr,
-        /// Off loopback, serve without the token: anyone who can reach the port can
-        /// read the trace.
-        #[arg(long, conflicts_with = "token")]
-        no_token: bool,
-        /// Require the token on loopback too (a machine shared with other users).
-        #[arg(long)]
-        token: bool,
-        /// Do not open a browser.
-        #[arg(long)]
-        no_open: bool,
+        /// Open the compare view on two traces (as `tracescope diff BASE NEW --view`).
+        #[arg(long, num_args = 2, value_names = ["BASE", "NEW"])]
+        compare: Option<Vec<PathBuf>>,
+        #[command(flatten)]
+        serve: ServeArgs,
     },
     /// Where the time went: slices grouped by name, thread or category (count, total, self,
     /// average, min, max, thread time), and counters' min/max/average.
@@ -149,6 +172,46 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Compare two traces, or two sets of runs, group by group: what got slower, and where.
+    /// Exit 0 no gate failed, 1 a gate failed, 2 unreadable input or a bad rule.
+    Diff {
+        /// BASE NEW: the trace before and the trace after.
+        #[arg(value_name = "BASE NEW")]
+        files: Vec<PathBuf>,
+        /// A base run (repeat for several runs).
+        #[arg(long, value_name = "FILE")]
+        base: Vec<PathBuf>,
+        /// A new run (repeat for several runs).
+        #[arg(long, value_name = "FILE")]
+        new: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "name")]
+        by: diff::By,
+        /// Show the N groups with the largest change (0: all).
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+        /// The metric whose absolute change orders the groups (and that `significant` tests).
+        #[arg(long, value_enum, default_value = "total")]
+        sort: diff::Metric,
+        /// One JSON object instead of a table.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// A Markdown table for a pull request comment.
+        #[arg(long)]
+        markdown: bool,
+        /// Fail (exit 1) when RULE holds: [KEY:]METRIC>+N% or [KEY:]METRIC>+DURATION, e.g.
+        /// total>+10%, p95>+2ms, 'aten::mm:self>+5%'. Repeatable.
+        #[arg(long = "fail-on", value_name = "RULE")]
+        fail_on: Vec<String>,
+        /// Write here instead of standard output.
+        #[arg(short, long, conflicts_with = "view")]
+        output: Option<PathBuf>,
+        /// Open the compare view in the browser (the first run of each side on the
+        /// timelines) after printing the table.
+        #[arg(long, conflicts_with_all = ["json", "markdown", "fail_on"])]
+        view: bool,
+        #[command(flatten)]
+        serve: ServeArgs,
+    },
     /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
     /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
@@ -166,21 +229,19 @@ fn main() -> ExitCode {
         } => tables::run(&file, &table, format),
         Command::Validate { file, strict } => return validate::run(&file, strict),
         Command::View {
+            file: _,
+            compare: Some(files),
+            serve,
+        } => {
+            let mut f = files.into_iter();
+            let (base, new) = (f.next().into_iter().collect(), f.next().into_iter().collect());
+            diff::view(&diff::Options::compare(base, new), serve.options())
+        }
+        Command::View {
             file,
-            port,
-            bind,
-            no_open,
-            no_token,
-            token,
-        } => view(
-            file,
-            serve::Options {
-                bind,
-                port,
-                open: !no_open,
-                token: serve::Options::token_needed(bind, token, no_token),
-            },
-        ),
+            compare: None,
+            serve,
+        } => view(file, serve.options()),
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Export { files, format, out } => export::run(&files, &out, format),
         Command::Query {
@@ -204,6 +265,50 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
                 Err(query::Failure::Other(e)) => Err(e),
+            }
+        }
+        Command::Diff {
+            files,
+            base,
+            new,
+            by,
+            top,
+            sort,
+            json,
+            markdown,
+            fail_on,
+            output,
+            view,
+            serve,
+        } => {
+            let format = if json {
+                diff::Format::Json
+            } else if markdown {
+                diff::Format::Markdown
+            } else {
+                diff::Format::Terminal
+            };
+            let run = diff::sides(files, base, new).and_then(|(base, new)| {
+                let o = diff::Options {
+                    base,
+                    new,
+                    by,
+                    top,
+                    sort,
+                    format,
+                    fail_on,
+                    output,
+                };
+                if view {
+                    diff::view(&o, serve.options()).map(|()| false)
+                } else {
+                    diff::run(&o)
+                }
+            });
+            match run {
+                Ok(false) => Ok(()),
+                Ok(true) => return ExitCode::from(1),
+                Err(e) => Err(e),
             }
         }
         Command::Summary {

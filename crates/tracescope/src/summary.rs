@@ -176,7 +176,7 @@ fn human(v: &Value, ranged: bool) -> String {
     out
 }
 
-fn table(rows: &[Vec<String>]) -> String {
+pub(crate) fn table(rows: &[Vec<String>]) -> String {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
     let width: Vec<usize> = (0..n)
         .map(|c| {

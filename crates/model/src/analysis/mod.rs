@@ -8,7 +8,9 @@
 
 pub mod call_tree;
 pub mod counter_stats;
+pub mod matching;
 pub mod select;
+pub mod significance;
 pub mod slice_stats;
 
 pub use call_tree::{call_tree, CallTree, TreeNode, TreeView};

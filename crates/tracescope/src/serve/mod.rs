@@ -3,7 +3,7 @@
 //! only its user ([`guard`]).
 
 mod analysis;
-mod assets;
+pub(crate) mod assets;
 mod encode;
 pub mod guard;
 mod json;
@@ -46,12 +46,19 @@ impl Options {
 }
 
 /// The router behind its guard: what `tracescope view` serves.
+#[cfg(test)]
 pub fn app(state: Arc<AppState>, guard: Guard) -> axum::Router {
     guard.wrap(router(state))
 }
 
 /// Serves `trace` until Ctrl-C.
 pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
+    let state = ready(trace, name);
+    serve(router(state), opts)
+}
+
+/// A trace's state with every index built, reported on standard error.
+pub fn ready(trace: Trace, name: String) -> Arc<AppState> {
     let t0 = Instant::now();
     let rss0 = rss_mb();
     let state = Arc::new(AppState::new(trace, name));
@@ -65,6 +72,11 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
         "tracescope: indexes ready in {:.0} ms ({mb:.1} MB{rss})",
         t0.elapsed().as_secs_f64() * 1e3
     );
+    state
+}
+
+/// Serves `app` (behind its guard) until Ctrl-C.
+pub fn serve(app_router: axum::Router, opts: Options) -> Result<()> {
     let token = if opts.token {
         Some(Guard::new_token().context("cannot make a random token")?)
     } else {
@@ -118,7 +130,7 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
         if opts.open {
             open_browser(&url);
         }
-        axum::serve(listener, app(state, guard))
+        axum::serve(listener, guard.wrap(app_router))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
                 eprintln!("tracescope: stopping");
@@ -162,6 +174,6 @@ mod analysis_tests;
 #[cfg(test)]
 mod query_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(test)]
 mod timeline_tests;

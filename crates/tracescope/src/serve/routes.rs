@@ -144,7 +144,7 @@ pub(super) async fn run(
 }
 
 /// Query string parameters, decoded; a repeated name is an error.
-pub(super) struct Params(Vec<(String, String)>);
+pub(crate) struct Params(Vec<(String, String)>);
 
 fn decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
@@ -166,7 +166,7 @@ fn decode(s: &str) -> Option<String> {
 }
 
 impl Params {
-    pub(super) fn parse(q: Option<String>) -> Result<Params, ApiError> {
+    pub(crate) fn parse(q: Option<String>) -> Result<Params, ApiError> {
         let mut v: Vec<(String, String)> = Vec::new();
         for part in q
             .as_deref()
@@ -186,7 +186,7 @@ impl Params {
         Ok(Params(v))
     }
 
-    pub(super) fn get(&self, k: &str) -> Option<&str> {
+    pub(crate) fn get(&self, k: &str) -> Option<&str> {
         self.0.iter().find(|(e, _)| e == k).map(|(_, v)| v.as_str())
     }
 

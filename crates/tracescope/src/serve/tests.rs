@@ -20,7 +20,7 @@ fn demo_app() -> (Router, Arc<AppState>) {
     (router(state.clone()), state)
 }
 
-pub(super) async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
+pub(crate) async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
     let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
     let resp = app.clone().oneshot(req).await.unwrap();
     let status = resp.status();
@@ -35,7 +35,7 @@ pub(super) async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
     (status, v)
 }
 
-pub(super) async fn ok(app: &Router, uri: &str) -> Value {
+pub(crate) async fn ok(app: &Router, uri: &str) -> Value {
     let (s, v) = get(app, uri).await;
     assert_eq!(s, StatusCode::OK, "{uri}: {v}");
     v

@@ -1,0 +1,40 @@
+//! A run's groups and their numbers: slices by name, thread or category (count,
+//! total, self, mean, percentiles, max), or functions.
+
+use rustc_hash::FxHashMap;
+use tracescope_model::analysis::{slice_stats, GroupBy, GroupKey, NameFilter, Selection};
+use tracescope_model::Trace;
+
+use super::metric::Stats;
+use super::run::By;
+
+/// Every group of the trace by its key.
+pub fn group_stats(trace: &Trace, by: By, threads: &[String]) -> FxHashMap<String, Stats> {
+    let gb = match by {
+        By::Name | By::Function => GroupBy::Name,
+        By::Thread => GroupBy::Thread,
+        By::Category => GroupBy::Category,
+    };
+    let st = slice_stats(trace, &Selection::all(), gb, NameFilter::default());
+    st.groups
+        .iter()
+        .map(|g| {
+            let key = match g.key {
+                GroupKey::Str(s) => trace.str(s).to_string(),
+                GroupKey::Thread(t) => threads[t.index()].clone(),
+            };
+            let n = |v: i64| Some(v as f64);
+            let stats = [
+                Some(g.count as f64),
+                n(g.total),
+                n(g.self_ns),
+                n(g.avg()),
+                None,
+                None,
+                None,
+                n(g.max),
+            ];
+            (key, stats)
+        })
+        .collect()
+}
