@@ -107,7 +107,7 @@ impl DiagKind {
         use DiagKind::*;
         match self {
             SyntaxError | InvalidUtf8 | TrailingContent | MissingTs | BadField
-            | BadCounterValue => Severity::Error,
+            | BadCounterValue | TooDeep => Severity::Error,
             Truncated
             | BareEvents
             | DuplicateKey

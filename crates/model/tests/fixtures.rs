@@ -552,6 +552,7 @@ fn one_fixture_per_diagnostic_kind() {
         ("bad_profile", &[20, 238]),
         ("bad_stack_frame", &[91]),
         ("bad_metadata", &[4, 74]),
+        ("too_deep", &[583, 3795]),
     ];
     // Every kind has its fixture, and every fixture is named after a kind.
     let mut kinds: Vec<&str> = DiagKind::ALL.iter().map(|k| k.as_str()).collect();
@@ -606,6 +607,7 @@ fn severities_of_the_kinds() {
             "invalid_utf8",
             "missing_ts",
             "syntax_error",
+            "too_deep",
             "trailing_content"
         ]
     );

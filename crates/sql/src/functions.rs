@@ -117,8 +117,8 @@ pub fn connected(t: &Trace, start: SliceRef, kind: Kind) -> Vec<u32> {
         if (kind == Kind::Following && !forward) || (kind == Kind::Preceding && forward) {
             continue;
         }
-        for k in 0..f.len() {
-            if seen[k] {
+        for (k, seen_k) in seen.iter_mut().enumerate() {
+            if *seen_k {
                 continue;
             }
             let (here, there) = if forward {
@@ -134,7 +134,7 @@ pub fn connected(t: &Trace, start: SliceRef, kind: Kind) -> Vec<u32> {
                 Kind::Preceding => within(t, s, here),
             };
             if hit {
-                seen[k] = true;
+                *seen_k = true;
                 out.push(k as u32);
                 todo.push((there, forward));
             }
@@ -275,14 +275,12 @@ unsafe impl VTabCursor for FlowCursor<'_> {
                 if let (tracescope_model::ColumnType::Id(space), tracescope_model::Value::Int(id)) =
                     (c.ty, &v)
                 {
-                    return ctx.set_result(&(id + self.shared.base(space, k)));
+                    return ctx.set_result(id + self.shared.base(space, k));
                 }
                 set_value(ctx, v)
             }
-            None if i as usize == cols.len() => {
-                ctx.set_result(&self.shared.traces[k].name.as_str())
-            }
-            None => ctx.set_result(&Null),
+            None if i as usize == cols.len() => ctx.set_result(self.shared.traces[k].name.as_str()),
+            None => ctx.set_result(Null),
         }
     }
 

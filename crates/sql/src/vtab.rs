@@ -65,7 +65,7 @@ impl Op {
 
 /// The plan `best_index` chose, as text for `filter`: one `role:op` per argument,
 /// then the grouping (`g:<column>` and `+trace`).
-fn encode(cons: &[(Role, Op)], group: Option<(usize, bool)>) -> String {
+fn encode(cons: &[(Role, Op)], group: Grouping) -> String {
     let mut s: Vec<String> = cons.iter().map(|(r, o)| format!("{r:?}:{o:?}")).collect();
     if let Some((c, with_trace)) = group {
         s.push(format!("g:{c}:{with_trace}"));
@@ -73,7 +73,10 @@ fn encode(cons: &[(Role, Op)], group: Option<(usize, bool)>) -> String {
     s.join(",")
 }
 
-fn decode(s: &str) -> (Vec<(Role, Op)>, Option<(usize, bool)>) {
+/// The GROUP BY a plan consumes: the grouped column, and whether `trace` is grouped too.
+type Grouping = Option<(usize, bool)>;
+
+fn decode(s: &str) -> (Vec<(Role, Op)>, Grouping) {
     let mut cons = Vec::new();
     let mut group = None;
     for part in s.split(',').filter(|p| !p.is_empty()) {
@@ -499,12 +502,12 @@ unsafe impl VTabCursor for DeclCursor<'_> {
         let shared = &self.shared;
         let columns = self.spec().columns();
         let Some(col) = columns.get(i as usize) else {
-            return ctx.set_result(&shared.traces[*k].name.as_str());
+            return ctx.set_result(shared.traces[*k].name.as_str());
         };
         let t = shared.traces[*k].trace();
         let v = (col.get)(t, row);
         if let (ColumnType::Id(target), Value::Int(id)) = (col.ty, &v) {
-            return ctx.set_result(&(id + shared.base(target, *k)));
+            return ctx.set_result(id + shared.base(target, *k));
         }
         set_value(ctx, v)
     }
@@ -592,15 +595,15 @@ impl DeclCursor<'_> {
 /// Hands a cell to SQLite: integers beyond `i64` as text, booleans as 0/1.
 pub(crate) fn set_value(ctx: &mut Context, v: Value<'_>) -> rusqlite::Result<()> {
     match v {
-        Value::Null => ctx.set_result(&Null),
-        Value::Bool(b) => ctx.set_result(&(b as i64)),
-        Value::Int(i) => ctx.set_result(&i),
+        Value::Null => ctx.set_result(Null),
+        Value::Bool(b) => ctx.set_result(b as i64),
+        Value::Int(i) => ctx.set_result(i),
         Value::UInt(u) => match i64::try_from(u) {
-            Ok(i) => ctx.set_result(&i),
-            Err(_) => ctx.set_result(&u.to_string()),
+            Ok(i) => ctx.set_result(i),
+            Err(_) => ctx.set_result(u.to_string()),
         },
-        Value::Float(f) => ctx.set_result(&f),
-        Value::Str(s) => ctx.set_result(&s),
+        Value::Float(f) => ctx.set_result(f),
+        Value::Str(s) => ctx.set_result(s),
         Value::String(s) | Value::Json(s) => ctx.set_result(&s),
     }
 }

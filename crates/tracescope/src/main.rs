@@ -234,7 +234,10 @@ fn main() -> ExitCode {
             serve,
         } => {
             let mut f = files.into_iter();
-            let (base, new) = (f.next().into_iter().collect(), f.next().into_iter().collect());
+            let (base, new) = (
+                f.next().into_iter().collect(),
+                f.next().into_iter().collect(),
+            );
             diff::view(&diff::Options::compare(base, new), serve.options())
         }
         Command::View {

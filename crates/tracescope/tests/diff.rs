@@ -2,7 +2,7 @@
 //! matching across runs, gates and exit statuses, significance over noisy runs,
 //! Markdown, kineto-shaped traces, unreadable input.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use serde_json::{json, Value};
@@ -208,7 +208,10 @@ fn equal_names_match_in_order_of_first_appearance() {
             "srv/pool#2"
         ]
     );
-    assert_eq!(group(&v, "Renderer [a.com]/tid 1")["delta"]["total_ns"], 2_000_000);
+    assert_eq!(
+        group(&v, "Renderer [a.com]/tid 1")["delta"]["total_ns"],
+        2_000_000
+    );
     assert_eq!(group(&v, "srv/pool")["delta"]["total_ns"], 500_000);
     assert_eq!(group(&v, "srv/pool#2")["change"], "same");
     assert_eq!(group(&v, "Renderer [b.com]/tid 1")["change"], "same");
@@ -285,7 +288,10 @@ fn gates_every_form_and_their_exit_status() {
     // An amount counts an absent side as zero: hydrate (added, 2 ms) fails +1.5ms.
     let (code, err) = gated(&["hydrate:total>+1500us"]);
     assert_eq!(code, Some(1));
-    assert!(err.contains("hydrate: total base -, new 2.00 ms (+2.00 ms, new)"), "{err}");
+    assert!(
+        err.contains("hydrate: total base -, new 2.00 ms (+2.00 ms, new)"),
+        "{err}"
+    );
     // ... a percentage needs a base: the added group does not fail it.
     assert_eq!(gated(&["hydrate:total>+1%"]).0, Some(0));
     // Count: a number or a percentage.
@@ -307,7 +313,15 @@ fn gates_every_form_and_their_exit_status() {
 fn gates_in_json_and_markdown() {
     let (b, n) = pair();
     let v = {
-        let o = diff(&[&b, &n, "--json", "--fail-on", "total>+10%", "--fail-on", "p95>+1s"]);
+        let o = diff(&[
+            &b,
+            &n,
+            "--json",
+            "--fail-on",
+            "total>+10%",
+            "--fail-on",
+            "p95>+1s",
+        ]);
         assert_eq!(o.status.code(), Some(1));
         serde_json::from_slice::<Value>(&o.stdout).unwrap()
     };
@@ -372,7 +386,15 @@ fn unreadable_input_exits_2_naming_the_file() {
 #[test]
 fn markdown_for_a_pull_request() {
     let (b, n) = pair();
-    let o = diff(&[&b, &n, "--markdown", "--top", "3", "--fail-on", "layout:total>+50%"]);
+    let o = diff(&[
+        &b,
+        &n,
+        "--markdown",
+        "--top",
+        "3",
+        "--fail-on",
+        "layout:total>+50%",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let want = format!(
         "### tracescope diff by name: 2 changed, 1 added, 1 removed, 2 same\n\

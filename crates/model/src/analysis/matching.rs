@@ -115,7 +115,10 @@ mod tests {
     #[test]
     fn own_ids_are_masked_in_names() {
         assert_eq!(masked("thread 2856 (python)", "2856"), "thread * (python)");
-        assert_eq!(masked("thread 28567 (python)", "2856"), "thread 28567 (python)");
+        assert_eq!(
+            masked("thread 28567 (python)", "2856"),
+            "thread 28567 (python)"
+        );
         assert_eq!(masked("w2856x 12856", "2856"), "w*x 12856");
         assert_eq!(masked("stream 7", "7"), "stream 7");
         assert_eq!(masked("CrRendererMain", "777"), "CrRendererMain");

@@ -157,8 +157,13 @@ impl Diff {
 
     /// Groups per kind of change, in [`Change`] order.
     pub fn counts(&self) -> [(Change, usize); 4] {
-        [Change::Changed, Change::Added, Change::Removed, Change::Same]
-            .map(|c| (c, self.groups.iter().filter(|g| g.change == c).count()))
+        [
+            Change::Changed,
+            Change::Added,
+            Change::Removed,
+            Change::Same,
+        ]
+        .map(|c| (c, self.groups.iter().filter(|g| g.change == c).count()))
     }
 }
 
@@ -203,11 +208,7 @@ pub fn compare(base: &[Run], new: &[Run], by: By, sort: Metric) -> Diff {
         }
     }
     let size = |g: &GroupDiff| g.delta(sort).map_or(0.0, f64::abs);
-    groups.sort_by(|a, b| {
-        size(b)
-            .total_cmp(&size(a))
-            .then_with(|| a.key.cmp(&b.key))
-    });
+    groups.sort_by(|a, b| size(b).total_cmp(&size(a)).then_with(|| a.key.cmp(&b.key)));
     Diff {
         by,
         sort,

@@ -44,10 +44,7 @@ fn tree_of(trace: &Trace, slices: bool) -> CallTree {
 
 /// Merges the trees of every run.
 pub fn diff_flame(base: &[&Trace], new: &[&Trace]) -> FlameTree {
-    let slices = base
-        .iter()
-        .chain(new)
-        .any(|t| t.tables.samples.is_empty());
+    let slices = base.iter().chain(new).any(|t| t.tables.samples.is_empty());
     let mut nodes: Vec<FlameNode> = Vec::new();
     let mut index: FxHashMap<(Option<u32>, String), u32> = FxHashMap::default();
     let mut totals = [0f64; 2];
@@ -109,7 +106,9 @@ fn preorder(nodes: Vec<FlameNode>, min: f64) -> Vec<FlameNode> {
     let order = |list: &mut Vec<u32>| {
         list.sort_by(|&a, &b| {
             let (x, y) = (&nodes[a as usize], &nodes[b as usize]);
-            size(y).total_cmp(&size(x)).then_with(|| x.name.cmp(&y.name))
+            size(y)
+                .total_cmp(&size(x))
+                .then_with(|| x.name.cmp(&y.name))
         })
     };
     order(&mut roots);

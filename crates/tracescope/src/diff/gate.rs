@@ -65,7 +65,9 @@ impl Rule {
         } else if metric == Metric::Count {
             match amount.parse::<f64>() {
                 Ok(v) if v.is_finite() && v >= 0.0 => Limit::Amount(v),
-                _ => bail!(bad("a count limit is a number or a percentage (count>+5, count>+10%)")),
+                _ => bail!(bad(
+                    "a count limit is a number or a percentage (count>+5, count>+10%)"
+                )),
             }
         } else {
             if amount.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
@@ -157,16 +159,26 @@ mod tests {
 
     #[test]
     fn rules_with_and_without_keys() {
-        assert_eq!(rule("total>+10%"), (None, Metric::Total, Limit::Percent(10.0)));
+        assert_eq!(
+            rule("total>+10%"),
+            (None, Metric::Total, Limit::Percent(10.0))
+        );
         assert_eq!(rule("p95>+2ms"), (None, Metric::P95, Limit::Amount(2e6)));
         assert_eq!(rule("max>1.5s"), (None, Metric::Max, Limit::Amount(1.5e9)));
-        assert_eq!(rule("mean>+250us"), (None, Metric::Mean, Limit::Amount(250e3)));
+        assert_eq!(
+            rule("mean>+250us"),
+            (None, Metric::Mean, Limit::Amount(250e3))
+        );
         assert_eq!(rule("p50>+0.5%"), (None, Metric::P50, Limit::Percent(0.5)));
         assert_eq!(rule("count>+3"), (None, Metric::Count, Limit::Amount(3.0)));
         // Keys keep their own colons and spaces: only the last ':' ends them.
         assert_eq!(
             rule("aten::mm:self>+5%"),
-            (Some("aten::mm".into()), Metric::SelfTime, Limit::Percent(5.0))
+            (
+                Some("aten::mm".into()),
+                Metric::SelfTime,
+                Limit::Percent(5.0)
+            )
         );
         assert_eq!(
             rule("Renderer [a.com]/CrRendererMain:p99>+1ms"),
@@ -191,7 +203,10 @@ mod tests {
         ] {
             let e = Rule::parse(text).unwrap_err().to_string();
             assert!(e.contains(why), "{text}: {e}");
-            assert!(e.starts_with(&format!("bad --fail-on rule {text:?}")), "{e}");
+            assert!(
+                e.starts_with(&format!("bad --fail-on rule {text:?}")),
+                "{e}"
+            );
         }
     }
 }

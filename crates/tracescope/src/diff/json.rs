@@ -33,7 +33,8 @@ pub fn stats(s: Option<&Stats>) -> Value {
 
 /// A float that is not NaN or infinite, else null.
 fn float(v: Option<f64>) -> Value {
-    v.filter(|v| v.is_finite()).map_or(Value::Null, |v| json!(v))
+    v.filter(|v| v.is_finite())
+        .map_or(Value::Null, |v| json!(v))
 }
 
 fn run_info(r: &RunInfo) -> Value {

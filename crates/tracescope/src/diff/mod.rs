@@ -76,7 +76,10 @@ pub fn sides(
     match (files.len(), base.is_empty(), new.is_empty()) {
         (2, true, true) => {
             let mut f = files.into_iter();
-            Ok((f.next().into_iter().collect(), f.next().into_iter().collect()))
+            Ok((
+                f.next().into_iter().collect(),
+                f.next().into_iter().collect(),
+            ))
         }
         (0, false, false) => Ok((base, new)),
         (0, _, _) if !base.is_empty() || !new.is_empty() => {
@@ -167,10 +170,7 @@ fn display_name(path: &Path) -> String {
 
 /// Loads every file, two at a time (each load is itself parallel), and hands each
 /// trace to `f`; the answers in file order. Stops at the first unreadable file.
-pub fn load_each<R: Send>(
-    files: &[&Path],
-    f: impl Fn(&Path, Trace) -> R + Sync,
-) -> Result<Vec<R>> {
+pub fn load_each<R: Send>(files: &[&Path], f: impl Fn(&Path, Trace) -> R + Sync) -> Result<Vec<R>> {
     const AT_ONCE: usize = 2;
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);

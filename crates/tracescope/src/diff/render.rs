@@ -199,16 +199,20 @@ fn changed_counters(d: &Diff) -> Vec<&CounterDiff> {
     let mut v: Vec<&CounterDiff> = d
         .counters
         .iter()
-        .filter(|c| c.base.map(|x| x.avg) != c.new.map(|x| x.avg) || c.base.is_none() != c.new.is_none())
+        .filter(|c| {
+            c.base.map(|x| x.avg) != c.new.map(|x| x.avg) || c.base.is_none() != c.new.is_none()
+        })
         .collect();
     v.sort_by(|a, b| rel(b).total_cmp(&rel(a)).then_with(|| a.key.cmp(&b.key)));
     v
 }
 
 fn counter_rows(cs: &[&CounterDiff], top: usize) -> (Vec<String>, Vec<Vec<String>>) {
-    let num = |v: Option<f64>| v.map_or("-".to_string(), |v| format_number(v));
+    let num = |v: Option<f64>| v.map_or("-".to_string(), format_number);
     let arrow = |b: Option<f64>, n: Option<f64>| format!("{} → {}", num(b), num(n));
-    let head = ["counter", "min", "max", "avg", "Δ avg %"].map(String::from).to_vec();
+    let head = ["counter", "min", "max", "avg", "Δ avg %"]
+        .map(String::from)
+        .to_vec();
     let rows = cs
         .iter()
         .take(top)
@@ -257,7 +261,11 @@ fn more(total: usize, shown: usize, what: &str) -> Option<String> {
 
 /// The terminal table.
 pub fn terminal(d: &Diff, gates: &[Gate], top: usize) -> String {
-    let mut out = format!("{}\n{}\n", runs_line("base", &d.base), runs_line("new", &d.new));
+    let mut out = format!(
+        "{}\n{}\n",
+        runs_line("base", &d.base),
+        runs_line("new", &d.new)
+    );
     out += &headline(d);
     out.push_str("\n\n");
     let (head, rows) = group_rows(d, gates, top);
@@ -321,7 +329,11 @@ pub fn markdown(d: &Diff, gates: &[Gate], top: usize) -> String {
     let mut out = format!(
         "### tracescope diff by {}: {}\n\nbase {} · new {} · largest change of {} first{}\n\n",
         d.by.as_str(),
-        if counts.is_empty() { "no groups".into() } else { counts.join(", ") },
+        if counts.is_empty() {
+            "no groups".into()
+        } else {
+            counts.join(", ")
+        },
         files(&d.base),
         files(&d.new),
         d.sort.name(),

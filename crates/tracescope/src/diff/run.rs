@@ -99,11 +99,7 @@ fn counters(trace: &Trace, processes: &[String]) -> FxHashMap<String, CounterVal
         .into_iter()
         .map(|c| {
             let s = &series[c.series as usize];
-            let mut key = format!(
-                "{}/{}",
-                processes[s.process.index()],
-                trace.str(s.counter)
-            );
+            let mut key = format!("{}/{}", processes[s.process.index()], trace.str(s.counter));
             if !s.series.is_none() && !trace.str(s.series).is_empty() {
                 key.push('.');
                 key.push_str(trace.str(s.series));

@@ -91,7 +91,12 @@ impl CompareState {
 
     fn diff(&self, by: By, sort: Metric) -> Arc<String> {
         let key = (by.as_str(), sort.name());
-        if let Some(d) = self.diffs.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        if let Some(d) = self
+            .diffs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
             return d.clone();
         }
         let d = self.diff_of(by, sort);

@@ -62,7 +62,10 @@ async fn diff_by_any_grouping_with_each_sides_key() {
     let app = app();
     let v = ok(&app, "/api/diff").await;
     assert_eq!(v["by"], "name");
-    assert_eq!(keys(&v), ["frame", "layout", "hydrate", "gc", "decode", "paint"]);
+    assert_eq!(
+        keys(&v),
+        ["frame", "layout", "hydrate", "gc", "decode", "paint"]
+    );
     // Two identical new runs: their mean is the run.
     assert_eq!(v["groups"][0]["new"]["total_ns"], 28_000_000);
     assert_eq!(v["groups"][0]["new_sd"]["total_ns"], 0);
@@ -77,7 +80,11 @@ async fn diff_by_any_grouping_with_each_sides_key() {
     let c = ok(&app, "/api/diff?by=category&sort=count").await;
     assert_eq!(c["sort"], "count");
     assert_eq!(keys(&c), ["io", "v8", "render"]);
-    for bad in ["/api/diff?by=colour", "/api/diff?sort=speed", "/api/diff?by=name&by=thread"] {
+    for bad in [
+        "/api/diff?by=colour",
+        "/api/diff?sort=speed",
+        "/api/diff?by=name&by=thread",
+    ] {
         let (s, v) = get(&app, bad).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
         assert!(v["error"].is_string());
@@ -146,7 +153,13 @@ async fn the_page_at_root_behind_the_guard() {
     assert!(body.contains("compare/main.js"), "{body}");
     let (s, _) = page(&guarded, "/compare/main.js", "127.0.0.1:8123").await;
     assert_eq!(s, StatusCode::OK);
-    for uri in ["/", "/api/diff", "/api/compare", "/base/api/summary", "/new/api/summary"] {
+    for uri in [
+        "/",
+        "/api/diff",
+        "/api/compare",
+        "/base/api/summary",
+        "/new/api/summary",
+    ] {
         let (s, _) = page(&guarded, uri, "attacker.example:8123").await;
         assert_eq!(s, StatusCode::FORBIDDEN, "{uri}");
     }
