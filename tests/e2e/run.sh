@@ -10,13 +10,18 @@
 #    a corpus trace in ../shared (corpus tier: each test skipped, saying so, without it).
 #  - workbench.test.mjs: track layout, pin, hide, filter, drag, instants, filmstrip,
 #    URL hash, theme, export, empty traces, on tests/fixtures/timeline.
+#  - compare.test.mjs, query.test.mjs, token.test.mjs: the compare view, the Query
+#    tab, the server's token.
+# Without arguments every *.test.mjs here runs (none can be left out by accident).
 # Screenshots go to artifacts/screenshots/ at the repository root.
 # Needs: chromium (apt-get install chromium), node >= 20, cargo.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 export SCREENSHOTS="$ROOT/artifacts/screenshots"
-export TRACESCOPE="${TRACESCOPE:-$ROOT/target/debug/tracescope}"
+TARGET="${CARGO_TARGET_DIR:-target}"
+case "$TARGET" in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+export TRACESCOPE="${TRACESCOPE:-$TARGET/debug/tracescope}"
 export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 
 if [ ! -x "$CHROMIUM" ]; then
@@ -30,7 +35,6 @@ cd "$HERE"
 [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
 mkdir -p "$SCREENSHOTS"
 if [ "$#" -eq 0 ]; then
-  set -- page.test.mjs analysis-page.test.mjs fixtures.test.mjs fixtures-analysis.test.mjs examples.test.mjs analysis.test.mjs \
-    token.test.mjs query.test.mjs workbench.test.mjs
+  set -- *.test.mjs
 fi
 node --test --test-concurrency=1 "$@"

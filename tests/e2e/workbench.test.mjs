@@ -450,12 +450,12 @@ test('an empty trace says so; a metadata-only one lists its names', async () => 
   } finally {
     await empty.close();
   }
-  const meta = await startServer(BIN, path.join(ROOT, '../shared/examples/seed-guide/09-process-thread-names.json'));
+  const meta = await startServer(BIN, path.join(ROOT, 'tests/fixtures/phases/metadata.json'));
   try {
     const o = await openPage(browser.ctx, meta.url);
     assert.match(await o.page.locator('#status').innerText(), /Nothing to draw: none of this trace’s events has a time\./);
     const names = (await o.page.evaluate(() => window.__tracescope.tracks())).map((r) => r.label);
-    assert.ok(names.some((l) => l.includes('renderer')) && names.some((l) => l.includes('MainThread')), JSON.stringify(names));
+    assert.ok(names.some((l) => l.includes('browser')) && names.some((l) => l.includes('CrBrowserMain')), JSON.stringify(names));
     await shot(o.page, 'workbench-metadata-only');
     assert.deepEqual(o.errors, []);
     await o.page.close();

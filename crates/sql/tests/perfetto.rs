@@ -1,9 +1,10 @@
-//! Perfetto's own SQL tests for JSON traces (`../shared/perfetto-sql/`): each query
+//! Corpus tier: Perfetto's own SQL tests for JSON traces (`perfetto-sql/` of the
+//! external corpus, with their traces in `corpus/perfetto/difftests/`): each query
 //! runs on its trace and its rows are compared with Perfetto's. The tests that the
 //! reading rules read differently (docs/sql.md lists each with its reason) are
 //! expected to differ; every other one must pass.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use tracescope_model::{LoadOptions, Trace};
@@ -17,14 +18,10 @@ const DIFFERENT: &[(&str, &str)] = &[
     ("parser_json_tests__json_thread_state", "thread_state is Perfetto-only (CPU scheduling)"),
     ("parser_json_tests__overlapping_complete_event_import_log", "_trace_import_logs is Perfetto-only; rules 3 keep the overlapping X on an extra row"),
     ("parser_json_tests__string_pid_tid", "rules 2: ph \"XXX\" is an unknown phase, kept in `other`; Perfetto reads its first letter"),
-    ("parser_json_tests__string_ts_trailing_chars", "rules 12: nothing is dropped; a ts that is no number is placed at 0 (missing_ts)"),
+    ("parser_json_tests__string_ts_trailing_chars", "rules 2: nothing is dropped; a ts that is no number is placed at 0 (missing_ts)"),
     ("parser_parsing_tests__flow_events_json_v2", "rules 6: flow_in ends a v2 flow; a second flow_in of the same id is unbound"),
     ("parser_parsing_tests__same_ts_zero_duration_slice_then_begin_end_slice_unnesting", "rules 3: at equal ts the longer slice is the parent, so the zero-length X nests in the B"),
 ];
-
-fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-}
 
 /// Perfetto's CSV: quoted strings, bare numbers, `[NULL]`.
 fn parse_out(text: &str) -> (Vec<String>, Vec<Vec<Cell>>) {
@@ -114,8 +111,7 @@ impl AsRef<Trace> for Owned {
 }
 
 /// Runs one test: `Ok` when the rows match, `Err(why)` when not.
-fn check(name: &str) -> Result<(), String> {
-    let root = dir();
+fn check(root: &Path, name: &str) -> Result<(), String> {
     let sql = std::fs::read_to_string(root.join(format!("perfetto-sql/{name}.sql"))).unwrap();
     let want = std::fs::read_to_string(root.join(format!("perfetto-sql/{name}.out"))).unwrap();
     let path = root.join(format!("corpus/perfetto/difftests/{name}.json"));
@@ -151,11 +147,14 @@ fn check(name: &str) -> Result<(), String> {
 
 #[test]
 fn perfetto_sql_tests() {
-    let root = dir().join("perfetto-sql");
-    let Ok(entries) = std::fs::read_dir(&root) else {
-        eprintln!("skipped: {} is absent (corpus tier)", root.display());
+    let Some(shared) = tracescope_testdata::corpus(
+        "perfetto-sql",
+        "Perfetto's SQL tests for JSON traces (rows equal to Perfetto's)",
+    ) else {
         return;
     };
+    let root = shared.parent().unwrap().to_path_buf();
+    let entries = std::fs::read_dir(&shared).unwrap();
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
         .filter_map(|e| {
@@ -171,7 +170,7 @@ fn perfetto_sql_tests() {
     let mut passed = 0;
     for name in &names {
         let expected_diff = DIFFERENT.iter().find(|(n, _)| n == name);
-        match (check(name), expected_diff) {
+        match (check(&root, name), expected_diff) {
             (Ok(()), None) => passed += 1,
             (Ok(()), Some(_)) => {
                 failures.push(format!("{name}: passes now; take it off DIFFERENT"))
