@@ -163,7 +163,7 @@ enum Command {
         schema: bool,
     },
     /// Write every table of each trace as Parquet in Hive partitions
-    /// (OUT/<table>/trace=<file name>/part-0.parquet) for DuckDB, Polars, Spark, Trino.
+    /// (`OUT/<table>/trace=<file name>/part-0.parquet`) for DuckDB, Polars, Spark, Trino.
     Export {
         files: Vec<PathBuf>,
         #[arg(long, value_enum)]
@@ -198,8 +198,8 @@ enum Command {
         /// A Markdown table for a pull request comment.
         #[arg(long)]
         markdown: bool,
-        /// Fail (exit 1) when RULE holds: [KEY:]METRIC>+N% or [KEY:]METRIC>+DURATION, e.g.
-        /// total>+10%, p95>+2ms, 'aten::mm:self>+5%'. Repeatable.
+        /// Fail (exit 1) when RULE holds: `[KEY:]METRIC>+N%` or `[KEY:]METRIC>+DURATION`,
+        /// e.g. `total>+10%`, `p95>+2ms`, `'aten::mm:self>+5%'`. Repeatable.
         #[arg(long = "fail-on", value_name = "RULE")]
         fail_on: Vec<String>,
         /// Write here instead of standard output.
