@@ -280,7 +280,11 @@ fn a_full_disk_is_an_error_naming_the_output() {
     let input = d.join("in.json");
     std::fs::write(&input, trace_text(20_000)).unwrap();
     let Some(disk) = TinyDisk::mount(d) else {
-        eprintln!("skipped: cannot mount a tmpfs (not root)");
+        tracescope_testdata::skip(
+            "cannot mount a tmpfs: needs root where mount is allowed",
+            "convert on a full disk",
+            "run the tests as root",
+        );
         return;
     };
     for name in ["out.json", "out.etw", "out.ctf"] {
