@@ -115,7 +115,9 @@ fn with_events(all: &[PathBuf], mut f: impl FnMut(&Path, Vec<tracescope_format::
     for p in all {
         let src = Source::open(p).unwrap();
         let mut events = Vec::new();
-        if tracescope_format::json::read_events(src.text(), |ev, _| events.push(ev)).is_ok() {
+        // Traces without events (the viewer's empty fixture) have nothing to check.
+        let read_ok = tracescope_format::json::read_events(src.text(), |ev, _| events.push(ev));
+        if read_ok.is_ok() && !events.is_empty() {
             f(p, events);
             read += 1;
         }
