@@ -161,9 +161,9 @@ impl Acc {
 
 /// The slices of a selection: runs of rows wholly inside, plus single rows that
 /// started before `t0`.
-struct Rows {
-    runs: Vec<Range<usize>>,
-    singles: Vec<u32>,
+pub(super) struct Rows {
+    pub runs: Vec<Range<usize>>,
+    pub singles: Vec<u32>,
 }
 
 fn overlaps(s: &SliceTable, i: usize, t0: i64, t1: i64) -> bool {
@@ -175,7 +175,7 @@ fn overlaps(s: &SliceTable, i: usize, t0: i64, t1: i64) -> bool {
     }
 }
 
-fn select_rows(trace: &Trace, sel: &Selection) -> Rows {
+pub(super) fn select_rows(trace: &Trace, sel: &Selection) -> Rows {
     let s = &trace.tables.slices;
     let (t0, t1) = (sel.t0, sel.t1);
     let mut rows = Rows {
