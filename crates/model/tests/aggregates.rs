@@ -405,3 +405,80 @@ mod against_a_reference {
         check(&t, 1_234_567 * US / 1000, 4_567_890 * US);
     }
 }
+
+mod summary {
+    use regex::Regex;
+    use tracescope_model::analysis::{summarize, GroupBy, SliceFilter, SummaryQuery};
+
+    use super::*;
+
+    /// Thread 1: S[0,100) > s[10,20); S[50,150) overlapping it (an overlap row); a
+    /// ui-nest operation U[140,200) on its second lane. Thread 2: S[0,10).
+    const BUSY: &str = r#"[
+{"ph":"X","pid":1,"tid":1,"name":"S","ts":0,"dur":100},
+{"ph":"X","pid":1,"tid":1,"name":"s","ts":10,"dur":10},
+{"ph":"X","pid":1,"tid":1,"name":"S","ts":50,"dur":100},
+{"ph":"B","pid":1,"tid":1,"name":"U","ts":140,"args":{"ui-nest":1}},
+{"ph":"E","pid":1,"tid":1,"name":"U","ts":200},
+{"ph":"X","pid":1,"tid":2,"name":"S","ts":0,"dur":10}
+]"#;
+
+    fn busy(t: &Trace, sel: &Selection, by: GroupBy, groups: &[Regex]) -> Vec<(String, i64)> {
+        let filter = SliceFilter::default();
+        let q = SummaryQuery {
+            by,
+            filter: &filter,
+            groups,
+            percentiles_of: 0,
+        };
+        let sum = summarize(t, sel, &q);
+        assert!(sum.percentiles.is_empty());
+        sum.stats
+            .groups
+            .iter()
+            .zip(&sum.busy)
+            .map(|(g, b)| (sum.stats.label(t, g.key), b / US))
+            .collect()
+    }
+
+    #[test]
+    fn busy_time_is_the_union_per_thread_over_both_lanes() {
+        let t = load(BUSY);
+        assert_eq!(
+            busy(&t, &Selection::all(), GroupBy::Thread, &[]),
+            [
+                ("Thread 1, Process 1".to_string(), 200),
+                ("Thread 2, Process 1".to_string(), 10)
+            ]
+        );
+        // By name: S is [0,150) on thread 1 and [0,10) on thread 2.
+        assert_eq!(
+            busy(&t, &Selection::all(), GroupBy::Name, &[]),
+            [
+                ("S".to_string(), 160),
+                ("U".to_string(), 60),
+                ("s".to_string(), 10)
+            ]
+        );
+        // Clipped to [95, 145): S covers all 50, U its first 5.
+        assert_eq!(
+            busy(
+                &t,
+                &Selection::range(95 * US, 145 * US),
+                GroupBy::Thread,
+                &[]
+            ),
+            [("Thread 1, Process 1".to_string(), 50)]
+        );
+        // A pattern gathers S and s (case-sensitive regex: `(?i)` to ignore case).
+        assert_eq!(
+            busy(
+                &t,
+                &Selection::all(),
+                GroupBy::Name,
+                &[Regex::new("(?i)^s$").unwrap()]
+            ),
+            [("(?i)^s$".to_string(), 160), ("U".to_string(), 60)]
+        );
+    }
+}

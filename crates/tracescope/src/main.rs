@@ -66,7 +66,7 @@ enum Command {
         no_open: bool,
     },
     /// Where the time went: slices grouped by name, thread or category (count, total, self,
-    /// average, min, max, thread time), and counters' min/max/average.
+    /// busy, average, p50/p95/p99, min, max, thread time), and counters' min/max/average.
     Summary {
         file: PathBuf,
         /// Print the N groups with the largest total (0: all).
@@ -81,11 +81,26 @@ enum Command {
         /// One JSON object instead of a table.
         #[arg(long)]
         json: bool,
+        /// Only slices whose name matches this regex.
+        #[arg(long, value_name = "REGEX")]
+        name: Option<String>,
+        /// Only slices whose category matches this regex.
+        #[arg(long, value_name = "REGEX")]
+        cat: Option<String>,
+        /// Only slices of threads whose label (as `--by thread` prints it) matches this regex.
+        #[arg(long, value_name = "REGEX")]
+        thread: Option<String>,
+        /// Gather every key (name, category or thread label) this regex matches into one group,
+        /// e.g. 'ProfilerStep#\d+'. Repeatable; the first that matches wins.
+        #[arg(long, value_name = "REGEX")]
+        group: Vec<String>,
     },
-    /// Write the CPU samples as folded stacks or a flame graph SVG.
+    /// Write the CPU samples, or the slices stacked by nesting, as folded stacks or a flame
+    /// graph SVG.
     Profile {
         file: PathBuf,
-        /// Only this thread: its name, tid, or pid:tid.
+        /// Only this thread: its name, tid, or pid:tid (a name several threads have is an
+        /// error listing them).
         #[arg(long)]
         thread: Option<String>,
         /// Only samples in T0..T1 (as for `summary`).
@@ -93,9 +108,12 @@ enum Command {
         range: Option<String>,
         #[arg(long, value_enum, default_value = "collapsed")]
         format: profile::Format,
-        /// What a stack's number counts.
-        #[arg(long, value_enum, default_value = "samples")]
-        weight: profile::Weight,
+        /// What the stacks are made of.
+        #[arg(long, value_enum, default_value = "auto")]
+        from: profile::From,
+        /// What a stack's number counts [default: samples for CPU samples, time for slices].
+        #[arg(long, value_enum)]
+        weight: Option<profile::Weight>,
         /// Write here instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -128,6 +146,10 @@ fn main() -> ExitCode {
             by,
             range,
             json,
+            name,
+            cat,
+            thread,
+            group,
         } => summary::run(
             &file,
             &summary::Options {
@@ -135,6 +157,10 @@ fn main() -> ExitCode {
                 by,
                 range: range.as_deref(),
                 json,
+                name: name.as_deref(),
+                cat: cat.as_deref(),
+                thread: thread.as_deref(),
+                groups: &group,
             },
         ),
         Command::Profile {
@@ -142,6 +168,7 @@ fn main() -> ExitCode {
             thread,
             range,
             format,
+            from,
             weight,
             output,
         } => profile::run(
@@ -150,6 +177,7 @@ fn main() -> ExitCode {
                 thread: thread.as_deref(),
                 range: range.as_deref(),
                 format,
+                from,
                 weight,
                 output: output.as_ref(),
             },

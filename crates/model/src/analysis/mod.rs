@@ -13,13 +13,15 @@ mod sample_tree;
 pub mod sandwich;
 pub mod select;
 pub mod slice_stats;
+pub mod slice_summary;
 mod slice_tree;
 mod tree_builder;
 
 pub use call_tree::{call_tree, tree, CallTree, Function, Source, TreeNode, TreeQuery, TreeView};
 pub use counter_stats::{counter_stats, CounterStats};
 pub use sandwich::{functions, sandwich, FunctionStats, Sandwich};
-pub use select::Selection;
+pub use select::{time_bounds, Selection};
 pub use slice_stats::{
     slice_stats, slices_in_group, thread_key, GroupBy, GroupKey, NameFilter, SliceGroup, SliceStats,
 };
+pub use slice_summary::{summarize, SliceFilter, Summary, SummaryQuery};

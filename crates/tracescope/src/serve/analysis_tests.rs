@@ -221,6 +221,127 @@ async fn profile_trees_of_the_seed_examples() {
 }
 
 #[tokio::test]
+async fn profiles_from_slices_per_thread_and_range() {
+    let app = app_of(TRACE);
+    // Both threads: A 100 + 40 (self 50 + 40) > B 30 + 20.
+    let v = ok(&app, "/api/profile?source=slices").await;
+    assert_eq!(
+        (v["source"].clone(), v["samples"].clone()),
+        (json!("slices"), json!(4))
+    );
+    assert_eq!(v["total_ns"], 140_000);
+    assert_eq!(
+        node_rows(&v),
+        vec![(0, "A".into(), 90, 140, 2), (1, "B".into(), 50, 50, 2)]
+    );
+    // Thread 2 alone (threads are the summary's ids: tid 2 is the second).
+    let summary = ok(&app, "/api/summary").await;
+    let th = summary["processes"][0]["threads"][1]["id"]
+        .as_i64()
+        .unwrap();
+    let v = ok(&app, &format!("/api/profile?source=slices&threads={th}")).await;
+    assert_eq!(node_rows(&v), vec![(0, "A".into(), 40, 40, 1)]);
+    // A range cuts slices at its ends: [30, 60) holds A 30 of thread 1 (B's 10 and
+    // 10 in it) and A 30 of thread 2.
+    let v = ok(
+        &app,
+        "/api/profile?source=slices&t0=30000&t1=60000&view=bottom-up",
+    )
+    .await;
+    assert_eq!(
+        node_rows(&v),
+        vec![
+            (0, "A".into(), 40, 60, 2),
+            (0, "B".into(), 20, 20, 2),
+            (1, "A".into(), 20, 20, 2)
+        ]
+    );
+    // A filter keeps what it finds, its ancestors and descendants.
+    let v = ok(&app, "/api/profile?source=slices&filter=%5Eb%24&regex=1").await;
+    assert_eq!(node_rows(&v).len(), 2);
+    let v = ok(&app, "/api/profile?source=slices&filter=zzz").await;
+    assert_eq!(node_rows(&v).len(), 0);
+    assert_eq!(v["samples"], 4);
+
+    let v = ok(&app, "/api/profile?source=slices&view=functions").await;
+    assert_eq!(
+        (v["count"].clone(), v["truncated"].clone()),
+        (json!(2), json!(false))
+    );
+    let f = &v["functions"];
+    let names: Vec<_> = f["name"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| v["strings"][i.as_u64().unwrap() as usize].clone())
+        .collect();
+    assert_eq!(names, [json!("A"), json!("B")]);
+    assert_eq!(f["total"], json!([140_000, 50_000]));
+    assert_eq!(f["self"], json!([90_000, 50_000]));
+    assert_eq!(f["self_samples"], json!([2, 2]));
+
+    let v = ok(&app, "/api/profile?source=slices&view=sandwich&name=B").await;
+    assert_eq!(
+        node_rows(&v["callers"]),
+        vec![(0, "B".into(), 0, 50, 0), (1, "A".into(), 50, 50, 2)]
+    );
+    assert_eq!(node_rows(&v["callees"]), vec![(0, "B".into(), 50, 50, 2)]);
+    let v = ok(
+        &app,
+        "/api/profile?source=slices&view=sandwich&name=nothing",
+    )
+    .await;
+    assert_eq!(v["callers"]["nodes"]["name"], json!([]));
+
+    for bad in [
+        "/api/profile?source=cpu",
+        "/api/profile?view=sideways",
+        "/api/profile?threads=99",
+        "/api/profile?threads=x",
+        "/api/profile?view=sandwich",
+        "/api/profile?filter=(&regex=1",
+        "/api/profile?view=sandwich&name=a&line=0",
+    ] {
+        let (st, v) = get(&app, bad).await;
+        assert_eq!(st, StatusCode::BAD_REQUEST, "{bad}: {v}");
+    }
+}
+
+#[tokio::test]
+async fn sandwich_of_a_sampled_function_by_name_and_position() {
+    let app = example("seed-guide/06-profile-chunks-simple.json");
+    let v = ok(&app, "/api/profile?view=functions").await;
+    let f = &v["functions"];
+    let i = (0..3)
+        .find(|&i| v["strings"][f["name"][i].as_u64().unwrap() as usize] == "main-work")
+        .unwrap();
+    assert_eq!(
+        (f["line"][i].clone(), f["column"][i].clone()),
+        (json!(11), json!(1))
+    );
+    let v = ok(
+        &app,
+        "/api/profile?view=sandwich&name=main-work&url=file%3A%2F%2F%2Findex.mjs&line=11&column=1",
+    )
+    .await;
+    assert_eq!(
+        node_rows(&v["callers"]),
+        vec![
+            (0, "main-work".into(), 0, 300, 0),
+            (1, "runMainESM".into(), 0, 300, 0),
+            (2, "(root)".into(), 300, 300, 6)
+        ]
+    );
+    // Another line is another function: no calls.
+    let v = ok(
+        &app,
+        "/api/profile?view=sandwich&name=main-work&url=file%3A%2F%2F%2Findex.mjs&line=12&column=1",
+    )
+    .await;
+    assert_eq!(v["callees"]["nodes"]["name"], json!([]));
+}
+
+#[tokio::test]
 async fn object_details_and_snapshot_markers() {
     let app = example("seed-guide/08-object-lifecycle.json");
     let v = ok(&app, "/api/object/0").await;

@@ -132,24 +132,9 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
         .finish()
 }
 
-/// The time the page shows: the trace's bounds (spec: over events), widened to the
-/// CPU samples, whose times come from profile deltas and may run past the last
-/// event; the last sample of a thread lasts as long as the interval before it, as
-/// on its flame chart.
+/// The time the page shows: events' bounds widened to the CPU samples.
 fn view_bounds(trace: &Trace) -> Option<(i64, i64)> {
-    let s = &trace.tables.samples;
-    let mut b = trace.info.start_ns.zip(trace.info.end_ns);
-    let mut i = 0;
-    while i < s.len() {
-        let th = s.thread[i];
-        let n = s.thread[i..].partition_point(|&x| x == th);
-        let (first, last) = (s.ts[i], s.ts[i + n - 1]);
-        let step = if n >= 2 { last - s.ts[i + n - 2] } else { 0 };
-        let end = last.saturating_add(step);
-        b = Some(b.map_or((first, end), |(a, z)| (a.min(first), z.max(end))));
-        i += n;
-    }
-    b
+    tracescope_model::analysis::time_bounds(trace)
 }
 
 /// Interns model strings into the response's own `strings` list.
