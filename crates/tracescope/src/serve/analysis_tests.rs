@@ -10,7 +10,7 @@ use tracescope_model::{LoadOptions, Trace};
 use super::tests::{get, ok};
 use super::{router, AppState};
 
-fn app_of(json: &str) -> Router {
+pub(super) fn app_of(json: &str) -> Router {
     let t = Trace::from_json(
         Box::new(json.to_string()),
         json.len() as u64,

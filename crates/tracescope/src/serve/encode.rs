@@ -4,7 +4,7 @@ use rustc_hash::FxHashMap;
 use tracescope_model::query::details::{Brief, Details, FlowEnd, FlowInfo};
 use tracescope_model::query::flows::{end_id, end_place};
 use tracescope_model::query::lod::CounterPoints;
-use tracescope_model::query::search::{Hit, HitKind, Hits};
+use tracescope_model::query::search::{Hit, HitKind};
 use tracescope_model::query::tracks::{process_tracks, thread_tracks, TrackInfo};
 use tracescope_model::query::window::{Instants, Items};
 use tracescope_model::query::{QueryIndex, TrackRef};
@@ -298,7 +298,7 @@ pub fn details(trace: &Trace, d: &Details) -> String {
 }
 
 /// Where a search hit is drawn: track id ("" for process and global instants) and row.
-fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
+pub(super) fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
     let t = &trace.tables;
     let i = h.id as usize;
     match h.kind {
@@ -325,21 +325,6 @@ fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
             (track, -1, 0, ins.name[i])
         }
     }
-}
-
-/// `GET /api/search`.
-pub fn search(trace: &Trace, hits: &Hits) -> String {
-    let places: Vec<_> = hits.hits.iter().map(|h| hit_place(trace, h)).collect();
-    Obj::new()
-        .num("total", hits.total)
-        .nums("ts", hits.hits.iter().map(|h| h.ts))
-        .nums("dur", places.iter().map(|p| p.2))
-        .strs("kind", hits.hits.iter().map(|h| h.kind.as_str()))
-        .nums("id", hits.hits.iter().map(|h| h.id))
-        .strs("track", places.iter().map(|p| p.0.as_str()))
-        .nums("row", places.iter().map(|p| p.1))
-        .strs("name", places.iter().map(|p| trace.name(p.3)))
-        .finish()
 }
 
 /// `GET /api/flows`.

@@ -6,6 +6,7 @@ mod assets;
 mod encode;
 mod json;
 pub mod routes;
+mod search;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -112,5 +113,7 @@ fn open_browser(url: &str) {
 
 #[cfg(test)]
 mod analysis_tests;
+#[cfg(test)]
+mod search_tests;
 #[cfg(test)]
 mod tests;

@@ -15,12 +15,11 @@ use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tracescope_model::query::details::{async_details, slice_details};
 use tracescope_model::query::flows::flows_in_window;
 use tracescope_model::query::lod::Grid;
-use tracescope_model::query::search::{search, Pattern};
 use tracescope_model::query::window::{track_window, Window};
 use tracescope_model::query::{QueryIndex, TrackRef};
 use tracescope_model::Trace;
 
-use super::{analysis, assets, encode, json};
+use super::{analysis, assets, encode, json, search};
 
 /// One served trace and its query indexes.
 pub struct AppState {
@@ -29,6 +28,8 @@ pub struct AppState {
     /// File name shown by the page.
     pub name: String,
     summary: OnceLock<String>,
+    /// Searches running or kept for their pages.
+    pub(super) searches: search::Jobs,
 }
 
 impl AppState {
@@ -39,6 +40,7 @@ impl AppState {
             index,
             name,
             summary: OnceLock::new(),
+            searches: search::Jobs::default(),
         }
     }
 
@@ -58,10 +60,7 @@ pub(super) type St = State<Arc<AppState>>;
 
 /// Largest pixel width accepted (a few 8K screens side by side).
 const MAX_PX: u32 = 20_000;
-const MAX_LIMIT: usize = 10_000;
-const DEFAULT_LIMIT: usize = 1000;
 const MAX_FLOWS: usize = 5000;
-const MAX_QUERY: usize = 1000;
 
 pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
@@ -69,7 +68,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/track/{id}", get(track))
         .route("/api/slice/{id}", get(slice))
         .route("/api/async/{id}", get(async_slice))
-        .route("/api/search", get(search_route))
+        .route("/api/search", get(search::search))
         .route("/api/flows", get(flows))
         .route("/api/range", get(analysis::range))
         .route("/api/range/slices", get(analysis::range_slices))
@@ -292,28 +291,6 @@ async fn async_slice(
         let d = async_details(&s.trace, &s.index, parse_id(&id)?)
             .ok_or_else(|| not_found("no such async slice"))?;
         Ok(encode::details(&s.trace, &d))
-    })
-    .await
-}
-
-async fn search_route(State(s): St, RawQuery(q): RawQuery) -> Response {
-    run(s, move |s| {
-        let p = Params::parse(q)?;
-        let q = p.need("q")?;
-        if q.is_empty() || q.len() > MAX_QUERY {
-            return Err(bad(format!("q must be 1 to {MAX_QUERY} bytes")));
-        }
-        let regex = match p.get("regex").unwrap_or("0") {
-            "0" | "false" => false,
-            "1" | "true" => true,
-            _ => return Err(bad("regex must be 0 or 1")),
-        };
-        let limit = p.count("limit", 1, MAX_LIMIT, Some(DEFAULT_LIMIT))?;
-        let pat = Pattern::new(q, regex).map_err(bad)?;
-        Ok(encode::search(
-            &s.trace,
-            &search(&s.trace, &s.index, &pat, limit),
-        ))
     })
     .await
 }
