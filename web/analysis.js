@@ -48,17 +48,16 @@ export class Analysis {
     this.tabs.add('range', 'Range', $('range-panel'));
     this.tabs.add('profile', 'Profile', $('profile-panel'));
     this.tabs.onShow = (/** @type {string} */ name) => {
+      tl.store.set({ tab: name });
       if (name === 'profile') this.profile.ensure();
     };
+    this.tabs.onClose = () => tl.store.set({ tab: null });
     $('bottom-close').addEventListener('click', () => this.tabs.setOpen(false));
     details.onShow = (front) => (front ? this.tabs.show('details') : this.tabs.offer('details'));
     details.onHide = () => this.tabs.remove('details');
     details.onSelectAll = (name) => this.selectAll(name);
     this.range = new RangePanel($('range-panel'), api, this.origin,
-      (h) => {
-        tl.highlight = h;
-        tl.requestDraw();
-      },
+      (h) => tl.store.set({ highlight: h }),
       (t0, t1) => {
         const pad = Math.max(1000, (t1 - t0) * 0.05);
         tl.scale.set(t0 - pad, t1 + pad);
@@ -79,9 +78,7 @@ export class Analysis {
 
   /** Show the statistics (and profile) of a range, and mark it on the timeline. @param {Range} r */
   setRange(r) {
-    this.tl.mark = r;
-    this.tl.highlight = null;
-    this.tl.requestDraw();
+    this.tl.store.set({ mark: r, highlight: null });
     const span = formatDuration(r.t1 - r.t0);
     const where = r.tracks ? `${r.tracks.length} track${r.tracks.length === 1 ? '' : 's'}` : 'all tracks';
     // The grouping chosen for the last range stays; after "select all", by name again.
@@ -98,9 +95,7 @@ export class Analysis {
 
   /** Forget the range: the Range tab goes, the profile is of the whole trace again. */
   clearRange() {
-    this.tl.mark = null;
-    this.tl.highlight = null;
-    this.tl.requestDraw();
+    this.tl.store.set({ mark: null, highlight: null });
     this.range.clear();
     this.tabs.remove('range');
     if (this.samples.size) this.profile.open({ t0: null, t1: null, tracks: null, label: 'Whole trace' });
@@ -109,7 +104,7 @@ export class Analysis {
   /** Statistics of every slice named `name` over the whole trace, per thread. @param {string} name */
   selectAll(name) {
     const s = this.tl.summary;
-    this.tl.highlight = null;
+    this.tl.store.set({ highlight: null });
     this.range.open({ t0: s.start_ns, t1: s.end_ns + 1, tracks: null, name, by: 'thread' }, `All “${name}” slices · whole trace`);
     this.tabs.show('range');
   }

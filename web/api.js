@@ -111,7 +111,7 @@ export class Api {
     this.frame = 0;
     /** Called when a tile arrives (the timeline redraws). */
     this.onTile = () => {};
-    /** @type {Map<string, Promise<any>>} details by "slice:12" / "async:3" / "object:1" */
+    /** @type {Map<string, Promise<any>>} answers that never change, by path ("/api/slice/12") */
     this.details = new Map();
     /** @type {Array<() => void>} */
     this.idleWaiters = [];
@@ -280,14 +280,30 @@ export class Api {
    * @returns {Promise<import('./types.js').Details>}
    */
   item(kind, id) {
-    const key = `${kind}:${id}`;
-    let p = this.details.get(key);
+    return this.cached(`/api/${kind}/${id}`);
+  }
+
+  /**
+   * A JSON answer that never changes, fetched once (a failure is not kept).
+   * @param {string} path
+   */
+  cached(path) {
+    let p = this.details.get(path);
     if (!p) {
-      p = getJSON(`${this.base}/api/${kind}/${id}`);
-      p.catch(() => this.details.delete(key));
-      this.details.set(key, p);
+      p = getJSON(`${this.base}${path}`);
+      p.catch(() => this.details.delete(path));
+      this.details.set(path, p);
     }
     return p;
+  }
+
+  /**
+   * Details of an instant, cached.
+   * @param {number} id
+   * @returns {Promise<import('./types.js').InstantDetails>}
+   */
+  instant(id) {
+    return this.cached(`/api/instant/${id}`);
   }
 
   /**
@@ -338,14 +354,7 @@ export class Api {
    * @returns {Promise<import('./types.js').ObjectAnswer>}
    */
   object(id) {
-    const key = `object:${id}`;
-    let p = this.details.get(key);
-    if (!p) {
-      p = getJSON(`${this.base}/api/object/${id}`);
-      p.catch(() => this.details.delete(key));
-      this.details.set(key, p);
-    }
-    return p;
+    return this.cached(`/api/object/${id}`);
   }
 
   /**

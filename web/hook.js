@@ -1,23 +1,31 @@
 // `window.__tracescope`: lets tests (and curious users in the console) see what the
 // page drew, computed from the same tiles and culling as the frame itself.
 
+import { contentTop } from './layout.js';
+
 /** @typedef {import('./timeline.js').Timeline} Timeline */
 /** @typedef {import('./api.js').Api} Api */
 /** @typedef {import('./analysis.js').Analysis} Analysis */
+/** @typedef {import('./state.js').Store} Store */
+/** @typedef {{api: Api, tl: Timeline, analysis: Analysis, store: Store}} App */
 
 /**
  * @param {Window & {__tracescope?: unknown}} win
- * @param {Promise<{api: Api, tl: Timeline, analysis: Analysis}>} booted
+ * @param {Promise<App|null>} booted
  * @param {number} rulerH
  */
 export function createHook(win, booted, rulerH) {
   const ready = booted.then(() => undefined);
   ready.catch(() => {});
-  /** @type {{api: Api, tl: Timeline, analysis: Analysis}|null} */
+  /** @type {App|null} */
   let app = null;
-  booted.then((a) => (app = a), () => {});
+  let empty = false;
+  booted.then((a) => {
+    app = a;
+    empty = a === null;
+  }, () => {});
   const need = () => {
-    if (!app) throw new Error('tracescope: not ready');
+    if (!app) throw new Error(empty ? 'tracescope: the trace is empty (no timeline)' : 'tracescope: not ready');
     return app;
   };
 
@@ -26,6 +34,7 @@ export function createHook(win, booted, rulerH) {
     /** Resolves when no request is pending and the latest frame is drawn. */
     async idle() {
       await ready;
+      if (empty) return;
       const { api, tl } = need();
       for (let i = 0; i < 100; i++) {
         await api.whenIdle();
@@ -34,15 +43,58 @@ export function createHook(win, booted, rulerH) {
       }
       throw new Error('tracescope: never idle');
     },
-    /** Rows from top to bottom: process headers, tracks, name-only threads. */
+    /**
+     * Rows from top to bottom: the pinned ones, then process headers, groups,
+     * tracks, toggles and name-only threads. `y` is the row's place in its area,
+     * `top` the canvas y of its first slice row (of the row itself if not a track).
+     */
     tracks() {
       const { tl } = need();
-      return tl.layout.rows.map((r) => ({
-        kind: r.kind, label: r.label, process: r.process.label, pid: r.process.pid,
+      return [...tl.layout.pinned, ...tl.layout.rows].map((r) => ({
+        kind: r.kind, key: r.key, label: r.label, process: r.process.label, pid: r.process.pid,
         tid: r.thread === null ? null : r.process.threads.find((t) => t.id === r.thread)?.tid ?? null,
         track: r.track ? r.track.id : null, trackKind: r.track ? r.track.kind : null,
-        rows: r.track ? r.track.rows : 0, y: r.y, h: r.h, collapsed: r.collapsed,
+        rows: r.track ? r.track.rows : 0, y: r.y, h: r.h, collapsed: r.collapsed, pinned: r.pinned, indent: r.indent,
+        top: tl.rowTop(r) + (r.track ? contentTop(r.track) : 0), instants: r.track?.instants ?? 0,
       }));
+    },
+    /** The state (state.js) as plain data: view, selection, layout choices, tab, theme. */
+    state() {
+      const { view, selection, mark, pinned, hidden, folds, order, filter, tab, theme, labelW } = need().store.state;
+      return JSON.parse(JSON.stringify({ view, selection, mark, pinned, hidden, folds, order, filter, tab, theme, labelW }));
+    },
+    /** Change the state as the page would. @param {Partial<import('./state.js').ViewState>} patch */
+    set(patch) {
+      need().store.set(patch);
+    },
+    /** The label column's width and the pinned area's height. */
+    geometry() {
+      const { tl } = need();
+      return { labelW: tl.labelW, pinnedH: tl.layout.pinnedH, mainTop: tl.mainTop, height: tl.layout.height, width: tl.w };
+    },
+    /**
+     * Client coordinates of a drawn instant (its flag in the instants row).
+     * @param {string} name
+     */
+    locateInstant(name) {
+      const { tl } = need();
+      const i = hook.drawn().instants.find((/** @type {any} */ x) => x.name === name);
+      if (!i) return null;
+      const y = tl.rowY(i.track, -1);
+      if (y === null) return null;
+      const r = tl.canvas.getBoundingClientRect();
+      return { x: r.left + tl.labelW + tl.scale.toPx(i.ts), y: r.top + y };
+    },
+    /**
+     * Client coordinates of the middle of a row's label (by key), or null.
+     * @param {string} key
+     */
+    locateLabel(key) {
+      const { tl } = need();
+      const row = [...tl.layout.pinned, ...tl.layout.rows].find((r) => r.key === key);
+      if (!row) return null;
+      const r = tl.canvas.getBoundingClientRect();
+      return { x: r.left + 40, y: r.top + tl.rowTop(row) + Math.min(row.h, 22) / 2, right: r.left + tl.labelW };
     },
     /** Items drawn in the last frame on visible tracks, inside the visible time range. */
     drawn() {
@@ -174,8 +226,8 @@ export function createHook(win, booted, rulerH) {
       return { view: p.view, title: p.scope?.label ?? null, samples: p.tree?.answer.samples ?? null, rows: p.rows(), zoom: p.zoom };
     },
     arrows() {
-      const { tl } = need();
-      return { selected: tl.selArrows, all: tl.allArrows };
+      const s = need().store.state;
+      return { selected: s.selArrows, all: s.allArrows };
     },
     /**
      * Client coordinates of the middle of the visible part of a drawn slice.
@@ -208,6 +260,10 @@ export function createHook(win, booted, rulerH) {
       return log;
     },
     rulerH,
+    /** True when the trace has nothing to draw (the page shows a message instead). */
+    isEmpty() {
+      return empty || !!app?.tl.noTime;
+    },
   };
   win.__tracescope = hook;
 }

@@ -1,5 +1,6 @@
-// Boot: load the summary, build the page, wire the views together, expose the
-// test hook `window.__tracescope`.
+// Boot: load the summary, build the page around one state (state.js), restore the
+// view from the URL hash, wire the views together, expose the test hook
+// `window.__tracescope`.
 import { Api } from './api.js';
 import { Timeline, RULER_H } from './timeline.js';
 import { DetailsPanel } from './details.js';
@@ -11,6 +12,12 @@ import { formatCount, esc } from './format.js';
 import { createHook } from './hook.js';
 import { Analysis } from './analysis.js';
 import { rangeOf } from './range.js';
+import { Store } from './state.js';
+import { setupTheme } from './theme.js';
+import { setupTrackBar } from './trackbar.js';
+import { syncHash } from './hash.js';
+import { showInstant, showScreenshot } from './itemdetails.js';
+import { emptyTraceMessage, openEmpty } from './empty.js';
 
 /** @typedef {import('./timeline.js').Selection} Selection */
 /** @typedef {import('./types.js').Details} Details */
@@ -19,6 +26,8 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 
 async function main() {
   const api = new Api('');
+  const store = new Store();
+  setupTheme(/** @type {HTMLButtonElement} */ ($('theme-button')), store);
   let summary;
   try {
     summary = await api.summary();
@@ -29,11 +38,26 @@ async function main() {
   document.title = `${summary.name} · tracescope`;
   $('trace-name').textContent = summary.name;
   $('trace-facts').textContent = `${formatCount(summary.events)} events · ${summary.processes.length} processes`;
-  $('status').hidden = true;
-
-  const tl = new Timeline($('scroller'), /** @type {HTMLCanvasElement} */ ($('canvas')), $('spacer'), api, summary);
-  const help = setupHelp($('help'));
   setupDiagnostics(/** @type {HTMLButtonElement} */ ($('diag-badge')), $('diag-popup'), summary.diagnostics);
+  const help = setupHelp($('help'));
+  $('help-button').addEventListener('click', () => help.toggle());
+  const empty = emptyTraceMessage(summary);
+  const status = $('status');
+  if (empty !== null) {
+    // Nothing has a time: no axis to draw. Say so; the names it holds stay listed.
+    status.innerHTML = empty;
+    status.classList.add('empty-trace');
+    if (summary.processes.length === 0) {
+      $('trackbar').hidden = true;
+      return null;
+    }
+    store.set({ folds: openEmpty(summary) });
+  } else {
+    status.hidden = true;
+  }
+
+  const tl = new Timeline($('scroller'), /** @type {HTMLCanvasElement} */ ($('canvas')), $('spacer'), api, summary, store);
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => tl.themeChanged());
 
   /** @type {Details|null} */
   let current = null;
@@ -48,12 +72,21 @@ async function main() {
     }
     tip.innerHTML = html;
     tip.hidden = false;
-    const r = tip.getBoundingClientRect();
-    tip.style.left = `${Math.min(x + 12, window.innerWidth - r.width - 4)}px`;
-    tip.style.top = `${Math.min(y + 14, window.innerHeight - r.height - 4)}px`;
+    const place = () => {
+      const r = tip.getBoundingClientRect();
+      tip.style.left = `${Math.max(0, Math.min(x + 12, window.innerWidth - r.width - 4))}px`;
+      tip.style.top = `${Math.max(0, Math.min(y + 14, window.innerHeight - r.height - 4))}px`;
+    };
+    place();
+    // A preview image takes its size when it arrives.
+    for (const img of tip.querySelectorAll('img')) img.addEventListener('load', place, { once: true });
   };
   tl.onHover = showTip;
   const analysis = new Analysis(api, tl, panel, showTip);
+  store.on(['theme'], () => {
+    tl.themeChanged();
+    if (analysis.profile.view === 'flame') analysis.profile.drawFlame();
+  });
 
   /** Select an item by id: fetch its details, reveal it, select it. @param {'slice'|'async'} kind @param {number} id */
   async function goTo(kind, id) {
@@ -64,24 +97,31 @@ async function main() {
     tl.select({ kind, id, track: d.track, row, ts: d.ts, dur: d.dur, name: d.name });
   }
 
-  tl.onSelect = async (sel) => {
+  store.on(['selection'], async (s) => {
+    const sel = s.selection;
     const seq = ++selSeq;
     current = null;
     if (!sel) return panel.hide();
     panel.showBasic(sel);
     if (sel.kind === 'frame' || sel.kind === 'object' || sel.kind === 'snapshot') return analysis.showItem(sel);
-    if (sel.kind !== 'slice' && sel.kind !== 'async') return;
+    if (sel.kind === 'screenshot') return showScreenshot(panel, sel, tl.images.url(sel.id), summary.start_ns);
     try {
+      if (sel.kind === 'instant') {
+        const d = await api.instant(sel.id);
+        if (seq === selSeq) showInstant(panel, d, summary);
+        return;
+      }
+      if (sel.kind !== 'slice' && sel.kind !== 'async') return;
       const d = await api.item(sel.kind, sel.id);
       if (seq !== selSeq) return;
       current = d;
       panel.show(d, sel.kind);
-      tl.selArrows = await arrowsOf(d);
-      tl.requestDraw();
+      const arrows = await arrowsOf(d);
+      if (seq === selSeq) store.set({ selArrows: arrows });
     } catch (e) {
       if (seq === selSeq) panel.error(/** @type {Error} */ (e).message);
     }
-  };
+  });
 
   /** Arrows for the flows of a selected item. The far end's track and row come with
    * the flow when the server gives them, else from that item's details.
@@ -114,10 +154,7 @@ async function main() {
   let flowsCtrl = null;
   const refreshFlows = () => {
     if (!flowsBox.checked) {
-      if (tl.allArrows.length) {
-        tl.allArrows = [];
-        tl.requestDraw();
-      }
+      if (store.state.allArrows.length) store.set({ allArrows: [] });
       flowsKey = '';
       return;
     }
@@ -130,8 +167,7 @@ async function main() {
       flowsCtrl = new AbortController();
       try {
         const f = await api.flows(tl.scale.t0, tl.scale.t1, flowsCtrl.signal);
-        tl.allArrows = f.from_ts.map((_, i) => ({ fromTs: f.from_ts[i], fromTrack: f.from_track[i], fromRow: f.from_row[i], toTs: f.to_ts[i], toTrack: f.to_track[i], toRow: f.to_row[i] }));
-        tl.requestDraw();
+        store.set({ allArrows: f.from_ts.map((_, i) => ({ fromTs: f.from_ts[i], fromTrack: f.from_track[i], fromRow: f.from_row[i], toTs: f.to_ts[i], toTrack: f.to_track[i], toRow: f.to_row[i] })) });
       } catch (e) {
         if (/** @type {Error} */ (e).name !== 'AbortError') console.warn(`flows: ${/** @type {Error} */ (e).message}`);
       }
@@ -143,17 +179,14 @@ async function main() {
   const search = new Search(
     /** @type {HTMLInputElement} */ ($('search')), $('search-status'),
     /** @type {HTMLButtonElement} */ ($('search-prev')), /** @type {HTMLButtonElement} */ ($('search-next')), api,
-    (hl) => {
-      tl.search = hl;
-      tl.requestDraw();
-    },
+    (hl) => store.set({ search: hl }),
     (m) => {
       if (m.kind === 'slice' || m.kind === 'async') {
         goTo(m.kind, m.id).catch((e) => panel.error(e.message));
       } else {
         // Instants come with row -1 (and track "" unless thread-scoped).
-        tl.reveal(m.track, 0, m.ts, m.dur);
-        tl.select({ kind: 'instant', id: m.id, track: m.track, row: 0, ts: m.ts, dur: 0, name: m.name });
+        tl.reveal(m.track, -1, m.ts, m.dur);
+        tl.select({ kind: 'instant', id: m.id, track: m.track, row: -1, ts: m.ts, dur: 0, name: m.name });
       }
     },
   );
@@ -187,6 +220,7 @@ async function main() {
     if (best) goTo(kind, best.id);
   }
 
+  const trackbar = setupTrackBar($('trackbar'), tl, store);
   installKeys(window, {
     zoom: (f) => {
       tl.scale.zoom(f, tl.mouseX !== undefined && tl.mouseX > tl.labelW ? tl.mouseX - tl.labelW : tl.scale.width / 2);
@@ -208,7 +242,7 @@ async function main() {
     help: () => help.toggle(),
     search: () => search.focus(),
     escape: () => {
-      const open = !$('help').hidden || !$('diag-popup').hidden;
+      const open = !$('help').hidden || !$('diag-popup').hidden || trackbar.closePopup();
       help.close();
       $('diag-popup').hidden = true;
       // One thing at a time: an overlay, else the selection, else the range.
@@ -220,13 +254,12 @@ async function main() {
       walk(dir).catch((e) => panel.error(e.message));
     },
   });
-  $('help-button').addEventListener('click', () => help.toggle());
 
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => tl.themeChanged());
   new ResizeObserver(() => tl.resize()).observe($('scroller'));
   tl.resize();
+  await syncHash(window, store, summary, { analysis, goTo, tl });
   await tl.nextFrame();
-  return { api, tl, search, panel, analysis };
+  return { api, tl, search, panel, analysis, store };
 }
 
 const booted = main();

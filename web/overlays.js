@@ -25,7 +25,7 @@ export function drawMark(tl) {
   for (const id of m.tracks) {
     const r = tl.layout.byTrack.get(id);
     if (!r) continue;
-    const y = tl.cy(r.y);
+    const y = tl.rowTop(r);
     if (y > tl.h || y + r.h < RULER_H) continue;
     ctx.fillRect(a, y, w, r.h);
   }

@@ -217,7 +217,7 @@ export class ProfilePanel {
     const ctx = /** @type {CanvasRenderingContext2D} */ (this.canvas.getContext('2d'));
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const cs = getComputedStyle(document.documentElement);
-    const theme = { dark: matchMedia('(prefers-color-scheme: dark)').matches, bg: cs.getPropertyValue('--panel-bg').trim(),
+    const theme = { dark: cs.getPropertyValue('--is-dark').trim() === '1', bg: cs.getPropertyValue('--panel-bg').trim(),
       fg: cs.getPropertyValue('--fg').trim(), muted: cs.getPropertyValue('--muted').trim() };
     ctx.fillStyle = theme.bg;
     ctx.fillRect(0, 0, w, h);

@@ -1,6 +1,6 @@
 // Object snapshots on `objects` tracks: a small diamond at each snapshot's time on
 // its object's lane, and which one lies under the pointer.
-import { ROW_H, TRACK_PAD } from './layout.js';
+import { ROW_H } from './layout.js';
 
 /** @typedef {import('./types.js').TileSnapshots} TileSnapshots */
 /** @typedef {import('./timescale.js').TimeScale} TimeScale */
@@ -31,7 +31,7 @@ export function hitSnapshot(snaps, row, t, tol) {
 
 /**
  * Diamonds for the snapshots of an objects track whose top is `y` (canvas px),
- * the time axis starting at `x0`. A snapshot in two tiles is drawn once.
+ * the time axis starting at `x0`, its first row at `y`. A snapshot in two tiles is drawn once.
  * @param {CanvasRenderingContext2D} ctx
  * @param {Array<{data: {snapshots?: TileSnapshots}}>} tiles
  * @param {TimeScale} scale
@@ -54,7 +54,7 @@ export function drawSnapshots(ctx, tiles, scale, x0, y, theme) {
       const x = scale.toPx(s.ts[i]);
       if (x < -DIAMOND || x > scale.width + DIAMOND) continue;
       const cx = x0 + x;
-      const cy = y + TRACK_PAD / 2 + s.row[i] * ROW_H + ROW_H / 2 - 0.5;
+      const cy = y + s.row[i] * ROW_H + ROW_H / 2 - 0.5;
       ctx.beginPath();
       ctx.moveTo(cx, cy - DIAMOND);
       ctx.lineTo(cx + DIAMOND, cy);

@@ -18,6 +18,8 @@ export class Tabs {
     this.onResize = onResize;
     /** @type {(name: string) => void} a tab came to the front */
     this.onShow = () => {};
+    /** @type {() => void} the panel closed */
+    this.onClose = () => {};
     bar.addEventListener('click', (e) => {
       const b = /** @type {HTMLElement} */ (e.target).closest('button[data-tab]');
       if (b) this.show(/** @type {string} */ (/** @type {HTMLElement} */ (b).dataset.tab));
@@ -103,6 +105,7 @@ export class Tabs {
   setOpen(open) {
     if (this.root.hidden === !open) return;
     this.root.hidden = !open;
+    if (!open) this.onClose();
     this.onResize();
   }
 }

@@ -1,17 +1,20 @@
-// The timeline canvas: frame loop, ruler, track labels, track contents, overlays
-// (global instants, marked range, selection, flows), pointer input. Only visible
-// tracks are drawn, from cached tiles; missing tiles fall back to loaded ones of
-// other levels so a pan or zoom never shows a blank track.
+// The timeline canvas: frame loop, ruler, track labels, the pinned area and the
+// scrolling tracks under it, overlays (global instants, marked range, selection,
+// flows), pointer input. It draws what the state (state.js) says: the view, the
+// selection, the marks; the layout follows the state's pins, folds, filter and
+// order. Only visible tracks are drawn, from cached tiles; missing tiles fall back
+// to loaded ones of other levels so a pan or zoom never shows a blank track.
 import { TimeScale } from './timescale.js';
-import { buildLayout, visibleRows, ROW_H, TRACK_PAD, RULER_H } from './layout.js';
+import { buildLayout, visibleRows, contentTop, trackPlaces, foldsToShow, ROW_H, RULER_H } from './layout.js';
 import { tileLevel, tileRange } from './api.js';
-import { rasterSlices, rasterInstants, decorateSlices, drawProcessInstants, drawCounter, mergeCounterTiles } from './tracks.js';
 import { Raster, pack } from './raster.js';
 import { installPointer } from './pointer.js';
-import { colorFor } from './colors.js';
-import { drawSnapshots, outlineDiamond } from './snapshots.js';
+import { outlineDiamond } from './snapshots.js';
 import { drawMark, drawHighlights, drawArrow, visibleGlobals } from './overlays.js';
 import { drawLabels, drawRuler } from './ruler.js';
+import { kindOf } from './trackkinds.js';
+import { ScreenshotImages } from './filmstrip.js';
+import { LAYOUT_KEYS } from './state.js';
 
 export { RULER_H };
 
@@ -20,18 +23,23 @@ export { RULER_H };
 /** @typedef {import('./layout.js').Row} Row */
 /** @typedef {import('./tracks.js').Theme} Theme */
 /** @typedef {import('./api.js').Api} Api */
-
+/** @typedef {import('./state.js').Store} Store */
 
 /**
  * What is selected: a slice or async item (with an id for details), a merged
  * item, an instant, a stack frame of a samples track (`id`: the frame), an object
- * (`id`: its row) or one of its snapshots (`index` in the object's list).
- * @typedef {{kind: 'slice'|'async'|'merged'|'instant'|'frame'|'object'|'snapshot', id: number,
+ * (`id`: its row) or one of its snapshots (`index` in the object's list), a
+ * screenshot (`id`: its snapshot).
+ * @typedef {{kind: 'slice'|'async'|'merged'|'instant'|'frame'|'object'|'snapshot'|'screenshot', id: number,
  *   track: string, row: number, ts: number, dur: number, name: string, count?: number,
  *   scope?: string, index?: number}} Selection
  * @typedef {{fromTs: number, fromTrack: string, fromRow: number, toTs: number,
  *   toTrack: string, toRow: number}} Arrow
  */
+
+/** The label column's width bounds, px. */
+export const LABEL_MIN = 80;
+export const LABEL_MAX = 800;
 
 export class Timeline {
   /**
@@ -40,42 +48,39 @@ export class Timeline {
    * @param {HTMLElement} spacer after the canvas, gives the scroll height
    * @param {Api} api
    * @param {Summary} summary
+   * @param {Store} store
    */
-  constructor(scroller, canvas, spacer, api, summary) {
+  constructor(scroller, canvas, spacer, api, summary, store) {
     this.scroller = scroller;
     this.canvas = canvas;
     this.spacer = spacer;
     this.api = api;
     this.summary = summary;
+    this.store = store;
     this.ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d', { alpha: false }));
-    /** @type {Set<number>} */
-    this.collapsed = new Set();
-    this.layout = buildLayout(summary, this.collapsed);
+    this.places = trackPlaces(summary);
+    this.layout = buildLayout(summary, store.state);
     this.labelW = 200;
     this.sized = false;
     /** @type {number|undefined} pointer x on the canvas, for zooming at the mouse */
     this.mouseX = undefined;
+    /** @type {string|null} the row key under the pointer in the label column */
+    this.hoverKey = null;
+    /** @type {{y: number, ok: boolean}|null} where a dragged row would drop (canvas y) */
+    this.dropLine = null;
     this.w = 1;
     this.h = 1;
     this.dpr = 1;
+    /** No event has a time (empty.js says so): names only, no axis. */
+    this.noTime = typeof summary.start_ns !== 'number' || typeof summary.end_ns !== 'number';
+    if (this.noTime) Object.assign(summary, { start_ns: 0, end_ns: 1000 });
     const span = Math.max(1000, summary.end_ns - summary.start_ns);
     this.scale = new TimeScale(summary.start_ns - span * 0.02, summary.end_ns + span * 0.02, 1);
-    /** @type {Selection|null} */
-    this.selection = null;
-    /** @type {import('./range.js').Range|null} the marked range; tracks null: all */
-    this.mark = null;
-    /** @type {import('./types.js').RangeSlicesAnswer|null} slices outlined (a range table group) */
-    this.highlight = null;
     /** @type {(r: import('./range.js').Range) => void} a range was dragged out (shift-drag) */
     this.onRange = () => {};
-    /** @type {{query: string, regex: RegExp|null}|null} */
-    this.search = null;
-    /** @type {Arrow[]} arrows of the selection */
-    this.selArrows = [];
-    /** @type {Arrow[]} every arrow in view, when the toggle is on */
-    this.allArrows = [];
     this.pending = false;
     this.raster = new Raster();
+    this.images = new ScreenshotImages(api.base, () => this.requestDraw());
     /** @type {number[]|null} global instants by time */
     this.globalOrder = null;
     /** @type {Array<{x: number, fill: string}>} global instants drawn this frame */
@@ -91,22 +96,44 @@ export class Timeline {
     this.frameTiles = new Map();
     /** @type {Array<() => void>} */
     this.frameWaiters = [];
-    /** @type {(s: Selection|null) => void} */
-    this.onSelect = () => {};
     /** @type {() => void} called after each frame (flows refetch, hook) */
     this.onFrame = () => {};
     /** @type {(html: string|null, x: number, y: number) => void} */
     this.onHover = () => {};
     this.theme = this.readTheme();
     api.onTile = () => this.requestDraw();
+    store.on(LAYOUT_KEYS, () => this.relayout());
+    store.on(['selection', 'mark', 'highlight', 'search', 'selArrows', 'allArrows'], () => this.requestDraw());
+    store.on(['view'], (s) => {
+      const v = s.view;
+      if (v && (v.t0 !== this.scale.t0 || v.t1 !== this.scale.t1)) {
+        this.scale.set(v.t0, v.t1);
+        this.requestDraw();
+      }
+    });
     installPointer(this);
+  }
+
+  /** The selection, as the state holds it. */
+  get selection() {
+    return this.store.state.selection;
+  }
+
+  /** The marked range (null: none; its tracks null: all). */
+  get mark() {
+    return this.store.state.mark;
+  }
+
+  /** Slices outlined (a range table group). */
+  get highlight() {
+    return this.store.state.highlight;
   }
 
   /** @returns {Theme} */
   readTheme() {
     const cs = getComputedStyle(document.documentElement);
     const v = (/** @type {string} */ n) => cs.getPropertyValue(n).trim();
-    const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+    const dark = v('--is-dark') === '1';
     // Diagonal stripes over slices that never ended.
     const pc = document.createElement('canvas');
     pc.width = pc.height = 6;
@@ -141,24 +168,32 @@ export class Timeline {
     this.canvas.style.height = `${h}px`;
     this.canvas.width = Math.round(w * this.dpr);
     this.canvas.height = Math.round(h * this.dpr);
-    this.labelW = Math.round(Math.min(280, Math.max(110, w * 0.22)));
+    this.fitLabels();
+    this.relayout();
+  }
+
+  /** The label column: the user's width (kept inside the window), else a share of it. */
+  fitLabels() {
+    const chosen = this.store.state.labelW;
+    const w = this.w;
+    this.labelW = chosen !== null
+      ? Math.round(Math.max(LABEL_MIN, Math.min(chosen, LABEL_MAX, w - 60)))
+      : Math.round(Math.min(280, Math.max(110, w * 0.22)));
     if (this.sized) this.scale.resize(w - this.labelW);
     else this.scale.width = Math.max(1, w - this.labelW); // first fit: the whole trace
     this.sized = true;
-    this.relayout();
   }
 
   relayout() {
-    this.layout = buildLayout(this.summary, this.collapsed);
-    this.spacer.style.height = `${Math.max(0, this.layout.height + RULER_H - this.h)}px`;
+    if (this.sized) this.fitLabels();
+    this.layout = buildLayout(this.summary, this.store.state);
+    this.spacer.style.height = `${Math.max(0, this.layout.height + this.layout.pinnedH + RULER_H - this.h)}px`;
     this.requestDraw();
   }
 
-  /** @param {number} processId */
-  toggleProcess(processId) {
-    if (this.collapsed.has(processId)) this.collapsed.delete(processId);
-    else this.collapsed.add(processId);
-    this.relayout();
+  /** Fold or unfold a process or group. @param {string} key @param {boolean} folded */
+  setFolded(key, folded) {
+    this.store.fold({ [key]: folded });
   }
 
   requestDraw() {
@@ -180,15 +215,30 @@ export class Timeline {
     return this.frameScroll ?? this.scroller.scrollTop;
   }
 
-  /** Canvas y of a content y. @param {number} y */
-  cy(y) {
-    return y - this.scrollTop + RULER_H;
+  /** Canvas y where the scrolling tracks begin (under the pinned area). */
+  get mainTop() {
+    return RULER_H + this.layout.pinnedH;
+  }
+
+  /** Canvas y of a y in the scrolling layout. @param {number} y */
+  mainY(y) {
+    return y - this.scrollTop + this.mainTop;
+  }
+
+  /** Canvas y of a row's top. @param {Row} row */
+  rowTop(row) {
+    return row.pinned ? RULER_H + row.y : this.mainY(row.y);
+  }
+
+  /** The rows on screen: pinned ones, then the scrolling ones in view. */
+  rowsInView() {
+    const top = this.scrollTop;
+    return { pinned: this.layout.pinned, main: visibleRows(this.layout.rows, top, top + this.h - this.mainTop) };
   }
 
   draw() {
     const began = performance.now();
     this.pending = false;
-    this.frameScroll = null;
     this.frameScroll = this.scroller.scrollTop;
     const { ctx, theme } = this;
     const x0 = this.labelW;
@@ -199,33 +249,23 @@ export class Timeline {
     ctx.textBaseline = 'middle';
     this.api.beginFrame();
     this.frameTiles = new Map();
-    const rows = visibleRows(this.layout.rows, this.scrollTop, this.scrollTop + this.h - RULER_H);
-    const { ticks } = this.scale.ticks(this.summary.start_ns);
+    const { pinned, main } = this.rowsInView();
+    const { ticks } = this.noTime ? { ticks: [] } : this.scale.ticks(this.summary.start_ns);
 
-    // Backgrounds, grid and slice rectangles go into the raster (one putImageData);
-    // counters, names, marks and overlays are drawn over it with the canvas API.
+    // Backgrounds, grid and slice rectangles go into the raster (one putImageData):
+    // the scrolling rows first, then the pinned area over them. Counters, names,
+    // marks and overlays are drawn over it with the canvas API.
     const dpr = this.dpr;
     const raster = this.raster;
     raster.begin(ctx, (this.w - x0) * dpr, (this.h - RULER_H) * dpr, pack(theme.bg));
-    const grid = pack(theme.grid);
-    rows.forEach((row, k) => {
-      const y = (this.cy(row.y) - RULER_H) * dpr;
-      if (row.kind === 'process') raster.band(y, (row.h - 1) * dpr, pack(theme.headerBg));
-      else if (row.kind === 'track' && (k & 1) === 1) raster.band(y, row.h * dpr, pack(theme.trackAlt));
-      raster.band(y + (row.h - 1) * dpr, dpr, grid);
-    });
-    for (const t of ticks) raster.vline(t.px * dpr, 0, raster.h, grid);
     this.margins = [];
     /** @type {Map<Row, any[]>} */
     const tilesOf = new Map();
-    for (const row of rows) {
-      const track = row.track;
-      if (!track) continue;
-      const tiles = this.tilesFor(track.id, track.kind === 'counter');
-      tilesOf.set(row, tiles);
-      const top = Math.round((this.cy(row.y) - RULER_H) * dpr);
-      if (track.kind !== 'counter') rasterSlices(raster, tiles, this.scale, dpr, top, track.rows, theme);
-      if (track.kind === 'slices') rasterInstants(raster, tiles, this.scale, dpr, top, theme);
+    this.rasterRows(main, ticks, tilesOf);
+    if (pinned.length) {
+      raster.band(0, this.layout.pinnedH * dpr, pack(theme.bg));
+      this.rasterRows(pinned, ticks, tilesOf);
+      raster.band(this.layout.pinnedH * dpr - dpr, 2 * dpr, pack(theme.muted));
     }
     // Global instants: full-height lines over the slices.
     this.globals = visibleGlobals(this);
@@ -234,24 +274,65 @@ export class Timeline {
     for (const [id, level, i] of this.margins) this.api.tile(id, level, i);
     raster.put(ctx, x0 * dpr, RULER_H * dpr);
 
+    for (const [area, top] of /** @type {Array<[Row[], number]>} */ ([[main, this.mainTop], [pinned, RULER_H]])) {
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(x0, top, this.w - x0, area === pinned ? this.layout.pinnedH : this.h - top);
+      ctx.clip();
+      for (const row of area) {
+        const tiles = tilesOf.get(row);
+        if (tiles && row.track) kindOf(row.track).draw(this, row, tiles, this.rowTop(row));
+      }
+      ctx.restore();
+    }
     ctx.save();
     ctx.beginPath();
     ctx.rect(x0, RULER_H, this.w - x0, this.h - RULER_H);
     ctx.clip();
-    for (const [row, tiles] of tilesOf) this.drawRow(row, tiles);
-    this.drawOverlays(rows);
+    this.drawOverlays();
     ctx.restore();
 
-    drawLabels(this, rows);
+    drawLabels(this, main, pinned);
     drawRuler(this, ticks);
     this.api.endFrame();
     this.frames++;
     if (this.drawLog) this.drawLog.push(performance.now() - began);
+    // The state follows the view the pointer and keys moved to.
+    const v = this.store.state.view;
+    if (!v || v.t0 !== this.scale.t0 || v.t1 !== this.scale.t1) this.store.set({ view: { t0: this.scale.t0, t1: this.scale.t1 } });
     const waiters = this.frameWaiters;
     this.frameWaiters = [];
     for (const f of waiters) f();
     this.frameScroll = null;
     this.onFrame();
+  }
+
+  /**
+   * Paint rows' bands, grid and items into the raster; note each track's tiles.
+   * @param {Row[]} rows @param {import('./timescale.js').Tick[]} ticks @param {Map<Row, any[]>} tilesOf
+   */
+  rasterRows(rows, ticks, tilesOf) {
+    const { raster, theme, dpr } = this;
+    const grid = pack(theme.grid);
+    let y0 = Infinity;
+    let y1 = -Infinity;
+    rows.forEach((row, k) => {
+      const y = (this.rowTop(row) - RULER_H) * dpr;
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y + row.h * dpr);
+      if (row.kind === 'process') raster.band(y, (row.h - 1) * dpr, pack(theme.headerBg));
+      else if (row.kind === 'track' && (k & 1) === 1) raster.band(y, row.h * dpr, pack(theme.trackAlt));
+      raster.band(y + (row.h - 1) * dpr, dpr, grid);
+    });
+    if (rows.length) for (const t of ticks) raster.vline(t.px * dpr, y0, y1, grid);
+    for (const row of rows) {
+      const track = row.track;
+      if (!track) continue;
+      const kind = kindOf(track);
+      const tiles = this.tilesFor(track.id, kind.withPrev);
+      tilesOf.set(row, tiles);
+      kind.raster(this, row, tiles, Math.round((this.rowTop(row) - RULER_H) * dpr));
+    }
   }
 
   /**
@@ -302,87 +383,95 @@ export class Timeline {
     return out;
   }
 
-  /** Counters, and marks, names and instants over a track's painted slices.
-   * @param {Row} row @param {any[]} tiles */
-  drawRow(row, tiles) {
-    const { ctx, theme } = this;
-    const y = this.cy(row.y);
-    const track = row.track;
-    if (!track) return;
-    if (track.kind === 'counter') {
-      const pts = mergeCounterTiles(tiles.filter((t) => t.level === tiles[tiles.length - 1]?.level).map((t) => t.data));
-      drawCounter(ctx, pts, this.scale, this.labelW, y, row.h, track.min ?? 0, track.max ?? Math.max(1, ...pts.value),
-        colorFor(track.name, null, theme.dark));
-      return;
-    }
-    decorateSlices(ctx, tiles, this.scale, this.labelW, y, theme, this.search);
-    if (track.kind === 'objects') drawSnapshots(ctx, tiles, this.scale, this.labelW, y, theme);
-    const g = this.layout.groups.get(row.process.id);
-    if (track.kind === 'slices' && g) drawProcessInstants(ctx, tiles, this.scale, this.labelW, { y0: this.cy(g.y0), y1: this.cy(g.y1) }, theme);
-  }
-
   /** Canvas y of the middle of `row` of a track, or null if the track is not laid out.
-   * @param {string} track @param {number} row */
+   * Row -1 is the track's instants row. @param {string} track @param {number} row */
   rowY(track, row) {
     const r = this.layout.byTrack.get(track);
-    return r ? this.cy(r.y) + TRACK_PAD / 2 + row * ROW_H + ROW_H / 2 : null;
+    if (!r || !r.track) return null;
+    const top = this.rowTop(r);
+    if (row < 0) return top + contentTop(r.track) / 2;
+    return top + contentTop(r.track) + row * ROW_H + ROW_H / 2;
   }
 
-  /** @param {Row[]} rows */
-  drawOverlays(rows) {
+  drawOverlays() {
     const { ctx, theme, scale } = this;
+    const s = this.store.state;
     const x0 = this.labelW;
     drawMark(this);
     drawHighlights(this);
-    const sel = this.selection;
+    const sel = s.selection;
     if (sel) {
       const y = this.rowY(sel.track, sel.row);
       if (y !== null && sel.kind === 'snapshot') {
         outlineDiamond(ctx, x0 + scale.toPx(sel.ts), y - 0.5, theme.select);
-      } else if (y !== null) {
-        const a = scale.toPx(sel.ts);
-        const w = Math.max(2, sel.dur / scale.nsPerPx);
+      } else if (y !== null && sel.kind === 'screenshot') {
+        const r = /** @type {Row} */ (this.layout.byTrack.get(sel.track));
+        const a = Math.max(-3, scale.toPx(sel.ts));
         ctx.strokeStyle = theme.select;
         ctx.lineWidth = 2;
-        const xa = Math.max(-3, a);
-        ctx.strokeRect(x0 + xa, y - ROW_H / 2 - 1, Math.min(a + w, scale.width + 3) - xa, ROW_H + 1);
+        ctx.strokeRect(x0 + a, this.rowTop(r) + 1, 3, r.h - 2);
+      } else if (y !== null) {
+        const a = scale.toPx(sel.ts);
+        ctx.strokeStyle = theme.select;
+        ctx.lineWidth = 2;
+        if (sel.row < 0) {
+          // An instant: a box around its flag.
+          ctx.strokeRect(x0 + a - 6, y - 6, 12, 11);
+        } else {
+          const w = Math.max(2, sel.dur / scale.nsPerPx);
+          const xa = Math.max(-3, a);
+          ctx.strokeRect(x0 + xa, y - ROW_H / 2 - 1, Math.min(a + w, scale.width + 3) - xa, ROW_H + 1);
+        }
       }
     }
     ctx.lineWidth = 1.5;
-    for (const arrow of this.allArrows) drawArrow(this, arrow, theme.muted);
+    for (const arrow of s.allArrows) drawArrow(this, arrow, theme.muted);
     ctx.lineWidth = 2;
-    for (const arrow of this.selArrows) drawArrow(this, arrow, theme.select);
-    void rows;
+    for (const arrow of s.selArrows) drawArrow(this, arrow, theme.select);
+    if (this.dropLine) {
+      ctx.fillStyle = this.dropLine.ok ? theme.select : theme.warn;
+      ctx.fillRect(0, this.dropLine.y - 1, this.w, 2);
+    }
   }
 
   /** @param {Selection|null} sel */
   select(sel) {
-    this.selection = sel;
-    this.selArrows = [];
-    this.onSelect(sel);
-    this.requestDraw();
+    this.store.set({ selection: sel, selArrows: [] });
   }
 
   /**
-   * Bring an item into view: unfold its process, scroll to its track, and pan (or
-   * zoom out) so its time span is visible.
+   * Show a track: unfold its process and group, unhide it, and clear a filter
+   * that leaves it out. Returns whether it is laid out now.
+   * @param {string} track
+   */
+  showTrack(track) {
+    if (this.layout.byTrack.has(track)) return true;
+    const s = this.store.state;
+    const at = this.places.get(track);
+    if (!at) return false;
+    const pk = `P${at.process.id}`;
+    /** @type {Partial<import('./state.js').ViewState>} */
+    const patch = { folds: { ...s.folds, ...foldsToShow(this.places, track) } };
+    if (s.hidden.includes(track) || s.hidden.includes(pk)) patch.hidden = s.hidden.filter((h) => h !== track && h !== pk);
+    this.store.set(patch);
+    if (!this.layout.byTrack.has(track) && s.filter) this.store.set({ filter: '' });
+    return this.layout.byTrack.has(track);
+  }
+
+  /**
+   * Bring an item into view: show its track, scroll to it, and pan (or zoom out)
+   * so its time span is visible.
    * @param {string} track
    * @param {number} row
    * @param {number} ts
    * @param {number} dur
    */
   reveal(track, row, ts, dur) {
-    if (!this.layout.byTrack.has(track)) {
-      for (const p of this.summary.processes) {
-        const has = p.tracks.some((t) => t.id === track) || p.threads.some((th) => th.tracks.some((t) => t.id === track));
-        if (has) this.collapsed.delete(p.id);
-      }
-      this.relayout();
-    }
+    if (track) this.showTrack(track);
     const r = this.layout.byTrack.get(track);
-    if (r) {
-      const y = r.y + TRACK_PAD / 2 + row * ROW_H;
-      const viewH = this.h - RULER_H;
+    if (r && r.track && !r.pinned) {
+      const y = r.y + contentTop(r.track) + Math.max(0, row) * ROW_H;
+      const viewH = this.h - this.mainTop;
       if (y < this.scrollTop || y + ROW_H > this.scrollTop + viewH) {
         this.scroller.scrollTop = Math.max(0, y - viewH / 3);
       }

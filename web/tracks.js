@@ -2,7 +2,7 @@
 // did-not-finish and overlap marks), instants, counters as filled step charts.
 import { colorFor, needsDarkText } from './colors.js';
 import { pack } from './raster.js';
-import { ROW_H, TRACK_PAD } from './layout.js';
+import { ROW_H } from './layout.js';
 import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
 
 /** @typedef {import('./types.js').SliceTile} SliceTile */
@@ -72,7 +72,7 @@ function prepared(tile, theme) {
 
 /**
  * Paint the slice rectangles of one track into the raster (device pixels; `top`
- * is the track's top line in the raster). Later tiles paint over earlier ones.
+ * is the line of its first slice row in the raster). Later tiles paint over earlier ones.
  * @param {import('./raster.js').Raster} raster
  * @param {Array<{data: SliceTile, prepared: unknown}>} tiles
  * @param {TimeScale} scale
@@ -85,7 +85,7 @@ export function rasterSlices(raster, tiles, scale, dpr, top, rows, theme) {
   const t0 = scale.t0;
   const r = scale.nsPerPx;
   const width = scale.width;
-  const first = top + Math.round((TRACK_PAD / 2) * dpr);
+  const first = Math.round(top);
   const rowH = ROW_H * dpr;
   const itemH = Math.max(1, Math.round((ROW_H - 1) * dpr));
   /** Line painted for each row: its first visible line. */
@@ -168,8 +168,8 @@ export function fitText(ctx, s, avail) {
 }
 
 /**
- * Marks and names over the painted slices of one track whose top is `y` (canvas
- * px), with the time axis starting at `x0` px: did-not-finish stripes, overlap
+ * Marks and names over the painted slices of one track whose first slice row is
+ * at `y` (canvas px), with the time axis starting at `x0` px: did-not-finish stripes, overlap
  * outlines, search matches, and names where they fit.
  * @param {CanvasRenderingContext2D} ctx
  * @param {Array<{data: SliceTile, prepared: unknown}>} tiles
@@ -183,7 +183,7 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
   const t0 = scale.t0;
   const r = scale.nsPerPx;
   const width = scale.width;
-  const top = y + TRACK_PAD / 2;
+  const top = y;
   // An item crossing a tile edge is in both tiles: mark and name it once, since
   // text drawn twice looks bold.
   const done = new Set();
@@ -233,7 +233,7 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
 }
 
 /**
- * Thread and process instants: a small downward flag at the top of the track,
+ * Thread and process instants: a small downward flag in the track's instants row,
  * painted into the raster (thousands cost nothing there). The topmost line of an
  * instant is at `top` (device px in the raster).
  * @param {import('./raster.js').Raster} raster

@@ -1,9 +1,10 @@
 // Shapes of the server's answers (docs/api.md), for JSDoc type checking only.
 
 /**
- * @typedef {{id: string, kind: 'slices'|'samples'|'async'|'counter'|'objects', name: string,
- *   rows: number, min?: number, max?: number}} Track
- * @typedef {{id: number, tid: number|string, name: string|null, label: string, tracks: Track[]}} Thread
+ * @typedef {{id: string, kind: 'slices'|'samples'|'async'|'counter'|'objects'|'screenshots', name: string,
+ *   rows: number, min?: number, max?: number, instants?: number, source?: string}} Track
+ * @typedef {{id: number, tid: number|string, name: string|null, label: string, tracks: Track[],
+ *   sort_index?: number|null, main?: boolean, busy_ns?: number}} Thread
  * @typedef {{id: number, pid: number|string, name: string|null, label: string,
  *   sort_index: number|null, labels: string|null, frame_url: string|null,
  *   tracks: Track[], threads: Thread[]}} Process
@@ -49,6 +50,8 @@
  * @typedef {{samples: number, total_ns: number, view: 'top-down'|'bottom-up', truncated: boolean,
  *   nodes: ProfileNodes, strings: string[]}} ProfileAnswer
  * @typedef {{ts: number, args: unknown}} Snapshot
+ * @typedef {{id: number, name: string, cat: string|null, ts: number, scope: string, ph: string,
+ *   process: number|null, thread: number|null, track: string|null, args: unknown, raw: string}} InstantDetails
  * @typedef {{id: number, name: string, cat: string|null, object_id: string, process: number|null,
  *   start: number, end: number, alive_at_end: boolean, snapshots: Snapshot[],
  *   raw_snapshots: string[]}} ObjectAnswer

@@ -39,10 +39,9 @@ async function at(t, track, row = 0) {
   const box = await page.locator('#canvas').boundingBox();
   const v = await hook(() => window.__tracescope.view());
   const rows = await hook(() => window.__tracescope.tracks());
-  const rulerH = await hook(() => window.__tracescope.rulerH);
   const r = rows.find((x) => x.track === track);
   const x = box.x + box.width - (v.t1 - t) / v.nsPerPx;
-  const y = r ? box.y + rulerH + r.y - v.scrollTop + 2 + row * 18 + 9 : box.y + 10;
+  const y = r ? box.y + r.top + row * 18 + 9 : box.y + 10;
   return { x, y };
 }
 

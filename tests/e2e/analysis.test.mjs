@@ -53,8 +53,7 @@ async function withExample(rel, check, { dark = false, dir = EXAMPLES } = {}) {
         const box = await page.locator('#canvas').boundingBox();
         const v = await hook(() => window.__tracescope.view());
         const r = (await x.rows()).find((q) => q.track === track);
-        const rulerH = await hook(() => window.__tracescope.rulerH);
-        return { x: box.x + box.width - (v.t1 - t) / v.nsPerPx, y: box.y + rulerH + r.y - v.scrollTop + 2 + row * 18 + 9 };
+        return { x: box.x + box.width - (v.t1 - t) / v.nsPerPx, y: box.y + r.top + row * 18 + 9 };
       },
       async shiftDrag(a, b) {
         await page.keyboard.down('Shift');

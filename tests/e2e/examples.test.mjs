@@ -225,9 +225,15 @@ test('seed-guide/10-thread-name-fragment-trailing-comma', async () => {
   }
 });
 
-test('seed-guide/11-jsonc-with-comments', () => withExample('seed-guide/11-jsonc-with-comments.json', (x) => {
-  assert.ok(x.labels.some((l) => l.includes('CrRendererMain')), JSON.stringify(x.labels));
+test('seed-guide/11-jsonc-with-comments', () => withExample('seed-guide/11-jsonc-with-comments.json', async (x) => {
   assert.ok(x.labels.some((l) => l.includes('CrBrowserMain')), JSON.stringify(x.labels));
+  // The renderer holds only names: it waits behind the "1 empty process" toggle.
+  assert.ok(!x.labels.some((l) => l.includes('CrRendererMain')), JSON.stringify(x.labels));
+  const t = await x.page.evaluate(() => window.__tracescope.locateLabel('empty'));
+  await x.page.mouse.click(t.x, t.y);
+  await x.page.evaluate(() => window.__tracescope.idle());
+  const labels = (await x.page.evaluate(() => window.__tracescope.tracks())).map((r) => r.label);
+  assert.ok(labels.some((l) => l.includes('CrRendererMain')), JSON.stringify(labels));
   assert.deepEqual(x.drawn.slices.map((s) => [s.name, s.dur]), [['CommitLoad', 10000]]);
   assert.deepEqual(x.drawn.instants.map((i) => i.name), ['TracingStartedInBrowser']);
   assert.notEqual(x.badge, NO_DIAG, 'comments are reported');

@@ -40,10 +40,10 @@ test('tracks: process groups with labels, threads, process tracks', async () => 
   const rows = await hook(() => window.__tracescope.tracks());
   assert.deepEqual(rows.map((r) => [r.kind, r.label]), [
     ['process', 'Renderer (pid 1) · example.com · https://example.com/'],
-    ['track', 'LoadResource'],
-    ['track', 'JSHeapUsed'],
     ['track', 'CrRendererMain (tid 7)'],
-    ['empty', 'Compositor (tid 9)'],
+    ['toggle', '1 empty thread'],
+    ['track', 'JSHeapUsed'],
+    ['track', 'LoadResource'],
     ['process', 'Browser (pid 2)'],
     ['track', 'CrBrowserMain (tid 1)'],
   ]);

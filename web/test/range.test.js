@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildLayout } from '../layout.js';
+import { buildLayout, NO_OPTIONS } from '../layout.js';
 import { tracksUnder, rangeTracks, profileTracks, rangeOf, allTracks } from '../range.js';
 import { hitSnapshot } from '../snapshots.js';
 
@@ -21,18 +21,19 @@ function summary() {
 
 test('a drag covers the tracks it touches; all of them is null', () => {
   const s = summary();
-  const { rows } = buildLayout(s, new Set());
+  const { rows } = buildLayout(s);
   const y = (/** @type {string} */ id) => /** @type {any} */ (rows.find((r) => r.track?.id === id)).y;
   assert.deepEqual(tracksUnder(rows, s, y('s:0:0') + 3, y('s:0:0') + 5), ['s:0:0']);
   assert.deepEqual(tracksUnder(rows, s, y('p:0') + 2, y('s:0:0') + 1), ['s:0:0', 'p:0']);
-  assert.deepEqual(tracksUnder(rows, s, y('o:0') + 1, y('s:1:0') + 1), ['o:0', 's:0:0', 'p:0', 's:1:0']);
+  // Rows: P1, its thread's s:0:0 and p:0, then its counter and objects; P2, s:1:0.
+  assert.deepEqual(tracksUnder(rows, s, y('c:0') + 1, y('s:1:0') + 1), ['c:0', 'o:0', 's:1:0']);
   assert.equal(tracksUnder(rows, s, 0, 10_000), null);
   assert.deepEqual(allTracks(s), ['c:0', 'o:0', 's:0:0', 'p:0', 's:1:0']);
 });
 
 test('a folded process header under the drag brings all its tracks', () => {
   const s = summary();
-  const { rows } = buildLayout(s, new Set([0]));
+  const { rows } = buildLayout(s, { ...NO_OPTIONS, folds: { P0: true } });
   assert.deepEqual(tracksUnder(rows, s, 2, 3), ['c:0', 'o:0', 's:0:0', 'p:0']);
 });
 

@@ -28,7 +28,8 @@ test('slices are painted as spans of their rows, at least one pixel wide', () =>
   raster.begin({ createImageData: (w, h) => /** @type {any} */ ({ data: new Uint8ClampedArray(w * h * 4) }) }, 100, 60, 0);
   /** @type {any} */
   const scale = { t0: 0, nsPerPx: 1, width: 100 };
-  rasterSlices(raster, [tile], scale, 1, 0, 2, theme);
+  // The first slice row starts at line 2 (under the track's top padding).
+  rasterSlices(raster, [tile], scale, 1, 2, 2, theme);
   const c = pack(colorFor('a', null, false));
   const at = (/** @type {number} */ x, /** @type {number} */ y) => raster.px[y * 100 + x];
   // Row 0 covers lines 2..18, x 0..39; row 1 lines 20..36.

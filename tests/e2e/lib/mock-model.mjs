@@ -212,7 +212,7 @@ export function demoSpec() {
     processes: [
       { id: 0, pid: 1, name: 'Renderer', label: 'Renderer (pid 1)', sort_index: null, labels: 'example.com', frame_url: 'https://example.com/',
         tracks: [{ id: 'a:0', kind: 'async', name: 'LoadResource', rows: 2 }, { id: 'c:0', kind: 'counter', name: 'JSHeapUsed', rows: 1, min: 10, max: 90 }],
-        threads: [{ id: 0, tid: 7, name: 'CrRendererMain', label: 'CrRendererMain (tid 7)', tracks: [{ id: T, kind: 'slices', name: 'CrRendererMain', rows: 3 }] },
+        threads: [{ id: 0, tid: 7, name: 'CrRendererMain', label: 'CrRendererMain (tid 7)', main: true, tracks: [{ id: T, kind: 'slices', name: 'CrRendererMain', rows: 3, instants: 2 }] },
           { id: 2, tid: 9, name: 'Compositor', label: 'Compositor (tid 9)', tracks: [] }] },
       { id: 1, pid: 2, name: 'Browser', label: 'Browser (pid 2)', sort_index: null, labels: null, frame_url: null, tracks: [],
         threads: [{ id: 1, tid: 1, name: 'CrBrowserMain', label: 'CrBrowserMain (tid 1)', tracks: [{ id: R, kind: 'slices', name: 'CrBrowserMain', rows: 3 }] }] },

@@ -9,6 +9,7 @@
 pub mod details;
 pub mod flame;
 pub mod flows;
+pub mod instant;
 pub mod lod;
 pub mod search;
 pub mod tracks;

@@ -106,6 +106,9 @@ pub struct TrackInfo {
     pub rows: u32,
     /// Counters: smallest and largest value.
     pub min_max: Option<(f64, f64)>,
+    /// A thread's call stack: how many instants it shows (its own and its
+    /// process's), drawn in a thin row of their own above the slices.
+    pub instants: u32,
 }
 
 /// Index in `SliceTable::tracks` of a thread's lane.
@@ -148,16 +151,20 @@ pub fn thread_tracks(trace: &Trace, index: &QueryIndex, thread: u32) -> Vec<Trac
         if !exists(trace, index, r) {
             continue;
         }
-        let rows = slice_track(trace, thread, lane).map_or(1, |k| s.tracks[k].max_depth + 1);
-        let name = match lane {
-            Lane::Stack => trace.thread_label(thread),
-            Lane::UiNest => "ui-nest".to_string(),
+        let rows = slice_track(trace, thread, lane).map_or(0, |k| s.tracks[k].max_depth + 1);
+        let (name, instants) = match lane {
+            Lane::Stack => (
+                trace.thread_label(thread),
+                index.instants(trace).thread_count(trace, thread),
+            ),
+            Lane::UiNest => ("ui-nest".to_string(), 0),
         };
         out.push(TrackInfo {
             id: r,
             name,
             rows,
             min_max: None,
+            instants,
         });
     }
     if let Some(slot) = index.flame_slot(thread) {
@@ -166,6 +173,7 @@ pub fn thread_tracks(trace: &Trace, index: &QueryIndex, thread: u32) -> Vec<Trac
             name: "CPU samples".to_string(),
             rows: index.flame(trace, slot).depth() as u32,
             min_max: None,
+            instants: 0,
         });
     }
     out
@@ -196,6 +204,7 @@ pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<Tr
             name,
             rows: 1,
             min_max: Some((mm.min, mm.max)),
+            instants: 0,
         });
     }
     for (g, grp) in t.async_slices.groups.iter().enumerate() {
@@ -205,6 +214,7 @@ pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<Tr
                 name: trace.name(grp.name).to_string(),
                 rows: grp.lanes,
                 min_max: None,
+                instants: 0,
             });
         }
     }
@@ -215,6 +225,7 @@ pub fn process_tracks(trace: &Trace, index: &QueryIndex, process: u32) -> Vec<Tr
             name: "Objects".to_string(),
             rows: index.objects(trace).by_process[process as usize].rows.len() as u32,
             min_max: None,
+            instants: 0,
         });
     }
     out

@@ -294,6 +294,17 @@ impl InstantIndex {
                 .is_some_and(|r| !r.rows.is_empty())
     }
 
+    /// How many instants a thread shows: its own and its process's.
+    pub fn thread_count(&self, trace: &Trace, thread: u32) -> u32 {
+        let process = trace
+            .tables
+            .threads
+            .get(thread as usize)
+            .map_or(NONE, |t| t.process);
+        let n = |rows: Option<&Rows>| rows.and_then(|r| r.rows.first()).map_or(0, |r| r.ids.len());
+        (n(self.thread.get(thread as usize)) + n(self.process.get(process as usize))) as u32
+    }
+
     fn window(&self, trace: &Trace, thread: u32, g: Grid) -> Instants {
         let ins = &trace.tables.instants;
         let mut out = Instants::default();

@@ -3,6 +3,7 @@
 use rustc_hash::FxHashMap;
 use tracescope_model::query::details::{Brief, Details, FlowEnd, FlowInfo};
 use tracescope_model::query::flows::{end_id, end_place};
+use tracescope_model::query::instant::InstantDetails;
 use tracescope_model::query::lod::CounterPoints;
 use tracescope_model::query::search::{Hit, HitKind};
 use tracescope_model::query::tracks::{process_tracks, thread_tracks, TrackInfo};
@@ -31,6 +32,9 @@ fn track_json(t: &TrackInfo) -> String {
         .num("rows", t.rows);
     if let Some((min, max)) = t.min_max {
         o.float("min", min).float("max", max);
+    }
+    if t.instants > 0 {
+        o.num("instants", t.instants);
     }
     o.finish()
 }
@@ -295,6 +299,23 @@ pub fn details(trace: &Trace, d: &Details) -> String {
         .raws("flows_out", d.flows_out.iter().map(|f| flow(trace, f)))
         .str("raw", &d.raw);
     o.finish()
+}
+
+/// `GET /api/instant/{id}`.
+pub fn instant(trace: &Trace, d: &InstantDetails) -> String {
+    Obj::new()
+        .num("id", d.id)
+        .str("name", trace.name(d.name))
+        .opt_str("cat", trace.str(d.cat))
+        .num("ts", d.ts)
+        .str("scope", d.scope.as_str())
+        .str("ph", &char::from(d.ph).to_string())
+        .opt_num("process", (d.process != NONE).then_some(d.process))
+        .opt_num("thread", (d.thread != NONE).then_some(d.thread))
+        .opt_str("track", &d.track.map(|t| t.to_string()).unwrap_or_default())
+        .raw("args", &args_json(d.args.as_deref()))
+        .str("raw", &d.raw)
+        .finish()
 }
 
 /// Where a search hit is drawn: track id ("" for process and global instants) and row.

@@ -14,6 +14,7 @@ use axum::Router;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tracescope_model::query::details::{async_details, slice_details};
 use tracescope_model::query::flows::flows_in_window;
+use tracescope_model::query::instant::instant_details;
 use tracescope_model::query::lod::Grid;
 use tracescope_model::query::window::{track_window, Window};
 use tracescope_model::query::{QueryIndex, TrackRef};
@@ -68,6 +69,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/track/{id}", get(track))
         .route("/api/slice/{id}", get(slice))
         .route("/api/async/{id}", get(async_slice))
+        .route("/api/instant/{id}", get(instant))
         .route("/api/search", get(search::search))
         .route("/api/flows", get(flows))
         .route("/api/range", get(analysis::range))
@@ -291,6 +293,21 @@ async fn async_slice(
         let d = async_details(&s.trace, &s.index, parse_id(&id)?)
             .ok_or_else(|| not_found("no such async slice"))?;
         Ok(encode::details(&s.trace, &d))
+    })
+    .await
+}
+
+async fn instant(
+    State(s): St,
+    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
+) -> Response {
+    let Ok(Path(id)) = id else {
+        return bad("bad id").into_response();
+    };
+    run(s, move |s| {
+        let d = instant_details(&s.trace, parse_id(&id)?)
+            .ok_or_else(|| not_found("no such instant"))?;
+        Ok(encode::instant(&s.trace, &d))
     })
     .await
 }
