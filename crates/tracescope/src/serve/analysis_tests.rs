@@ -376,3 +376,58 @@ async fn object_details_and_snapshot_markers() {
     let w = ok(&app, &format!("/api/track/{o}?t0=16000&t1=30000&px=300")).await;
     assert_eq!(w["snapshots"]["ts"], json!([]));
 }
+
+#[tokio::test]
+async fn details_are_exact_and_complete() {
+    let app = app_of(
+        r#"[
+{"ph":"M","pid":3,"tid":7,"name":"thread_name","args":{"name":"CrRendererMain"}},
+{"ph":"M","pid":3,"tid":7,"name":"process_name","args":{"name":"Renderer"}},
+{"ph":"X","pid":3,"tid":7,"name":"Outer","ts":5,"dur":100},
+{"ph":"X","pid":3,"tid":7,"name":"Commit","ts":10,"dur":20,"tts":3,"tdur":15,
+ "args":{"main_frame_id":14107898137686480567,"small":42,"f":0.5,"s":"x"}},
+{"ph":"s","pid":3,"tid":7,"name":"f","cat":"c","id":1,"ts":12},
+{"ph":"f","bp":"e","pid":3,"tid":8,"name":"f","cat":"c","id":1,"ts":50},
+{"ph":"X","pid":3,"tid":8,"name":"Far","ts":40,"dur":20}
+]"#,
+    );
+    let v = ok(&app, "/api/slice/1").await;
+    assert_eq!(v["name"], "Commit");
+    // The browser would round the 64-bit id: it comes as a string; the text as
+    // written comes too, for display and copying.
+    assert_eq!(
+        v["args"],
+        json!({"main_frame_id": "14107898137686480567", "small": 42, "f": 0.5, "s": "x"})
+    );
+    assert_eq!(
+        v["args_text"],
+        r#"{"main_frame_id":14107898137686480567,"small":42,"f":0.5,"s":"x"}"#
+    );
+    assert_eq!(
+        (v["thread_label"].clone(), v["tid"].clone()),
+        (json!("CrRendererMain"), json!(7))
+    );
+    assert_eq!(
+        (v["process_label"].clone(), v["pid"].clone()),
+        (json!("Renderer"), json!(3))
+    );
+    // Absolute times as exact text; relative to the start the page shows (5 µs).
+    assert_eq!(
+        (
+            v["ts_abs"].clone(),
+            v["end_abs"].clone(),
+            v["rel_ts"].clone()
+        ),
+        (json!("10000"), json!("30000"), json!(5000))
+    );
+    assert_eq!(
+        (v["self"].clone(), v["tts"].clone(), v["tdur"].clone()),
+        (json!(20000), json!(3000), json!(15000))
+    );
+    assert_eq!(v["parents"][0]["name"], "Outer");
+    let f = &v["flows_out"][0];
+    assert_eq!(
+        (f["to"]["name"].clone(), f["to"]["thread_label"].clone()),
+        (json!("Far"), json!("Thread 8"))
+    );
+}

@@ -241,6 +241,12 @@ fn flow_end(trace: &Trace, e: &FlowEnd) -> String {
         .str("name", trace.name(e.name))
         .num("ts", e.ts)
         .opt_num("thread", (e.thread != NONE).then_some(e.thread))
+        .opt_str(
+            "thread_label",
+            &(e.thread != NONE && (e.thread as usize) < trace.tables.threads.len())
+                .then(|| trace.thread_label(e.thread))
+                .unwrap_or_default(),
+        )
         .opt_str("track", &e.track.map(|t| t.to_string()).unwrap_or_default())
         .num("row", e.row)
         .finish()
@@ -258,17 +264,48 @@ fn flow(trace: &Trace, f: &FlowInfo) -> String {
         .finish()
 }
 
-/// Args as JSON: the model's compact text when it is valid JSON, else as a string.
+/// Args as JSON: the model's compact text, integers a browser would round as
+/// strings (`exact`); text that is not JSON as a string.
 pub(super) fn args_json(args: Option<&str>) -> String {
-    match args {
-        None => "null".to_string(),
-        Some(a) if serde_json::from_str::<serde_json::Value>(a).is_ok() => a.to_string(),
-        Some(a) => {
-            let mut s = String::new();
-            json::string(&mut s, a);
-            s
+    args.map_or_else(|| "null".to_string(), super::exact::exact)
+}
+
+/// An id as JSON: a number, or a string when it is one or is too big for a double.
+fn id_json(trace: &Trace, p: PidK) -> String {
+    match p {
+        PidK::Int(i) if !super::exact::too_big(&i.to_string()) => i.to_string(),
+        _ => {
+            let mut out = String::new();
+            json::string(&mut out, &trace.pid_text(p));
+            out
         }
     }
+}
+
+/// Where an item ran: its thread's and process's labels and ids, times as exact
+/// text (absolute, and relative to the start the page shows).
+fn place(o: &mut Obj, trace: &Trace, process: u32, thread: u32, ts: i64, dur: i64) {
+    let t = &trace.tables;
+    let th = t.threads.get(thread as usize);
+    let process = th.map_or(process, |th| th.process);
+    let pr = t.processes.get(process as usize);
+    let origin = tracescope_model::analysis::time_bounds(trace).map_or(0, |b| b.0);
+    o.opt_str(
+        "thread_label",
+        &th.map(|_| trace.thread_label(thread)).unwrap_or_default(),
+    )
+    .raw(
+        "tid",
+        &th.map_or("null".into(), |th| id_json(trace, th.tid)),
+    )
+    .opt_str(
+        "process_label",
+        &pr.map(|_| trace.process_label(process)).unwrap_or_default(),
+    )
+    .raw("pid", &pr.map_or("null".into(), |p| id_json(trace, p.pid)))
+    .str("ts_abs", &ts.to_string())
+    .str("end_abs", &ts.saturating_add(dur).to_string())
+    .num("rel_ts", ts.saturating_sub(origin));
 }
 
 /// `GET /api/slice/{id}` and `GET /api/async/{id}`.
@@ -290,6 +327,7 @@ pub fn details(trace: &Trace, d: &Details) -> String {
         .opt_num("thread", (d.thread != NONE).then_some(d.thread))
         .str("track", &d.track.to_string())
         .raw("args", &args_json(d.args.as_deref()))
+        .opt_str("args_text", d.args.as_deref().unwrap_or(""))
         .opt_str("async_id", d.async_id.as_deref().unwrap_or(""))
         .opt_str("color", trace.str(d.color))
         .raws("parents", d.parents.iter().map(|b| brief(trace, b)))
@@ -298,6 +336,7 @@ pub fn details(trace: &Trace, d: &Details) -> String {
         .raws("flows_in", d.flows_in.iter().map(|f| flow(trace, f)))
         .raws("flows_out", d.flows_out.iter().map(|f| flow(trace, f)))
         .str("raw", &d.raw);
+    place(&mut o, trace, d.process, d.thread, d.ts, d.dur);
     o.finish()
 }
 
@@ -314,6 +353,7 @@ pub fn instant(trace: &Trace, d: &InstantDetails) -> String {
         .opt_num("thread", (d.thread != NONE).then_some(d.thread))
         .opt_str("track", &d.track.map(|t| t.to_string()).unwrap_or_default())
         .raw("args", &args_json(d.args.as_deref()))
+        .opt_str("args_text", d.args.as_deref().unwrap_or(""))
         .str("raw", &d.raw)
         .finish()
 }

@@ -4,6 +4,7 @@
 mod analysis;
 mod assets;
 mod encode;
+mod exact;
 mod json;
 pub mod routes;
 mod search;
