@@ -243,9 +243,11 @@ fn flow_end(trace: &Trace, e: &FlowEnd) -> String {
         .opt_num("thread", (e.thread != NONE).then_some(e.thread))
         .opt_str(
             "thread_label",
-            &(e.thread != NONE && (e.thread as usize) < trace.tables.threads.len())
-                .then(|| trace.thread_label(e.thread))
-                .unwrap_or_default(),
+            &if (e.thread as usize) < trace.tables.threads.len() {
+                trace.thread_label(e.thread)
+            } else {
+                String::new()
+            },
         )
         .opt_str("track", &e.track.map(|t| t.to_string()).unwrap_or_default())
         .num("row", e.row)
