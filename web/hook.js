@@ -217,7 +217,7 @@ export function createHook(win, booted, rulerH) {
       const { analysis } = need();
       analysis.tabs.show('profile');
       analysis.profile.view = view;
-      await analysis.profile.open({ t0: null, t1: null, tracks: null, label: 'Whole trace' });
+      await analysis.profile.open({ t0: null, t1: null, threads: null, label: 'Whole trace' });
     },
     /** The profile tab: its view and the tree rows shown (times in ns). */
     profile() {

@@ -1,7 +1,7 @@
 // Details of the items the details panel does not know by itself: an instant
 // (name, category, scope, time, thread, process, args, the raw event) and a
 // screenshot (the image, its time). Written into the details panel's element.
-import { argsTree } from './details.js';
+import { argsView } from './details.js';
 import { esc, formatDuration, formatTime } from './format.js';
 
 /** @typedef {import('./details.js').DetailsPanel} DetailsPanel */
@@ -48,7 +48,7 @@ export function showInstant(panel, d, summary) {
   const args = document.createElement('section');
   args.className = 'args';
   args.innerHTML = '<h3>Args</h3>';
-  args.append(d.args === null || d.args === undefined ? Object.assign(document.createElement('p'), { className: 'muted', textContent: 'none' }) : argsTree(d.args));
+  args.append(argsView(d));
   cols.append(args);
   if (d.raw) {
     const raw = document.createElement('details');

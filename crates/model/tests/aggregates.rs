@@ -214,7 +214,10 @@ fn recursion_makes_nodes_per_depth_and_counts_once_in_totals() {
             "    A 10/10 x1"
         ]
     );
-    let f: Vec<_> = functions(&t, &all, Source::Slices)
+    let table = functions(&t, &all, Source::Slices);
+    assert_eq!((table.samples, table.total_ns), (3, 100 * US));
+    let f: Vec<_> = table
+        .functions
         .iter()
         .map(|f| {
             (

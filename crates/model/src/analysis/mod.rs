@@ -19,7 +19,7 @@ mod tree_builder;
 
 pub use call_tree::{call_tree, tree, CallTree, Function, Source, TreeNode, TreeQuery, TreeView};
 pub use counter_stats::{counter_stats, CounterStats};
-pub use sandwich::{functions, sandwich, FunctionStats, Sandwich};
+pub use sandwich::{functions, sandwich, FunctionStats, FunctionTable, Sandwich};
 pub use select::{time_bounds, Selection};
 pub use slice_stats::{
     slice_stats, slices_in_group, thread_key, GroupBy, GroupKey, NameFilter, SliceGroup, SliceStats,

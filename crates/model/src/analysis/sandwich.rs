@@ -28,9 +28,20 @@ pub struct FunctionStats {
     pub total_samples: u64,
 }
 
-/// Every function of the selection, by total time (then self time, then name).
-pub fn functions(trace: &Trace, sel: &Selection, source: Source) -> Vec<FunctionStats> {
+/// Every function of a selection, and the selection's samples (or slices) and
+/// their weight, as a call tree's roots hold them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionTable {
+    /// By total time (then self time, then name).
+    pub functions: Vec<FunctionStats>,
+    pub samples: u64,
+    pub total_ns: i64,
+}
+
+/// Every function of the selection.
+pub fn functions(trace: &Trace, sel: &Selection, source: Source) -> FunctionTable {
     let (td, funcs) = top_down(trace, sel, source);
+    let (samples, total_ns) = root_totals(&td);
     let mut out: Vec<FunctionStats> = funcs
         .list
         .iter()
@@ -56,7 +67,11 @@ pub fn functions(trace: &Trace, sel: &Selection, source: Source) -> Vec<Function
             .cmp(&(a.total_ns, a.self_ns))
             .then_with(|| trace.name(a.function.name).cmp(trace.name(b.function.name)))
     });
-    out
+    FunctionTable {
+        functions: out,
+        samples,
+        total_ns,
+    }
 }
 
 /// The callers and callees of one function.

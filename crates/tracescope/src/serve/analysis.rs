@@ -5,7 +5,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use tracescope_model::analysis::{
     counter_stats, functions, sandwich, slice_stats, slices_in_group, tree, Function,
-    FunctionStats, GroupBy, GroupKey, NameFilter, Selection, Source, TreeQuery, TreeView,
+    FunctionTable, GroupBy, GroupKey, NameFilter, Selection, Source, TreeQuery, TreeView,
 };
 use tracescope_model::query::search::Pattern;
 use tracescope_model::query::tracks::exists;
@@ -319,7 +319,8 @@ fn one_based(v: i64) -> i64 {
     }
 }
 
-fn encode_functions(t: &Trace, source: Source, fs: &[FunctionStats], max: usize) -> String {
+fn encode_functions(t: &Trace, source: Source, table: &FunctionTable, max: usize) -> String {
+    let fs = &table.functions;
     let shown = &fs[..fs.len().min(max)];
     let mut st = Strings::default();
     let names: Vec<i64> = shown
@@ -341,6 +342,8 @@ fn encode_functions(t: &Trace, source: Source, fs: &[FunctionStats], max: usize)
     Obj::new()
         .str("view", "functions")
         .str("source", source.as_str())
+        .num("samples", table.samples)
+        .num("total_ns", table.total_ns)
         .num("count", fs.len())
         .bool("truncated", shown.len() < fs.len())
         .raw("functions", &cols)
