@@ -254,7 +254,10 @@ export class Search {
   async step(dir) {
     await this.run();
     const r = this.run_;
-    if (!r || r.total === 0) return;
+    if (!r) return;
+    // Backwards from the first match is the last one: wait until it is known.
+    if (dir < 0 && this.index <= 0 && !r.done) await r.finish();
+    if (r.total === 0 || this.run_ !== r) return;
     return this.goTo(stepIndex(this.index, dir, r.total, r.done));
   }
 

@@ -3,7 +3,9 @@
 #  - page.test.mjs: the page's behaviour on a demo fixture from a mock server;
 #  - analysis-page.test.mjs: range table, profile, objects on the mock server;
 #  - examples.test.mjs: every ../shared/examples file opened by the real binary;
-#  - analysis.test.mjs: range, select-all, profiles and objects of the examples.
+#  - analysis.test.mjs: range, select-all, profiles and objects of the examples;
+#  - aggregate.test.mjs: call trees, flame graph and sandwich of slices, search over
+#    every field with its list, exact details (tests/fixtures/aggregate-*.json).
 # Screenshots go to artifacts/screenshots/ at the repository root.
 # Needs: chromium (apt-get install chromium), node >= 20, cargo.
 set -euo pipefail
@@ -23,5 +25,5 @@ fi
 cd "$HERE"
 [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
 mkdir -p "$SCREENSHOTS"
-if [ "$#" -eq 0 ]; then set -- page.test.mjs analysis-page.test.mjs examples.test.mjs analysis.test.mjs; fi
+if [ "$#" -eq 0 ]; then set -- page.test.mjs analysis-page.test.mjs examples.test.mjs analysis.test.mjs aggregate.test.mjs; fi
 node --test --test-concurrency=1 "$@"
