@@ -78,7 +78,8 @@ pub struct SummaryQuery<'a> {
 }
 
 /// The statistics, and per group (in the same order) its busy time; for the
-/// first groups, p50, p95 and p99 of their durations.
+/// first groups, p50, p95 and p99 of their durations. Groups are by total time,
+/// except threads: by busy time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
     pub stats: SliceStats,
@@ -122,11 +123,16 @@ pub fn summarize(trace: &Trace, sel: &Selection, q: &SummaryQuery<'_>) -> Summar
         GroupKey::Str(id) => id.0 as usize,
     };
     let busy_of = busy(trace, sel, &key, &keep);
-    let busy = stats
-        .groups
-        .iter()
-        .map(|g| busy_of.get(&(index_of(g.key) as u32)).copied().unwrap_or(0))
-        .collect();
+    let busy_time =
+        |g: &super::SliceGroup| busy_of.get(&(index_of(g.key) as u32)).copied().unwrap_or(0);
+    let mut stats = stats;
+    // Threads run side by side: the busiest thread first, not the deepest nesting.
+    if q.by == GroupBy::Thread {
+        stats
+            .groups
+            .sort_by_key(|g| std::cmp::Reverse(busy_time(g)));
+    }
+    let busy = stats.groups.iter().map(busy_time).collect();
     let wanted: Vec<u32> = stats
         .groups
         .iter()
