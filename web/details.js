@@ -70,6 +70,31 @@ export function argsView(d) {
 }
 
 /**
+ * The Args section of an item's details.
+ * @param {{args: unknown, args_text?: string|null}} d
+ */
+export function argsSection(d) {
+  const args = document.createElement('section');
+  args.className = 'args';
+  args.innerHTML = '<h3>Args</h3>';
+  args.append(argsView(d));
+  return args;
+}
+
+/**
+ * The event's JSON text as written, folded; null without one.
+ * @param {string} text
+ */
+export function rawEvent(text) {
+  if (!text) return null;
+  const raw = document.createElement('details');
+  raw.className = 'raw';
+  raw.innerHTML = '<summary>Event as written</summary>';
+  raw.append(Object.assign(document.createElement('pre'), { textContent: text }));
+  return raw;
+}
+
+/**
  * Put text on the clipboard (the async API, else a selected text area).
  * @param {string} text
  */
@@ -187,11 +212,7 @@ export class DetailsPanel {
     const head = `<h2>${esc(d.name || '(unnamed)')} <span class="muted">${kind} ${d.id}</span>${all}</h2><div class="copies">${copies}</div>`;
     this.el.innerHTML = `${head}<div class="cols"><section class="facts-col">${table(rows)}</section></div>`;
     const cols = /** @type {HTMLElement} */ (this.el.querySelector('.cols'));
-    const args = document.createElement('section');
-    args.className = 'args';
-    args.innerHTML = '<h3>Args</h3>';
-    args.append(argsView(d));
-    cols.append(args);
+    cols.append(argsSection(d));
     const links = document.createElement('section');
     links.className = 'links';
     const kids = d.children_total !== undefined && d.children_total > d.children.length ? d.children_total : d.children.length;
@@ -201,13 +222,8 @@ export class DetailsPanel {
       flows('Flows in', d.flows_in.map((f) => f.from), this.origin, '←') +
       flows('Flows out', d.flows_out.map((f) => f.to), this.origin, '→');
     if (links.innerHTML) cols.append(links);
-    if (d.raw) {
-      const raw = document.createElement('details');
-      raw.className = 'raw';
-      raw.innerHTML = '<summary>Event as written</summary>';
-      raw.append(Object.assign(document.createElement('pre'), { textContent: d.raw }));
-      this.el.append(raw);
-    }
+    const raw = rawEvent(d.raw);
+    if (raw) this.el.append(raw);
   }
 
   /**

@@ -142,13 +142,10 @@ pub struct TreeQuery<'p> {
     pub filter: Option<&'p Pattern>,
 }
 
-/// The top-down tree of a selection and the functions it interned.
-pub(super) fn top_down(trace: &Trace, sel: &Selection, source: Source) -> (Builder, Functions) {
+/// The top-down tree of the selected CPU samples and the functions it interned.
+pub(super) fn top_down(trace: &Trace, sel: &Selection) -> (Builder, Functions) {
     let mut funcs = Functions::default();
-    let td = match source {
-        Source::Samples => sample_tree::top_down(trace, sel, &mut funcs),
-        Source::Slices => slice_tree::top_down(trace, sel, &mut funcs),
-    };
+    let td = sample_tree::top_down(trace, sel, &mut funcs);
     (td, funcs)
 }
 
@@ -178,7 +175,10 @@ pub fn call_tree(trace: &Trace, sel: &Selection, view: TreeView, max_nodes: usiz
 
 /// The call tree of a selection from samples or slices.
 pub fn tree(trace: &Trace, sel: &Selection, q: &TreeQuery<'_>) -> CallTree {
-    let (td, funcs) = top_down(trace, sel, q.source);
+    if q.source == Source::Slices {
+        return slice_tree::tree(trace, sel, q.view, q.max_nodes, q.filter);
+    }
+    let (td, funcs) = top_down(trace, sel);
     let (samples, total_ns) = root_totals(&td);
     let b = match q.view {
         TreeView::TopDown => td,

@@ -10,7 +10,7 @@
 
 use super::call_tree::{root_totals, top_down, CallTree, Function, Source, TreeView};
 use super::tree_builder::Builder;
-use super::Selection;
+use super::{slice_tree, Selection};
 use crate::tables::NONE;
 use crate::trace::Trace;
 
@@ -40,7 +40,21 @@ pub struct FunctionTable {
 
 /// Every function of the selection.
 pub fn functions(trace: &Trace, sel: &Selection, source: Source) -> FunctionTable {
-    let (td, funcs) = top_down(trace, sel, source);
+    let mut table = match source {
+        Source::Samples => sample_functions(trace, sel),
+        Source::Slices => slice_tree::functions(trace, sel),
+    };
+    table.functions.sort_by(|a, b| {
+        (b.total_ns, b.self_ns)
+            .cmp(&(a.total_ns, a.self_ns))
+            .then_with(|| trace.name(a.function.name).cmp(trace.name(b.function.name)))
+    });
+    table
+}
+
+/// The functions of the selected CPU samples.
+fn sample_functions(trace: &Trace, sel: &Selection) -> FunctionTable {
+    let (td, funcs) = top_down(trace, sel);
     let (samples, total_ns) = root_totals(&td);
     let mut out: Vec<FunctionStats> = funcs
         .list
@@ -62,11 +76,6 @@ pub fn functions(trace: &Trace, sel: &Selection, source: Source) -> FunctionTabl
             f.total_samples += td.total_n[k];
         }
     }
-    out.sort_by(|a, b| {
-        (b.total_ns, b.self_ns)
-            .cmp(&(a.total_ns, a.self_ns))
-            .then_with(|| trace.name(a.function.name).cmp(trace.name(b.function.name)))
-    });
     FunctionTable {
         functions: out,
         samples,
@@ -92,7 +101,15 @@ pub fn sandwich(
     function: &Function,
     max_nodes: usize,
 ) -> Sandwich {
-    let (td, funcs) = top_down(trace, sel, source);
+    if source == Source::Slices {
+        let (callers, callees) = slice_tree::sandwich(trace, sel, function.name, max_nodes);
+        return Sandwich {
+            function: *function,
+            callers,
+            callees,
+        };
+    }
+    let (td, funcs) = top_down(trace, sel);
     let (mut callers, mut callees) = (Builder::default(), Builder::default());
     if let Some(f) = funcs.find(function) {
         // Nodes of the top-down tree mapped into the callees tree: the outermost
@@ -105,12 +122,8 @@ pub fn sandwich(
                 into[k] = callees.child(mapped_parent, td.func[k]);
             } else if td.func[k] == f {
                 into[k] = callees.child(NONE, f);
-                // Samples count as the samples under the call, slices as calls.
-                let n = match source {
-                    Source::Samples => td.total_n[k],
-                    Source::Slices => td.self_n[k],
-                };
-                add_callers(&td, k, n, &mut callers);
+                // A caller counts the samples under the call.
+                add_callers(&td, k, td.total_n[k], &mut callers);
             } else {
                 continue;
             }

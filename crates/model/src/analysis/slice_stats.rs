@@ -182,6 +182,23 @@ pub(super) struct Rows {
     pub singles: Vec<u32>,
 }
 
+impl Rows {
+    /// The selected rows of the track of rows `lo..hi`: those started before the
+    /// range (by row) and the run starting inside it.
+    pub fn of_track(&self, lo: usize, hi: usize) -> (&[u32], Range<usize>) {
+        let a = self.singles.partition_point(|&i| (i as usize) < lo);
+        let b = self.singles.partition_point(|&i| (i as usize) < hi);
+        let k = self.runs.partition_point(|r| r.start < lo);
+        let run = self
+            .runs
+            .get(k)
+            .filter(|r| r.end <= hi)
+            .cloned()
+            .unwrap_or(0..0);
+        (&self.singles[a..b], run)
+    }
+}
+
 pub(super) fn overlaps(s: &SliceTable, i: usize, t0: i64, t1: i64) -> bool {
     let ts = s.ts[i];
     if s.dur[i] == 0 {

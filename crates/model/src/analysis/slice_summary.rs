@@ -162,18 +162,9 @@ fn busy(
     // to start at t0, then the run).
     let mut per_thread: FxHashMap<u32, Vec<Vec<usize>>> = FxHashMap::default();
     for tr in &s.tracks {
-        let (lo, hi) = (tr.rows.0 as usize, tr.rows.1 as usize);
-        let mut list: Vec<usize> = Vec::new();
-        let a = rows.singles.partition_point(|&i| (i as usize) < lo);
-        let b = rows.singles.partition_point(|&i| (i as usize) < hi);
-        list.extend(rows.singles[a..b].iter().map(|&i| i as usize));
-        if let Some(r) = rows
-            .runs
-            .iter()
-            .find(|r| r.start >= lo && r.end <= hi && !r.is_empty())
-        {
-            list.extend(r.clone());
-        }
+        let (singles, run) = rows.of_track(tr.rows.0 as usize, tr.rows.1 as usize);
+        let mut list: Vec<usize> = singles.iter().map(|&i| i as usize).collect();
+        list.extend(run);
         if !list.is_empty() {
             per_thread.entry(tr.thread).or_default().push(list);
         }

@@ -1,10 +1,10 @@
-//! The mutable call tree every aggregate is built in: nodes keyed by (parent,
-//! function), with self time and counts; and the inversion into a bottom-up tree.
+//! The mutable call tree the CPU-sample aggregates are built in: nodes keyed by
+//! (parent, function), with self time and counts; and the inversion into a
+//! bottom-up tree. (Slices, far more varied, build theirs lazily: `slice_tree`.)
 
 use rustc_hash::FxHashMap;
 
 use super::call_tree::Function;
-use crate::strings::StrId;
 use crate::tables::NONE;
 use crate::trace::Trace;
 
@@ -63,28 +63,6 @@ impl Builder {
                 self.total_n[p as usize] += self.total_n[k];
             }
         }
-    }
-
-    /// Adds another builder's self values into this one, node by node (`other`'s
-    /// functions are the same ids as this one's).
-    pub fn merge(&mut self, other: &Builder) {
-        let mut map = vec![NONE; other.len()];
-        for k in 0..other.len() {
-            let p = other.parent[k];
-            let parent = if p == NONE { NONE } else { map[p as usize] };
-            let n = self.child(parent, other.func[k]) as usize;
-            map[k] = n as u32;
-            self.self_ns[n] = self.self_ns[n].saturating_add(other.self_ns[k]);
-            self.self_n[n] += other.self_n[k];
-        }
-    }
-
-    /// Rewrites every node's function id (the tree is complete: no more children).
-    pub fn map_funcs(&mut self, mut f: impl FnMut(u32) -> u32) {
-        for x in &mut self.func {
-            *x = f(*x);
-        }
-        self.index = FxHashMap::default();
     }
 
     /// Whether node `k` has an ancestor calling the same function.
@@ -160,11 +138,6 @@ impl Functions {
             line: fr.line,
             column: fr.column,
         })
-    }
-
-    /// The function of a slice: its name alone.
-    pub fn of_name(&mut self, name: StrId) -> u32 {
-        self.intern(Function::named(name))
     }
 
     pub fn find(&self, f: &Function) -> Option<u32> {
