@@ -53,6 +53,8 @@ export class Analysis {
     this.tabs.add('details', 'Details', $('details'));
     this.tabs.add('range', 'Range', $('range-panel'));
     this.tabs.add('profile', 'Profile', $('profile-panel'));
+    this.tabs.add('query', 'Query', $('query-panel'));
+    $('query-button').addEventListener('click', () => this.tabs.show('query'));
     this.tabs.onShow = (/** @type {string} */ name) => {
       tl.store.set({ tab: name });
       if (name === 'profile') this.profile.ensure();

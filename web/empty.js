@@ -25,8 +25,8 @@ export function emptyTraceMessage(s) {
   if (diags > 0) facts.push(`${formatCount(diags)} diagnostic${diags === 1 ? '' : 's'}: see the badge above`);
   const list = facts.length ? `<ul>${facts.map((f) => `<li>${f}</li>`).join('')}</ul>` : '';
   const head = s.events === 0 ? 'This trace is empty: it holds no events.' : 'Nothing to draw: none of this trace’s events has a time.';
-  return `<b>${head}</b>${list}` +
-    '<span class="muted">A trace needs events such as <code>{"ph":"X","ts":0,"dur":10,"pid":1,"tid":1,"name":"work"}</code>.</span>';
+  return `<div><b>${head}</b></div>${list}` +
+    '<div class="muted">A trace needs events such as <code>{"ph":"X","ts":0,"dur":10,"pid":1,"tid":1,"name":"work"}</code>.</div>';
 }
 
 /**

@@ -3,7 +3,7 @@
 // edge; hover shows a larger preview. Images come from /api/screenshot/{id}.
 
 /** @typedef {import('./timescale.js').TimeScale} TimeScale */
-/** @typedef {{ts: number, dur: number, id: number}} Shot */
+/** A screenshot (or, zoomed out, the first of `count` in one pixel). @typedef {{ts: number, dur: number, id: number, count: number}} Shot */
 
 /** Gap between thumbnails, px. */
 const GAP = 2;
@@ -45,7 +45,7 @@ export class ScreenshotImages {
 
 /**
  * The screenshots of a track's tiles, once each, by time.
- * @param {Array<{data: {ts: number[], dur: number[], id: number[]}}>} tiles
+ * @param {Array<{data: {ts: number[], dur: number[], id: number[], count?: number[]}}>} tiles
  * @returns {Shot[]}
  */
 export function shotsOf(tiles) {
@@ -53,13 +53,16 @@ export function shotsOf(tiles) {
   const byTs = new Map();
   for (const t of tiles) {
     const d = t.data;
-    for (let i = 0; i < d.ts.length; i++) if (d.id[i] >= 0 && !byTs.has(d.ts[i])) byTs.set(d.ts[i], { ts: d.ts[i], dur: d.dur[i], id: d.id[i] });
+    for (let i = 0; i < d.ts.length; i++) {
+      if (d.id[i] >= 0 && !byTs.has(d.ts[i])) byTs.set(d.ts[i], { ts: d.ts[i], dur: d.dur[i], id: d.id[i], count: d.count ? d.count[i] : 1 });
+    }
   }
   return [...byTs.values()].sort((a, b) => a.ts - b.ts);
 }
 
 /**
- * The screenshot on screen at time `t`: the last one taken at or before it.
+ * The screenshot on screen at time `t`: the last one taken at or before it (and
+ * still shown: the last one lasts until the trace ends).
  * @param {Shot[]} shots sorted by time
  * @param {number} t
  */
@@ -74,7 +77,9 @@ export function shotAt(shots, t) {
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  return found < 0 ? null : shots[found];
+  if (found < 0) return null;
+  const s = shots[found];
+  return found === shots.length - 1 && t > s.ts + s.dur ? null : s;
 }
 
 /**

@@ -47,7 +47,7 @@ export function createHook(win, booted, rulerH) {
     /**
      * Rows from top to bottom: the pinned ones, then process headers, groups,
      * tracks, toggles and name-only threads. `y` is the row's place in its area,
-     * `top` the canvas y of its first slice row (of the row itself if not a track).
+     * `canvasY` the canvas y of its top, `top` that of its first slice row.
      */
     tracks() {
       const { tl } = need();
@@ -56,7 +56,7 @@ export function createHook(win, booted, rulerH) {
         tid: r.thread === null ? null : r.process.threads.find((t) => t.id === r.thread)?.tid ?? null,
         track: r.track ? r.track.id : null, trackKind: r.track ? r.track.kind : null,
         rows: r.track ? r.track.rows : 0, y: r.y, h: r.h, collapsed: r.collapsed, pinned: r.pinned, indent: r.indent,
-        top: tl.rowTop(r) + (r.track ? contentTop(r.track) : 0), instants: r.track?.instants ?? 0,
+        canvasY: tl.rowTop(r), top: tl.rowTop(r) + (r.track ? contentTop(r.track) : 0), instants: r.track?.instants ?? 0,
       }));
     },
     /** The state (state.js) as plain data: view, selection, layout choices, tab, theme. */
@@ -111,7 +111,13 @@ export function createHook(win, booted, rulerH) {
         for (const tile of tiles) {
           const d = tile.data;
           if (row && row.track && row.track.kind === 'counter') {
-            d.ts.forEach((/** @type {number} */ ts, /** @type {number} */ i) => counters.push({ track, ts, value: d.value[i] }));
+            d.ts.forEach((/** @type {number} */ ts, /** @type {number} */ i) => {
+              // A point in two tiles (or a coarser one drawn under) counts once.
+              const key = `${track}|c|${ts}`;
+              if (seen.has(key)) return;
+              seen.add(key);
+              counters.push({ track, ts, value: d.value[i] });
+            });
             continue;
           }
           for (let i = 0; i < d.ts.length; i++) {

@@ -59,8 +59,11 @@ export function showInstant(panel, d, summary) {
  */
 export function showScreenshot(panel, sel, url, origin) {
   panel.onShow(false);
+  const shown = (sel.count ?? 1) > 1
+    ? `<span class="muted">${sel.count} screenshots in this pixel: zoom in to see each</span>`
+    : sel.dur > 0 ? `${formatDuration(sel.dur)} (until the next one)` : '–';
   /** @type {Array<[string, string]>} */
-  const rows = [['Taken at', formatTime(sel.ts - origin)], ['Shown for', sel.dur > 0 ? `${formatDuration(sel.dur)} (until the next one)` : '–']];
+  const rows = [['Taken at', formatTime(sel.ts - origin)], ['Shown for', shown]];
   panel.el.innerHTML = `<h2>Screenshot <span class="muted">snapshot ${sel.id}</span></h2>` +
     `<div class="cols"><section class="facts-col">${facts(rows)}</section>` +
     `<section><img class="shot" src="${esc(url)}" alt="Screenshot at ${esc(formatTime(sel.ts - origin))}"></section></div>`;

@@ -1,7 +1,8 @@
 // The vertical layout: pinned tracks on top, then each process as a foldable group:
 // its filmstrip, its threads (the server's order: main thread first, busy ones
-// next), its name-only threads behind an "N empty threads" toggle, its counters
-// and async tracks in foldable groups (folded when there are many), its objects.
+// next), its name-only threads behind an "N empty threads" toggle, its counters,
+// async tracks and objects in foldable groups (folded when there are many tracks
+// or rows).
 // Processes with nothing to draw wait behind an "N empty processes" toggle at the
 // end. Hidden tracks, the track filter and the order the user dragged rows into
 // apply here; nothing else decides where a track is.
@@ -71,7 +72,8 @@ export function trackHeight(track) {
 export function processLabel(p) {
   const parts = [p.label];
   if (p.labels) parts.push(p.labels);
-  if (p.frame_url) parts.push(p.frame_url);
+  // The server's label ends with the frame URL already.
+  if (p.frame_url && !p.label.endsWith(p.frame_url)) parts.push(p.frame_url);
   return parts.join(' · ');
 }
 
@@ -133,7 +135,7 @@ export function trackPlaces(summary) {
   const out = new Map();
   for (const p of summary.processes) {
     for (const [kind, list] of processGroups(p)) {
-      const group = list.length > 1 ? `${processKey(p)}:${kind}` : null;
+      const group = grouped(list) ? `${processKey(p)}:${kind}` : null;
       for (const t of list) out.set(t.id, { track: t, process: p, thread: null, group });
     }
     for (const t of p.tracks) if (!out.has(t.id)) out.set(t.id, { track: t, process: p, thread: null, group: null });
@@ -147,10 +149,146 @@ function processGroups(p) {
   return [
     ['counters', p.tracks.filter((t) => t.kind === 'counter')],
     ['async', p.tracks.filter((t) => t.kind === 'async')],
+    ['objects', p.tracks.filter((t) => t.kind === 'objects')],
   ];
 }
 
-const GROUP_LABEL = /** @type {Record<string, string>} */ ({ counters: 'Counters', async: 'Async' });
+const GROUP_LABEL = /** @type {Record<string, string>} */ ({ counters: 'Counters', async: 'Async', objects: 'Objects' });
+
+/** Rows of a list of tracks. @param {Track[]} list */
+const rowsOf = (list) => list.reduce((n, t) => n + Math.max(1, t.rows), 0);
+
+/** Tracks get a group header when there are several, or one very tall. @param {Track[]} list */
+const grouped = (list) => list.length > 1 || rowsOf(list) > 2 * MANY;
+
+/** A group starts folded when it holds many tracks or rows. @param {Track[]} list */
+const foldedByDefault = (list) => list.length > MANY || rowsOf(list) > 2 * MANY;
+
+/**
+ * A row, always built with the same fields in the same order.
+ * @param {Row['kind']} kind @param {string} key @param {number} h @param {string} label @param {string} sub
+ * @param {Process} process @param {number|null} thread @param {Track|null} track @param {boolean} collapsed
+ * @param {number} indent @param {number} count @param {Row['move']} move
+ * @returns {Row}
+ */
+function mk(kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move) {
+  return { kind, key, y: 0, h, label, sub, process, thread, track, collapsed, indent, pinned: false, count, move };
+}
+
+/**
+ * Rows of earlier layouts of a summary, by key, to reuse: a relayout (a pin, a
+ * keystroke in the filter) then allocates almost nothing. A layout replaces the
+ * one before it, so sharing its rows is safe.
+ * @type {WeakMap<Summary, Map<string, Row>>}
+ */
+const rowCache = new WeakMap();
+
+/**
+ * `mk`, reusing the row of that key from an earlier layout (`cache`).
+ * @param {Map<string, Row>} cache
+ * @param {Row['kind']} kind @param {string} key @param {number} h @param {string} label @param {string} sub
+ * @param {Process} process @param {number|null} thread @param {Track|null} track @param {boolean} collapsed
+ * @param {number} indent @param {number} count @param {Row['move']} move
+ * @returns {Row}
+ */
+function reuse(cache, kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move) {
+  const r = cache.get(key);
+  if (!r || r.kind !== kind) {
+    const n = mk(kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move);
+    cache.set(key, n);
+    return n;
+  }
+  r.h = h;
+  r.label = label;
+  r.sub = sub;
+  r.process = process;
+  r.thread = thread;
+  r.track = track;
+  r.collapsed = collapsed;
+  r.indent = indent;
+  r.count = count;
+  r.move = move;
+  r.pinned = false;
+  return r;
+}
+
+/**
+ * What a drag of a thread's rows moves, by thread id, per summary.
+ * @type {WeakMap<Summary, Array<{parent: string, key: string}>>}
+ */
+const moveCache = new WeakMap();
+
+/**
+ * The rows a process had in the last layout, where they started, their height,
+ * and the choices they were built for.
+ * @typedef {{sig: string, rows: Row[], y0: number, h: number}} Segment
+ * @type {WeakMap<Summary, Map<number, Segment>>}
+ */
+const segmentCache = new WeakMap();
+
+/** @param {Summary} summary */
+function segmentsOf(summary) {
+  let m = segmentCache.get(summary);
+  if (!m) segmentCache.set(summary, (m = new Map()));
+  return m;
+}
+
+/**
+ * The user's choices that concern each process, as text to compare: its hidden
+ * and pinned tracks (and itself, its threads), its folds and its orders.
+ * @param {Summary} summary
+ * @param {LayoutOptions} opts
+ * @returns {Map<number, string>} by process id
+ */
+function choicesByProcess(summary, opts) {
+  const places = placesOf(summary);
+  /** @type {Map<number, string[]>} */
+  const out = new Map();
+  const add = (/** @type {number|undefined} */ p, /** @type {string} */ what) => {
+    if (p === undefined) return;
+    const list = out.get(p);
+    if (list) list.push(what);
+    else out.set(p, [what]);
+  };
+  /** @param {string} key the process of a key: `P3`, `P3:async`, `T5`, or a track id */
+  const owner = (key) => {
+    const m = key.match(/^P(\d+)(?::|$)/);
+    if (m) return Number(m[1]);
+    const at = places.get(key);
+    if (at) return at.process.id;
+    const t = key.match(/^T(\d+)$/);
+    return t ? threadsOf(summary).get(Number(t[1])) : undefined;
+  };
+  for (const k of opts.hidden) add(owner(k), `h${k}`);
+  for (const k of opts.pinned) add(owner(k), `p${k}`);
+  for (const [k, v] of Object.entries(opts.folds)) add(owner(k), `f${k}=${v}`);
+  for (const [k, v] of Object.entries(opts.order)) add(owner(k), `o${k}=${v.join('.')}`);
+  return new Map([...out].map(([p, list]) => [p, list.join('\u0001')]));
+}
+
+/** @type {WeakMap<Summary, Map<number, number>>} */
+const threadProcessCache = new WeakMap();
+
+/** Thread id -> process id, once per summary. @param {Summary} summary */
+function threadsOf(summary) {
+  let m = threadProcessCache.get(summary);
+  if (!m) {
+    m = new Map();
+    for (const p of summary.processes) for (const th of p.threads) m.set(th.id, p.id);
+    threadProcessCache.set(summary, m);
+  }
+  return m;
+}
+
+/** @type {WeakMap<Summary, Map<string, TrackPlace>>} */
+const placesCache = new WeakMap();
+
+/** `trackPlaces`, once per summary. @param {Summary} summary */
+export function placesOf(summary) {
+  let m = placesCache.get(summary);
+  if (!m) placesCache.set(summary, (m = trackPlaces(summary)));
+  return m;
+}
 
 /**
  * Lay out every track top to bottom.
@@ -172,14 +310,38 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   const groups = new Map();
   const fold = (/** @type {string} */ key, /** @type {boolean} */ dflt) => folds[key] ?? dflt;
   let y = 0;
+  let cache = rowCache.get(summary);
+  if (!cache) rowCache.set(summary, (cache = new Map()));
+  const rowCacheNow = cache;
+  let moves = moveCache.get(summary);
+  if (!moves) moveCache.set(summary, (moves = []));
+  const threadMoves = moves;
+  /**
+   * @param {Row['kind']} kind @param {string} key @param {number} h @param {string} label @param {string} sub
+   * @param {Process} process @param {number|null} thread @param {Track|null} track @param {boolean} collapsed
+   * @param {number} indent @param {number} count @param {Row['move']} move
+   */
+  const row = (kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move) =>
+    reuse(rowCacheNow, kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move);
 
-  /** @param {Process} p @param {Omit<Row, 'y'|'process'|'pinned'>} r */
-  const push = (p, r) => {
-    const row = { ...r, y, process: p, pinned: false };
+  /**
+   * Place a row. Rows are built with one shape (`mk`) and no copies: 10,000
+   * tracks lay out in a few milliseconds.
+   * @param {Row} row
+   */
+  const push = (row) => {
+    row.y = y;
     rows.push(row);
     if (row.track) byTrack.set(row.track.id, row);
     y += row.h;
   };
+  // Processes with a hidden or pinned track: only their tracks need looking up.
+  const places = placesOf(summary);
+  const touched = new Set();
+  for (const id of [...hidden, ...pinnedSet]) {
+    const at = places.get(id);
+    if (at) touched.add(at.process);
+  }
   /** @param {Track} t */
   const visible = (t) => !hidden.has(t.id) && !pinnedSet.has(t.id);
   /** A thread's label on its first track; later tracks name their kind. @param {Thread} th @param {Track} t @param {number} i */
@@ -190,83 +352,109 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
    * matches (everything when the process's own name matches).
    * @param {Process} p
    */
-  const addProcess = (p) => {
+  const buildProcess = (p) => {
     const pk = processKey(p);
     if (hidden.has(pk)) return;
     const all = !match || match(processLabel(p));
-    const y0 = y;
-    /** @type {Array<() => void>} */
-    const body = [];
-    let shown = 0;
-    const film = p.tracks.filter((t) => t.kind === 'screenshots' || t.kind === 'objects');
-    for (const t of ordered(film.filter((t) => t.kind === 'screenshots'), (t) => t.id, order[pk])) {
-      if (!visible(t) || !(all || match?.(t.name))) continue;
-      shown++;
-      body.push(() => push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 1, count: 0, move: null }));
-    }
+    /** @param {string} label */
+    const shows = (label) => all || /** @type {(s: string) => boolean} */ (match)(label);
+    const noneHidden = !touched.has(p);
+    const film = p.tracks.filter((t) => t.kind === 'screenshots' && (noneHidden || visible(t)) && shows(t.name));
     const busy = p.threads.filter((th) => th.tracks.length > 0);
-    for (const th of ordered(busy, threadKey, order[pk])) {
-      const tracks = th.tracks.filter((t, i) => visible(t) && (all || match?.(trackLabel(th, t, i))));
-      if (tracks.length === 0) continue;
-      shown++;
-      body.push(() => th.tracks.forEach((t, i) => {
-        if (!tracks.includes(t)) return;
-        push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: trackLabel(th, t, i), sub: i === 0 ? '' : t.kind, thread: th.id, track: t,
-          collapsed: false, indent: 1, count: 0, move: { parent: pk, key: threadKey(th) } });
-      }));
+    /** Threads shown, and the tracks of each shown (null: all of them). @type {Thread[]} */
+    let threads = ordered(busy, threadKey, order[pk]);
+    /** @type {Array<Track[]|null>|null} */
+    let only = null;
+    if (!noneHidden || !all) {
+      const kept = [];
+      only = [];
+      for (const th of threads) {
+        const tracks = th.tracks.filter((t, i) => visible(t) && shows(trackLabel(th, t, i)));
+        if (tracks.length === 0) continue;
+        kept.push(th);
+        only.push(tracks.length === th.tracks.length ? null : tracks);
+      }
+      threads = kept;
     }
-    const idle = p.threads.filter((th) => th.tracks.length === 0 && !hidden.has(threadKey(th)) && (all || match?.(th.label)));
-    if (idle.length > 0) {
-      shown++;
-      body.push(() => {
+    const idle = p.threads.filter((th) => th.tracks.length === 0 && !hidden.has(threadKey(th)) && shows(th.label));
+    /** Groups shown, with their tracks shown. @type {Array<[string, Track[], Track[]]>} */
+    const groupsShown = [];
+    for (const [kind, list] of processGroups(p)) {
+      if (list.length === 0) continue;
+      const tracks = ordered(list, (t) => t.id, order[`${pk}:${kind}`]).filter((t) => (noneHidden || visible(t)) && shows(t.name));
+      if (tracks.length > 0) groupsShown.push([kind, list, tracks]);
+    }
+    if (!all && film.length + threads.length + idle.length + groupsShown.length === 0) return;
+    const y0 = y;
+    const folded = match ? false : fold(pk, false);
+    push(row('process', pk, HEADER_H, processLabel(p), '', p, null, null, folded, 0, 0, { parent: 'root', key: pk }));
+    if (!folded) {
+      for (const t of film) push(row('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, false, 1, 0, null));
+      for (let k = 0; k < threads.length; k++) {
+        const th = threads[k];
+        const these = only && only[k];
+        const move = threadMoves[th.id] ?? (threadMoves[th.id] = { parent: pk, key: threadKey(th) });
+        for (let i = 0; i < th.tracks.length; i++) {
+          const t = th.tracks[i];
+          if (these && !these.includes(t)) continue;
+          push(row('track', t.id, trackHeight(t), trackLabel(th, t, i), i === 0 ? '' : t.kind, p, th.id, t, false, 1, 0, move));
+        }
+      }
+      if (idle.length > 0) {
         const key = `${pk}:empty`;
         // A process with nothing else (behind the "empty processes" toggle) lists
         // its threads at once; with a filter, the ones it found show at once.
         const alone = busy.length === 0 && p.tracks.length === 0;
-        const folded = alone || (match && !all) ? false : fold(key, true);
+        const closed = alone || (match && !all) ? false : fold(key, true);
         if (!alone) {
-          push(p, { kind: 'toggle', key, h: TOGGLE_H, label: `${idle.length} empty thread${idle.length === 1 ? '' : 's'}`, sub: 'metadata only',
-            thread: null, track: null, collapsed: folded, indent: 1, count: idle.length, move: null });
+          push(row('toggle', key, TOGGLE_H, `${idle.length} empty thread${idle.length === 1 ? '' : 's'}`, 'metadata only', p, null, null, closed, 1, idle.length, null));
         }
-        if (folded) return;
-        for (const th of idle) {
-          push(p, { kind: 'empty', key: threadKey(th), h: EMPTY_H, label: th.label, sub: '', thread: th.id, track: null, collapsed: false,
-            indent: alone ? 1 : 2, count: 0, move: null });
-        }
-      });
-    }
-    for (const [kind, list] of processGroups(p)) {
-      const gk = `${pk}:${kind}`;
-      const tracks = ordered(list, (t) => t.id, order[gk]).filter((t) => visible(t) && (all || match?.(t.name)));
-      if (tracks.length === 0) continue;
-      shown++;
-      if (list.length === 1) {
-        const t = tracks[0];
-        body.push(() => push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 1, count: 0, move: null }));
-        continue;
+        if (!closed) for (const th of idle) push(row('empty', threadKey(th), EMPTY_H, th.label, '', p, th.id, null, false, alone ? 1 : 2, 0, null));
       }
-      body.push(() => {
-        const folded = match && !all ? false : fold(gk, list.length > MANY);
-        push(p, { kind: 'group', key: gk, h: GROUP_H, label: GROUP_LABEL[kind], sub: `${tracks.length} tracks`, thread: null, track: null,
-          collapsed: folded, indent: 1, count: tracks.length, move: null });
-        if (folded) return;
-        for (const t of tracks) {
-          push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 2, count: 0,
-            move: { parent: gk, key: t.id } });
+      for (const [kind, list, tracks] of groupsShown) {
+        if (!grouped(list)) {
+          const t = tracks[0];
+          push(row('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, false, 1, 0, null));
+          continue;
         }
-      });
+        const gk = `${pk}:${kind}`;
+        const closed = match && !all ? false : fold(gk, foldedByDefault(list));
+        const sub = list.length > 1 ? `${tracks.length} tracks` : `${rowsOf(list)} rows`;
+        push(row('group', gk, GROUP_H, GROUP_LABEL[kind], sub, p, null, null, closed, 1, tracks.length, null));
+        if (closed) continue;
+        for (const t of tracks) push(row('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, false, 2, 0, { parent: gk, key: t.id }));
+      }
     }
-    for (const t of film.filter((t) => t.kind === 'objects')) {
-      if (!visible(t) || !(all || match?.(t.name))) continue;
-      shown++;
-      body.push(() => push(p, { kind: 'track', key: t.id, h: trackHeight(t), label: t.name, sub: t.kind, thread: null, track: t, collapsed: false, indent: 1, count: 0, move: null }));
-    }
-    if (match && shown === 0 && !all) return;
-    const folded = match ? false : fold(pk, false);
-    push(p, { kind: 'process', key: pk, h: HEADER_H, label: processLabel(p), sub: '', thread: null, track: null, collapsed: folded, indent: 0, count: 0,
-      move: { parent: 'root', key: pk } });
-    if (!folded) for (const f of body) f();
     groups.set(p.id, { y0, y1: y });
+  };
+
+  // A process's rows depend only on the filter, its own hidden and pinned tracks,
+  // its folds and its order: when none changed, the rows of the last layout are
+  // moved to their new place instead of being built again (pinning one track of
+  // 10,000 rebuilds one process).
+  const mine = choicesByProcess(summary, opts);
+  /** @type {Map<number, Segment>} */
+  const segments = segmentsOf(summary);
+  /** @param {Process} p */
+  const addProcess = (p) => {
+    const sig = `${opts.filter}\u0000${mine.get(p.id) ?? ''}`;
+    const seg = segments.get(p.id);
+    if (seg && seg.sig === sig) {
+      const dy = y - seg.y0;
+      for (const r of seg.rows) {
+        r.y += dy;
+        rows.push(r);
+        if (r.track) byTrack.set(r.track.id, r);
+      }
+      if (seg.rows.length) groups.set(p.id, { y0: y, y1: y + seg.h });
+      seg.y0 = y;
+      y += seg.h;
+      return;
+    }
+    const from = rows.length;
+    const y0 = y;
+    buildProcess(p);
+    segments.set(p.id, { sig, rows: rows.slice(from), y0, h: y - y0 });
   };
 
   const procs = ordered(summary.processes, processKey, order.root);
@@ -276,13 +464,12 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   if (emptyShown.length > 0) {
     const folded = match ? false : fold('empty', true);
     const first = emptyShown[0];
-    push(first, { kind: 'toggle', key: 'empty', h: TOGGLE_H, label: `${emptyShown.length} empty process${emptyShown.length === 1 ? '' : 'es'}`,
-      sub: 'metadata only', thread: null, track: null, collapsed: folded, indent: 0, count: emptyShown.length, move: null });
+    push(row('toggle', 'empty', TOGGLE_H, `${emptyShown.length} empty process${emptyShown.length === 1 ? '' : 'es'}`, 'metadata only', first, null, null,
+      folded, 0, emptyShown.length, null));
     if (!folded) for (const p of emptyShown) addProcess(p);
   }
 
   // The pinned area, in the order pinned.
-  const places = trackPlaces(summary);
   /** @type {Row[]} */
   const pinned = [];
   let py = 0;
@@ -292,11 +479,13 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
     const { track: t, process: p, thread: th } = at;
     const i = th ? th.tracks.indexOf(t) : 0;
     const own = th ? trackLabel(th, t, i) : t.name;
-    const row = { kind: /** @type {const} */ ('track'), key: id, y: py, h: trackHeight(t), label: `${own}`, sub: p.name ?? p.label, process: p,
-      thread: th ? th.id : null, track: t, collapsed: false, indent: 0, pinned: true, count: 0, move: { parent: 'pinned', key: id } };
-    pinned.push(row);
-    byTrack.set(id, row);
-    py += row.h;
+    const r = row('track', `pin|${id}`, trackHeight(t), own, p.name ?? p.label, p, th ? th.id : null, t, false, 0, 0, { parent: 'pinned', key: id });
+    r.key = id;
+    r.y = py;
+    r.pinned = true;
+    pinned.push(r);
+    byTrack.set(id, r);
+    py += r.h;
   }
   return { rows, height: y, pinned, pinnedH: py, byTrack, groups, filterError: filter.error };
 }

@@ -12,6 +12,7 @@ import { setupDiagnostics } from './diagnostics.js';
 import { formatCount, esc } from './format.js';
 import { createHook } from './hook.js';
 import { Analysis } from './analysis.js';
+import { QueryPanel } from './querypanel.js';
 import { rangeOf } from './range.js';
 import { Store } from './state.js';
 import { setupTheme } from './theme.js';
@@ -38,7 +39,8 @@ async function main() {
   }
   document.title = `${summary.name} · tracescope`;
   $('trace-name').textContent = summary.name;
-  $('trace-facts').textContent = `${formatCount(summary.events)} events · ${summary.processes.length} processes`;
+  const n = summary.processes.length;
+  $('trace-facts').textContent = `${formatCount(summary.events)} event${summary.events === 1 ? '' : 's'} · ${formatCount(n)} process${n === 1 ? '' : 'es'}`;
   setupDiagnostics(/** @type {HTMLButtonElement} */ ($('diag-badge')), $('diag-popup'), summary.diagnostics);
   const help = setupHelp($('help'));
   $('help-button').addEventListener('click', () => help.toggle());
@@ -84,6 +86,25 @@ async function main() {
   };
   tl.onHover = showTip;
   const analysis = new Analysis(api, tl, panel, showTip);
+  const counts = { slices: Number(summary.stats.slices), instants: Number(summary.stats.instants) };
+  const query = new QueryPanel($('query-panel'), counts,
+    // Selecting shows the details, offered beside the Query tab, which stays in front.
+    (item) => {
+      const selected = item.kind !== 'instant' ? goTo(item.kind, item.id) : api.instant(item.id).then((d) => {
+        tl.reveal(d.track ?? '', -1, d.ts, 0);
+        tl.select({ kind: 'instant', id: item.id, track: d.track ?? '', row: -1, ts: d.ts, dur: 0, name: d.name });
+      });
+      selected.then(() => analysis.tabs.show('query')).catch((e) => panel.error(e.message));
+    },
+    (ts, dur) => {
+      const pad = Math.max(1000, dur * 0.1);
+      tl.scale.set(ts - pad, ts + dur + pad);
+      tl.requestDraw();
+    });
+  analysis.tabs.onShow = ((show) => (/** @type {string} */ name) => {
+    show(name);
+    if (name === 'query') query.focus();
+  })(analysis.tabs.onShow);
   store.on(['theme'], () => {
     tl.themeChanged();
     if (analysis.profile.view === 'flame') analysis.profile.drawFlame();
@@ -276,7 +297,7 @@ async function main() {
   tl.resize();
   await syncHash(window, store, summary, { analysis, goTo, tl });
   await tl.nextFrame();
-  return { api, tl, search, results, panel, analysis, store };
+  return { api, tl, search, results, panel, analysis, store, query };
 }
 
 const booted = main();

@@ -4,6 +4,7 @@
 // range get a table of their own.
 import { TableView } from './table.js';
 import { formatCount, formatDuration, formatValue, esc } from './format.js';
+import { tableText, copyText, download, fileName } from './export.js';
 
 /** @typedef {import('./api.js').Api} Api */
 /** @typedef {import('./api.js').RangeQuery} RangeQuery */
@@ -15,6 +16,11 @@ import { formatCount, formatDuration, formatValue, esc } from './format.js';
 export function plural(n, word) {
   return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
 }
+
+/** Copy and CSV buttons of a table. @param {string} what */
+const EXPORT_BUTTONS = (what) =>
+  `<span class="export"><button type="button" data-export="${what}:copy" title="Copy the table (tab-separated, times in ns) to paste into a spreadsheet">Copy</button>` +
+  `<button type="button" data-export="${what}:csv" title="Save the table as a CSV file (times in ns)">CSV</button></span>`;
 
 /** Slices highlighted at most per group (the server's default). */
 export const HIGHLIGHT_LIMIT = 1000;
@@ -28,7 +34,7 @@ export function groupColumns(r) {
   const g = r.groups;
   const dur = (/** @type {number} */ v) => formatDuration(v);
   /** @param {string} id @param {string} label @param {number[]} col @param {string} [title] @returns {Column} */
-  const time = (id, label, col, title) => ({ id, label, title, numeric: true, value: (i) => col[i], show: dur });
+  const time = (id, label, col, title) => ({ id, label, title, numeric: true, unit: 'ns', value: (i) => col[i], show: dur });
   const keyLabel = r.by === 'thread' ? 'Thread' : r.by === 'category' ? 'Category' : 'Name';
   return [
     { id: 'key', label: keyLabel, numeric: false, value: (i) => g.key[i], show: (v) => (v === '' ? '<span class="muted">(none)</span>' : esc(v)) },
@@ -36,7 +42,7 @@ export function groupColumns(r) {
     time('total', 'Total', g.total, 'Sum of the full durations'),
     time('self', 'Self', g.self, 'Sum of self times (minus children)'),
     time('in_range', 'In range', g.in_range, 'Sum of the durations clipped to the range'),
-    { id: 'thread_total', label: 'Thread time', title: 'Sum of thread (CPU) durations where recorded', numeric: true,
+    { id: 'thread_total', label: 'Thread time', title: 'Sum of thread (CPU) durations where recorded', numeric: true, unit: 'ns',
       value: (i) => (g.thread_total[i] < 0 ? null : g.thread_total[i]), show: dur },
     time('avg', 'Avg', g.avg),
     time('min', 'Min', g.min),
@@ -91,9 +97,10 @@ export class RangePanel {
       '<div class="panel-head"><b class="range-title"></b><span class="range-facts muted"></span>' +
       '<label>Group by <select class="range-by"><option value="name">name</option><option value="thread">thread</option>' +
       '<option value="category">category</option></select></label><span class="grow"></span>' +
-      '<span class="range-hl muted" aria-live="polite"></span><button type="button" class="range-zoom" hidden>Zoom to them</button></div>' +
+      '<span class="range-hl muted" aria-live="polite"></span><button type="button" class="range-zoom" hidden>Zoom to them</button>' +
+      EXPORT_BUTTONS('groups') + '</div>' +
       '<p class="range-status muted"></p><div class="range-groups"></div>' +
-      '<h3 class="range-counters-head" hidden>Counters</h3><div class="range-counters"></div>';
+      `<h3 class="range-counters-head" hidden>Counters ${EXPORT_BUTTONS('counters')}</h3><div class="range-counters"></div>`;
     const q = (/** @type {string} */ s) => /** @type {HTMLElement} */ (el.querySelector(s));
     this.by = /** @type {HTMLSelectElement} */ (q('.range-by'));
     this.status = q('.range-status');
@@ -109,6 +116,35 @@ export class RangePanel {
     /** @type {{t0: number, t1: number}|null} span of the highlighted slices */
     this.span = null;
     this.zoom.addEventListener('click', () => this.span && onZoom(this.span.t0, this.span.t1));
+    el.addEventListener('click', (e) => {
+      const b = /** @type {HTMLElement} */ (e.target).closest('button[data-export]');
+      if (!b) return;
+      const [what, how] = /** @type {string} */ (/** @type {HTMLElement} */ (b).dataset.export).split(':');
+      this.exportTable(/** @type {'groups'|'counters'} */ (what), /** @type {'copy'|'csv'} */ (how)).then(
+        (msg) => (this.hl.textContent = msg),
+        (err) => (this.hl.textContent = `Cannot export: ${err.message}`),
+      );
+    });
+  }
+
+  /**
+   * Export a table in its sort order, every row (not only those drawn), with raw
+   * values: to the clipboard as tab-separated text, or as a CSV file.
+   * @param {'groups'|'counters'} what
+   * @param {'copy'|'csv'} how
+   * @returns {Promise<string>} what was done
+   */
+  async exportTable(what, how) {
+    const table = what === 'groups' ? this.groups : this.counters;
+    const q = this.query;
+    const rows = table.sortedRows();
+    if (how === 'copy') {
+      await copyText(tableText(table.columns, rows, 'tsv'));
+      return `Copied ${plural(rows.length, 'row')}`;
+    }
+    const name = q ? fileName('range', q.name ?? '', Math.floor(q.t0), Math.ceil(q.t1), what === 'groups' ? `by-${q.by}` : 'counters') : 'range';
+    download(`${name}.csv`, tableText(table.columns, rows, 'csv'));
+    return `Saved ${name}.csv (${plural(rows.length, 'row')})`;
   }
 
   /**

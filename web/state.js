@@ -1,8 +1,8 @@
 // The page's one state: what is shown (visible range, track layout choices, open
 // tab, theme) and what is chosen (selection, marked range, highlights). Views read
-// it and subscribe to the keys they draw; changes go through `set`, which tells
-// each subscriber once per call which of its keys changed. Nothing else holds
-// view state, so the URL hash (hash.js) can save and restore all of it.
+// it and subscribe to the keys they draw; changes go through `set`, which calls
+// each subscriber of a changed key once, with every key that changed. Nothing
+// else holds view state, so the URL hash (hash.js) can save and restore it all.
 
 /** @typedef {import('./timeline.js').Selection} Selection */
 /** @typedef {import('./timeline.js').Arrow} Arrow */

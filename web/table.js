@@ -9,8 +9,9 @@ export const MAX_TABLE_ROWS = 2000;
 /**
  * A column: how to read row i's value (null: none, shown as "–" and sorted last in
  * either direction) and how to show it.
- * @typedef {{id: string, label: string, title?: string, numeric: boolean,
- *   value: (i: number) => number|string|null, show?: (v: any) => string}} Column
+ * `unit` names the unit of raw numbers (exports put it in the header).
+ * @typedef {{id: string, label: string, title?: string, numeric: boolean, unit?: string,
+ *   value: (i: number) => number|string|null, show?: (v: any, i?: number) => string}} Column
  * @typedef {{column: string|null, dir: 1|-1}} SortState
  */
 
@@ -114,7 +115,7 @@ export class TableView {
         const cells = this.columns
           .map((c) => {
             const v = c.value(i);
-            const text = v === null ? '–' : c.show ? c.show(v) : esc(String(v));
+            const text = v === null ? '–' : c.show ? c.show(v, i) : esc(String(v));
             // Long names are cut by the stylesheet; the full text is the cell's title.
             const title = !c.numeric && typeof v === 'string' && v.length > 30 ? ` title="${esc(v)}"` : '';
             return `<td class="${c.numeric ? 'n' : 't'}"${title}>${text}</td>`;
@@ -128,6 +129,11 @@ export class TableView {
       : '';
     this.el.innerHTML = `<thead><tr>${head}</tr></thead><tbody>${body}${more}</tbody>`;
     this.el.hidden = this.n === 0;
+  }
+
+  /** Every row's data index in the current sort order (the shown ones and the rest). */
+  sortedRows() {
+    return sortedOrder(this.n, this.columns.find((c) => c.id === this.sort.column) ?? null, this.sort.dir);
   }
 
   /** Data indexes in the order shown. */

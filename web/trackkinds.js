@@ -44,7 +44,11 @@ function pickItem(tl, track, tiles, t, dy, kind) {
     if (j < 0) continue;
     const id = d.id[j];
     const count = d.count ? d.count[j] : 1;
-    return { value: null, hit: { kind: id < 0 || count > 1 ? 'merged' : kind, id, track: track.id, row: sub, ts: d.ts[j], dur: d.dur[j], name: d.strings[d.name[j]] ?? '', count } };
+    const merged = id < 0 || count > 1;
+    /** @type {Selection} */
+    const hit = { kind: merged ? 'merged' : kind, id, track: track.id, row: sub, ts: d.ts[j], dur: d.dur[j], name: d.strings[d.name[j]] ?? '' };
+    if (merged) hit.count = count;
+    return { value: null, hit };
   }
   return NOTHING;
 }
@@ -154,7 +158,10 @@ export const TRACK_KINDS = {
       const s = shotAt(shotsOf(tiles), t);
       if (!s) return NOTHING;
       const track = /** @type {Track} */ (row.track);
-      return { value: null, hit: { kind: 'screenshot', id: s.id, track: track.id, row: 0, ts: s.ts, dur: s.dur, name: 'Screenshot' } };
+      /** @type {Selection} */
+      const hit = { kind: 'screenshot', id: s.id, track: track.id, row: 0, ts: s.ts, dur: s.dur, name: 'Screenshot' };
+      if (s.count > 1) hit.count = s.count;
+      return { value: null, hit };
     },
   },
 };

@@ -8,8 +8,8 @@
  * @typedef {{id: number, pid: number|string, name: string|null, label: string,
  *   sort_index: number|null, labels: string|null, frame_url: string|null,
  *   tracks: Track[], threads: Thread[]}} Process
- * @typedef {{kind: string, count: number, offset: number|null, example: string|null,
- *   description?: string}} Diagnostic
+ * @typedef {{kind: string, severity?: 'error'|'warning'|'info', count: number,
+ *   offset: number|null, example: string|null, description?: string}} Diagnostic
  * @typedef {{ts: number[], name: string[], id: number[]}} GlobalInstants
  * @typedef {{name: string, format: string, bytes: number, events: number,
  *   start_ns: number, end_ns: number, display_time_unit: string|null,

@@ -1,24 +1,30 @@
-// The analysis views on the seed examples opened by the real `tracescope view`:
-// range tables (shift-drag and M) with exact numbers from EXPECTED.md and the
-// files, "select all with this name", the CPU profiles of the two ProfileChunk
-// examples (computed from the files), and the object snapshot of 08.
-import { test, before, after } from 'node:test';
+// Corpus tier: the analysis views on the format guides' examples (../shared/examples)
+// opened by the real `tracescope view`: range tables (shift-drag and M) with exact
+// numbers from EXPECTED.md and the files, "select all with this name", the CPU
+// profiles of the two ProfileChunk examples (computed from the files), the object
+// snapshot of 08, and a corpus counter trace. fixtures-analysis.test.mjs checks the
+// same on our own fixtures; without ../shared these tests are skipped, each saying so.
+import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, openPage, shot } from './lib/browser.mjs';
-import { startServer } from './lib/server.mjs';
-import { readProfile, bottomUpRoots, topDownRows } from './lib/cpuprofile.mjs';
+import { launch, shot } from './lib/browser.mjs';
+import { SHARED, corpusTier } from './lib/tiers.mjs';
+import { withTrace, clip } from './lib/trace-page.mjs';
+import { checkProfileTab } from './lib/profile-check.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
-const EXAMPLES = process.env.EXAMPLES || path.resolve(ROOT, '../shared/examples');
-const CORPUS = process.env.CORPUS || path.resolve(ROOT, '../shared/corpus');
+const EXAMPLES = process.env.EXAMPLES || path.join(SHARED, 'examples');
+const CORPUS = process.env.CORPUS || path.join(SHARED, 'corpus');
 const BIN = process.env.TRACESCOPE || path.join(ROOT, 'target/debug/tracescope');
+const { present, test } = corpusTier(EXAMPLES, 'the analysis views on the seed examples');
+const corpus = corpusTier(CORPUS, 'the analysis views on a corpus trace');
+const corpusTest = corpus.test;
 
 let browser;
 before(async () => {
-  browser = await launch();
+  if (present || corpus.present) browser = await launch();
 });
 after(async () => {
   await browser?.close();
@@ -26,54 +32,9 @@ after(async () => {
 
 /** Open one example in a page with helpers; no console errors at the end. */
 async function withExample(rel, check, { dark = false, dir = EXAMPLES } = {}) {
-  const srv = await startServer(BIN, path.join(dir, rel));
-  try {
-    const { page, errors } = await openPage(browser.ctx, srv.url);
-    if (dark) await page.emulateMedia({ colorScheme: 'dark' });
-    const hook = (fn, arg) => page.evaluate(fn, arg);
-    const idle = () => hook(() => window.__tracescope.idle());
-    const x = {
-      page, hook, idle,
-      settle: async () => {
-        await hook(() => window.__tracescope.analysisIdle());
-        await idle();
-      },
-      table: () => hook(() => window.__tracescope.rangeTable()),
-      profile: () => hook(() => window.__tracescope.profile()),
-      rows: () => hook(() => window.__tracescope.tracks()),
-      /** Click the drawn item `name` (on `track` if given). */
-      async click(name, track) {
-        const p = await hook(([n, t]) => window.__tracescope.locate(n, t), [name, track]);
-        assert.ok(p, `${name} is drawn`);
-        await page.mouse.click(p.x, p.y);
-        await idle();
-      },
-      /** Client point of time t on row `row` of a track. */
-      async at(t, track, row = 0) {
-        const box = await page.locator('#canvas').boundingBox();
-        const v = await hook(() => window.__tracescope.view());
-        const r = (await x.rows()).find((q) => q.track === track);
-        return { x: box.x + box.width - (v.t1 - t) / v.nsPerPx, y: box.y + r.top + row * 18 + 9 };
-      },
-      async shiftDrag(a, b) {
-        await page.keyboard.down('Shift');
-        await page.mouse.move(a.x, a.y);
-        await page.mouse.down();
-        await page.mouse.move(b.x, b.y, { steps: 6 });
-        await page.mouse.up();
-        await page.keyboard.up('Shift');
-        await x.settle();
-      },
-    };
-    await check(x);
-    assert.deepEqual(errors, [], 'no console errors');
-  } finally {
-    await srv.close();
-  }
+  await withTrace(browser, BIN, path.join(dir, rel), (x) => check({ ...x, rows: x.tracks }), { dark });
 }
 
-/** Clipped duration of [ts, ts+dur) in [t0, t1). */
-const clip = (ts, dur, r) => Math.max(0, Math.min(r.t1, ts + dur) - Math.max(r.t0, ts));
 
 test('02-duration-nesting: M over parent lists all seven slices with self times', () => withExample('seed-guide/02-duration-nesting.json', async (x) => {
   await x.click('parent');
@@ -172,51 +133,8 @@ test('05-tracing-started-in-browser: select all RunTask, per thread and by categ
 }));
 
 /** The Profile tab of a ProfileChunk example against the file's own numbers. */
-async function checkProfile(rel, shotName) {
-  const p = readProfile(path.join(EXAMPLES, rel));
-  const roots = bottomUpRoots(p);
-  const tree = topDownRows(p);
-  for (const dark of [false, true]) {
-    await withExample(rel, async (x) => {
-      await x.page.locator('#profile-button').click();
-      await x.settle();
-      let got = await x.profile();
-      assert.equal(got.view, 'bottom-up');
-      assert.equal(got.samples, p.samples.length);
-      assert.deepEqual(got.rows.map((r) => [r.name, r.depth, r.self, r.total, r.samples]), roots.map((f) => [f.name, 0, f.self, f.total, f.samples]));
-      const work = [...p.frames.values()].find((f) => f.name === 'main-work');
-      assert.equal(got.rows.find((r) => r.name === 'main-work').location, `${work.url}:${work.line}:${work.column}`);
-      // main-work's callers: runMainESM, then (root).
-      await x.page.locator('#profile-panel button.expand-all').click();
-      got = await x.profile();
-      const i = got.rows.findIndex((r) => r.name === 'main-work');
-      assert.deepEqual(got.rows.slice(i, i + 3).map((r) => [r.name, r.depth, r.self]),
-        [['main-work', 0, roots[1].self], ['runMainESM', 1, roots[1].self], ['(root)', 2, roots[1].self]]);
-      await x.page.locator('#profile-panel button.collapse-all').click();
-      await x.idle();
-      await shot(x.page, `${shotName}-bottom-up${dark ? '-dark' : ''}`);
-      // The top-down tree is complete: every node of the file's tree, with its time.
-      await x.page.locator('#profile-panel button[data-view="top-down"]').click();
-      await x.settle();
-      await x.page.locator('#profile-panel button.expand-all').click();
-      got = await x.profile();
-      assert.deepEqual(got.rows.map((r) => [r.name, r.depth, r.total, r.samples]), tree);
-      await x.idle();
-      await shot(x.page, `${shotName}-top-down${dark ? '-dark' : ''}`);
-      await x.page.locator('#profile-panel button[data-view="flame"]').click();
-      await x.settle();
-      await shot(x.page, `${shotName}-flame${dark ? '-dark' : ''}`);
-      if (dark) return;
-      // A frame on the samples track shows its function and location.
-      const samples = (await x.rows()).find((r) => r.trackKind === 'samples').track;
-      await x.click('runMainESM', samples);
-      await x.page.locator('#details h2', { hasText: 'runMainESM' }).waitFor();
-      const main = [...p.frames.values()].find((f) => f.name === 'runMainESM');
-      assert.match(await x.page.locator('#details').innerText(), new RegExp(`Location\\s+${main.url}:${main.line}:${main.column}`));
-      assert.equal((await x.hook(() => window.__tracescope.selection())).kind, 'frame');
-    }, { dark });
-  }
-}
+const checkProfile = (rel, shotName) =>
+  checkProfileTab(browser, BIN, path.join(EXAMPLES, rel), shotName, { leaf: 'main-work', caller: 'runMainESM' });
 
 test('06-profile-chunks-simple: bottom-up and top-down trees from the file', () => checkProfile('seed-guide/06-profile-chunks-simple.json', 'analysis-06-profile'));
 
@@ -249,7 +167,7 @@ test('08-object-lifecycle: the snapshot marker opens width 200', () => withExamp
   await panel.locator('text=width: 200').waitFor();
 }));
 
-test('corpus counters: a range from the ruler gives the counter its own table', () => withExample('perfetto/difftests/parser_parsing_tests__counters_json_counters.json', async (x) => {
+corpusTest('corpus counters: a range from the ruler gives the counter its own table', () => withExample('perfetto/difftests/parser_parsing_tests__counters_json_counters.json', async (x) => {
   // ctr.cats: 0 at 0, 10 at 10 µs, 0 at 20 µs.
   const track = (await x.rows()).find((r) => r.trackKind === 'counter').track;
   const a = await x.at(5000, track);

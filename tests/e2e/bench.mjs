@@ -3,11 +3,17 @@
 //   node bench.mjs URL            a running `tracescope view BIG.json --no-open --port 0`
 //   node bench.mjs --trace FILE   starts target/release/tracescope view FILE itself
 //   node bench.mjs --mock N       the mock server with N synthetic slices
+//   node bench.mjs --tracks N     a generated trace of N threads (lib/many-tracks.mjs),
+//                                 served by target/release/tracescope: the track
+//                                 layout's phases (scroll, pin, filter) instead
 //
 // Prints first paint (navigation to first drawn frame, and to all tiles drawn),
 // then pans and zooms continuously for 10 s and prints p50/p95/max of the frame
 // time (rAF to rAF, with vsync off so the browser draws as fast as it can), of
 // the page's own drawing work per frame, and of the API requests (resource timing).
+// With --tracks, three phases of BENCH_MS/3 each instead: scrolling through every
+// track; pinning or unpinning a track every frame while scrolling; a new track
+// filter every frame (as if typed, a keystroke per frame).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -32,6 +38,19 @@ if (args[0] === '--mock') {
   const { MockModel, syntheticSpec } = await import('./lib/mock-model.mjs');
   const { startMockServer } = await import('./lib/mock-server.mjs');
   server = await startMockServer(path.join(HERE, '../../web'), new MockModel(syntheticSpec(Number(args[1] || 1e6))));
+} else if (args[0] === '--tracks') {
+  const { writeManyTracks } = await import('./lib/many-tracks.mjs');
+  const n = Number(args[1] || 10_000);
+  const file = path.join(os.tmpdir(), `tracescope-bench-${n}-tracks.json`);
+  writeManyTracks(file, n);
+  const bin = process.env.TRACESCOPE || path.join(HERE, '../../target/release/tracescope');
+  server = await startServer(bin, file);
+  console.log(`${n} threads (${(fs.statSync(file).size / 1e6).toFixed(1)} MB); model ready after ${server.loadMs.toFixed(0)} ms (server start to URL printed)`);
+  const close = server.close;
+  server.close = async () => {
+    await close();
+    fs.rmSync(file, { force: true });
+  };
 } else if (args[0] === '--trace') {
   const bin = process.env.TRACESCOPE || path.join(HERE, '../../target/release/tracescope');
   server = await startServer(bin, args[1]);
@@ -60,6 +79,72 @@ try {
   await page.evaluate(() => window.__tracescope.idle());
   const allDrawn = Date.now() - t0;
   console.log(`first paint ${firstPaint} ms after navigation; every visible tile drawn after ${allDrawn} ms`);
+  if (args[0] === '--tracks') {
+    await trackPhases(page);
+    if (errors.length) console.log('console errors:', errors);
+  } else {
+    await panZoom(page);
+    if (errors.length) console.log('console errors:', errors);
+  }
+} finally {
+  await ctx.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+  await server.close();
+}
+
+/** The track layout under load: scrolling, pinning, filtering, each for a third. */
+async function trackPhases(page) {
+  const r = await page.evaluate(async (ms) => {
+    const h = window.__tracescope;
+    const scroller = document.getElementById('scroller');
+    const ids = h.tracks().filter((x) => x.track).map((x) => x.track);
+    /** Run `step(t, k)` once per frame for `ms`; frame times and draw times. */
+    const phase = (step) => new Promise((resolve) => {
+      const frames = [];
+      h.logDraws(true);
+      const start = performance.now();
+      let last = start;
+      let k = 0;
+      const tick = (now) => {
+        frames.push(now - last);
+        last = now;
+        step((now - start) / 1000, k++);
+        if (now - start < ms) requestAnimationFrame(tick);
+        else resolve({ frames: frames.slice(1), draws: h.logDraws(false) });
+      };
+      requestAnimationFrame(tick);
+    });
+    const sweep = (t) => {
+      scroller.scrollTop = (scroller.scrollHeight - scroller.clientHeight) * (0.5 - 0.5 * Math.cos(t * 1.2));
+    };
+    const out = {};
+    out.scroll = await phase((t) => sweep(t));
+    out.pin = await phase((t, k) => {
+      sweep(t);
+      const id = ids[(k * 7919) % ids.length];
+      const pinned = h.state().pinned;
+      h.set({ pinned: pinned.includes(id) ? pinned.filter((x) => x !== id) : [...pinned.slice(-5), id] });
+    });
+    const filters = ['worker1', 'worker12', 'worker123', '/^worker\\d{2}\\b/', 'proc10', 'GC', 'w', ''];
+    out.filter = await phase((t, k) => {
+      h.set({ filter: filters[k % filters.length] });
+      sweep(t);
+    });
+    h.set({ filter: '', pinned: [] });
+    await h.idle();
+    return { tracks: ids.length, ...out };
+  }, DURATION / 3);
+  console.log(`${r.tracks} tracks laid out`);
+  for (const k of ['scroll', 'pin', 'filter']) {
+    const f = r[k].frames;
+    console.log(`${k}: frames ${fmt(f)}; ${f.filter((x) => x > 16).length} over 16 ms; drawing ${fmt(r[k].draws)}`);
+  }
+  const all = ['scroll', 'pin', 'filter'].flatMap((k) => r[k].frames);
+  console.log(`all phases: frames ${fmt(all)}`);
+}
+
+/** Pan and zoom continuously (and scroll), as before. */
+async function panZoom(page) {
 
   const r = await page.evaluate(async ([ms, scroll]) => {
     const h = window.__tracescope;
@@ -107,9 +192,4 @@ try {
   if (req.length) console.log(`other API requests (resource timing): ${fmt(req)}; ${req.filter((x) => x > 50).length} over 50 ms`);
   const slow = r.requests.filter((x) => x.ms > 50).slice(0, 5);
   for (const s of slow) console.log(`  slow: ${s.ms.toFixed(1)} ms ${s.url}`);
-  if (errors.length) console.log('console errors:', errors);
-} finally {
-  await ctx.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-  await server.close();
 }

@@ -1,59 +1,47 @@
-// Every seed example of ../shared/examples opened by the real `tracescope view`,
-// checked against EXPECTED.md from what the page draws (window.__tracescope).
-import { test, before, after } from 'node:test';
+// Corpus tier: every example of the format's guides (../shared/examples) opened by
+// the real `tracescope view`, checked against their EXPECTED.md from what the page
+// draws (window.__tracescope). fixtures.test.mjs checks the same rules on our own
+// fixtures; without ../shared these tests are skipped, each saying so.
+import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { launch, openPage, shot } from './lib/browser.mjs';
-import { startServer } from './lib/server.mjs';
+import { launch } from './lib/browser.mjs';
+import { SHARED, corpusTier } from './lib/tiers.mjs';
+import { withTrace, threadTrack, slicesOn } from './lib/trace-page.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
-const EXAMPLES = process.env.EXAMPLES || path.resolve(ROOT, '../shared/examples');
+const EXAMPLES = process.env.EXAMPLES || path.join(SHARED, 'examples');
 const BIN = process.env.TRACESCOPE || path.join(ROOT, 'target/debug/tracescope');
+const { present, test } = corpusTier(EXAMPLES, 'the seed examples in the viewer');
 
 let browser;
 before(async () => {
-  browser = await launch();
+  if (present) browser = await launch();
 });
 after(async () => {
   await browser?.close();
 });
 
 /**
- * Open one example; run `check` with helpers over what is drawn.
+ * Open one example; run `check` with what is drawn.
  * @param {string} rel path under examples/
  * @param {(x: any) => Promise<void> | void} check
  */
 async function withExample(rel, check) {
-  const srv = await startServer(BIN, path.join(EXAMPLES, rel));
-  try {
-    const { page, errors } = await openPage(browser.ctx, srv.url);
-    const rows = await page.evaluate(() => window.__tracescope.tracks());
-    const drawn = await page.evaluate(() => window.__tracescope.drawn());
-    const badge = await page.locator('#diag-badge').innerText();
-    const x = {
-      page, rows, drawn, badge,
-      /** Track id of a thread's i-th track. */
-      thread(pid, tid, i = 0) {
-        const t = rows.filter((r) => r.kind === 'track' && r.pid === pid && r.tid === tid);
-        assert.ok(t[i], `thread ${pid}/${tid} has a track #${i}: ${JSON.stringify(rows.map((r) => [r.label, r.pid, r.tid]))}`);
-        return t[i].track;
-      },
-      /** [name, ts, dur, depth] of drawn slices on a track, in time then depth order. */
-      slices(track) {
-        return drawn.slices.filter((s) => s.track === track).map((s) => [s.name, s.ts, s.dur, s.depth])
-          .sort((a, b) => a[1] - b[1] || a[3] - b[3]);
-      },
+  const shotName = `example-${rel.replace(/[/.]/g, '-').replace(/-json$/, '')}`;
+  await withTrace(browser, BIN, path.join(EXAMPLES, rel), async (t) => {
+    const rows = await t.tracks();
+    const drawn = await t.drawn();
+    await check({
+      page: t.page, rows, drawn, badge: await t.badge(),
+      thread: (pid, tid, i = 0) => threadTrack(rows, pid, tid, i),
+      slices: (track) => slicesOn(drawn, track),
       labels: rows.map((r) => r.label),
-    };
-    await check(x);
-    await shot(page, `example-${rel.replace(/[/.]/g, '-').replace(/-json$/, '')}`);
-    assert.deepEqual(errors, [], 'no console errors');
-  } finally {
-    await srv.close();
-  }
+    });
+  }, { shotName });
 }
 
 const NO_DIAG = 'No diagnostics';

@@ -257,7 +257,7 @@ test('process groups fold and unfold', async () => {
 
 test('diagnostics badge lists what the reader repaired', async () => {
   const badge = page.locator('#diag-badge');
-  assert.equal(await badge.innerText(), '⚠ 3 diagnostics');
+  assert.equal(await badge.innerText(), '⚠ 3 warnings');
   await badge.click();
   const popup = page.locator('#diag-popup');
   await popup.waitFor();

@@ -2,8 +2,14 @@
 # End-to-end tests of `tracescope view` in Debian's chromium (playwright-core):
 #  - page.test.mjs: the page's behaviour on a demo fixture from a mock server;
 #  - analysis-page.test.mjs: range table, profile, objects on the mock server;
-#  - examples.test.mjs: every ../shared/examples file opened by the real binary;
-#  - analysis.test.mjs: range, select-all, profiles and objects of the examples;
+#  - fixtures.test.mjs: the repository's fixtures opened by the real binary (what is
+#    drawn, details, keys, search, the diagnostics badge by severity);
+#  - fixtures-analysis.test.mjs: range, select-all, profiles, objects and counters of
+#    the fixtures;
+#  - examples.test.mjs, analysis.test.mjs: the same on the format guides' examples and
+#    a corpus trace in ../shared (corpus tier: each test skipped, saying so, without it).
+#  - workbench.test.mjs: track layout, pin, hide, filter, drag, instants, filmstrip,
+#    URL hash, theme, export, empty traces, on tests/fixtures/timeline.
 #  - aggregate.test.mjs: call trees, flame graph and sandwich of slices, search over
 #    every field with its list, exact details (tests/fixtures/aggregate-*.json).
 # Screenshots go to artifacts/screenshots/ at the repository root.
@@ -25,5 +31,8 @@ fi
 cd "$HERE"
 [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
 mkdir -p "$SCREENSHOTS"
-if [ "$#" -eq 0 ]; then set -- page.test.mjs analysis-page.test.mjs examples.test.mjs analysis.test.mjs aggregate.test.mjs; fi
+if [ "$#" -eq 0 ]; then
+  set -- page.test.mjs analysis-page.test.mjs fixtures.test.mjs fixtures-analysis.test.mjs examples.test.mjs analysis.test.mjs \
+    token.test.mjs query.test.mjs workbench.test.mjs aggregate.test.mjs
+fi
 node --test --test-concurrency=1 "$@"

@@ -1,5 +1,6 @@
 // Writes the README's screenshot: `tracescope view TRACE` in chromium, zoomed on
-// a busy region with a slice selected so the details panel shows its args.
+// a busy region with a slice selected (its thread pinned on top) so the details
+// panel shows its args.
 //   node screenshot.mjs OUT.png [TRACE.json]     (no TRACE: the built-in demo trace)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +24,15 @@ try {
     window.__tracescope.setView(v.t0 + span * a, v.t0 + span * b);
   }, zoom);
   await page.evaluate(() => window.__tracescope.idle());
-  const target = await page.evaluate(() => {
+  // Pin that slice's thread, so it stays in view above the details panel.
+  const pick = await page.evaluate(() => {
     const d = window.__tracescope.drawn();
     const s = d.slices.filter((x) => x.id >= 0 && x.depth === 1 && /^s:\d+:0$/.test(x.track)).sort((a, b) => b.dur - a.dur)[0];
-    return s ? window.__tracescope.locate(s.name, s.track) : null;
+    if (s) window.__tracescope.set({ pinned: [s.track] });
+    return s ? { name: s.name, track: s.track } : null;
   });
+  await page.evaluate(() => window.__tracescope.idle());
+  const target = pick && (await page.evaluate(([n, t]) => window.__tracescope.locate(n, t), [pick.name, pick.track]));
   if (target) {
     await page.mouse.click(target.x, target.y);
     await page.locator('#details .args').waitFor();

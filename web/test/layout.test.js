@@ -78,6 +78,17 @@ test('work first: filmstrip, threads, empty threads folded, groups, objects; emp
   assert.equal(l.pinned.length, 0);
 });
 
+test('a very tall objects track gets a folded group of its own', () => {
+  const s = summary();
+  s.processes[0].tracks = [tr('o:0', 'objects', 'Objects', 2 * MANY + 1)];
+  let l = buildLayout(s, NO_OPTIONS);
+  const g = l.rows.find((r) => r.key === 'P0:objects');
+  assert.deepEqual([g?.kind, g?.label, g?.sub, g?.collapsed], ['group', 'Objects', `${2 * MANY + 1} rows`, true]);
+  assert.equal(l.byTrack.has('o:0'), false);
+  l = buildLayout(s, { ...NO_OPTIONS, folds: { 'P0:objects': false } });
+  assert.equal(l.byTrack.get('o:0')?.indent, 2);
+});
+
 test('slices sit under the instants row', () => {
   assert.equal(contentTop(tr('s:0:0', 'slices', 'x', 3, { instants: 1 })), TRACK_PAD / 2 + INSTANT_H);
   assert.equal(contentTop(tr('s:0:0', 'slices', 'x', 3)), TRACK_PAD / 2);
@@ -107,6 +118,7 @@ test('pinned tracks move to the pinned area, in pin order; hidden ones go', () =
   ]);
   assert.equal(l.pinnedH, TRACK_PAD + INSTANT_H + COUNTER_H + 3 * ROW_H + TRACK_PAD + INSTANT_H);
   assert.ok(l.pinned.every((r) => r.pinned && r.move?.parent === 'pinned'));
+  assert.deepEqual(l.pinned.map((r) => r.key), ['s:4:0', 'c:3', 's:0:0']);
   assert.equal(l.byTrack.get('s:0:0')?.pinned, true);
   const main = l.rows.map((r) => r.label);
   assert.ok(!main.includes('CrBrowserMain (tid 1)'), 'a pinned track leaves the list');
@@ -153,6 +165,43 @@ test('where a track lives, and the folds that show it', () => {
   assert.deepEqual(foldsToShow(places, 'c:2'), { P0: false, 'P0:counters': false });
   assert.deepEqual(foldsToShow(places, 's:4:0'), { P1: false });
   assert.equal(foldsToShow(places, 'x:1'), null);
+});
+
+test('a relayout reuses the rows of the one before, with their new places', () => {
+  const s = summary();
+  /** @param {Partial<LayoutOptions>} o */
+  const layout = (o = {}) => buildLayout(s, { ...NO_OPTIONS, ...o });
+  const a = layout();
+  const main = a.byTrack.get('s:0:0');
+  const b = layout({ pinned: ['s:0:0'], folds: { P0: false } });
+  const worker = b.rows.find((r) => r.key === 's:1:0');
+  assert.equal(worker, a.rows.find((r) => r.key === 's:1:0'), 'the same object');
+  assert.equal(worker?.y, HEADER_H + FILM_H + 2 * ROW_H + TRACK_PAD, 'moved up: the main thread is pinned');
+  assert.notEqual(b.byTrack.get('s:0:0'), main, 'a pinned row is a row of its own');
+  assert.equal(b.byTrack.get('s:0:0')?.key, 's:0:0');
+  const c = layout();
+  assert.equal(c.byTrack.get('s:0:0'), main);
+  assert.equal(main?.pinned, false);
+});
+
+test('a layout from the rows of earlier ones equals one built afresh, choice after choice', () => {
+  const s = summary();
+  /** @type {Array<Partial<LayoutOptions>>} */
+  const steps = [
+    {}, { pinned: ['s:1:0'] }, { pinned: ['s:1:0'], hidden: ['P1'] }, { hidden: ['P1'] }, { folds: { 'P0:counters': false } },
+    { folds: { 'P0:counters': false, P0: true } }, { folds: { P0: false, empty: false } }, { filter: 'mem' }, { filter: 'mem', pinned: ['c:2'] },
+    { order: { P0: ['T1', 'T0'] } }, { order: { P0: ['T1', 'T0'], root: ['P1'] }, hidden: ['s:0:1'] }, {},
+  ];
+  /** @param {import('../layout.js').Layout} l */
+  const shape = (l) => [...l.pinned, ...l.rows].map((r) => [r.kind, r.key, r.y, r.h, r.collapsed, r.pinned, r.label].join('|'));
+  for (const o of steps) {
+    const cached = buildLayout(s, { ...NO_OPTIONS, ...o });
+    const fresh = buildLayout(summary(), { ...NO_OPTIONS, ...o });
+    assert.deepEqual(shape(cached), shape(fresh), JSON.stringify(o));
+    assert.deepEqual([...cached.byTrack.keys()].sort(), [...fresh.byTrack.keys()].sort());
+    assert.deepEqual([...cached.groups], [...fresh.groups]);
+    assert.equal(cached.height, fresh.height);
+  }
 });
 
 test('row lookup by y', () => {

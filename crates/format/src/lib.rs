@@ -9,14 +9,16 @@ pub mod ctf;
 pub mod diag;
 pub mod etw;
 pub mod event;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod id;
 pub mod json;
 pub mod runs;
 pub mod source;
 pub mod time;
 
-pub use diag::{DiagKind, Diagnostic, Diagnostics};
+pub use diag::{DiagKind, Diagnostic, Diagnostics, Occurrence, Severity};
 pub use event::{Event, RawJson};
 pub use id::{Id, Id2, Int64, Pid};
 pub use runs::EventRuns;
-pub use source::{Compression, Source};
+pub use source::{Compression, RatioExceeded, Source, SourceOptions};

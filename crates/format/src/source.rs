@@ -5,6 +5,12 @@
 //! multi-member) and zstd inputs are recognised by their magic bytes, never by the file
 //! name, and decompressed into memory.
 //!
+//! Decompression is bounded ([`SourceOptions::max_ratio`]): real traces compress 5 to
+//! 35 times, a decompression bomb a thousand times or more, so reading stops with
+//! [`RatioExceeded`] as soon as the text grows past `max_ratio` times the compressed
+//! bytes consumed so far (and past [`ALWAYS_ALLOWED`], by default). Memory is then bounded by the
+//! input's size times the ratio, whatever the input holds.
+//!
 //! Offsets: every offset the readers report counts bytes of [`Source::text`], which is
 //! the decompressed input with a leading UTF-8 byte order mark removed. Add
 //! [`Source::text_start`] (3 with a BOM, else 0) to get the position in the
@@ -20,6 +26,59 @@ use std::path::Path;
 use memmap2::Mmap;
 
 use crate::{DiagKind, Diagnostics};
+
+/// The default of [`SourceOptions::max_ratio`]: about three times the best ratio of a
+/// real trace (zstd -19 on the catapult corpus: at most 35), a tenth of a gzip bomb's.
+pub const DEFAULT_MAX_RATIO: u64 = 100;
+
+/// Decompressed bytes always allowed, whatever the ratio: a small input cannot do
+/// harm, and the first megabytes of a stream may compress far better than the rest.
+pub const ALWAYS_ALLOWED: u64 = 64 << 20;
+
+/// How an input is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceOptions {
+    /// Decompressed bytes allowed per compressed byte read (past `always_allowed`);
+    /// 0 means no limit.
+    pub max_ratio: u64,
+    /// Decompressed bytes allowed whatever the ratio ([`ALWAYS_ALLOWED`]).
+    pub always_allowed: u64,
+}
+
+impl Default for SourceOptions {
+    fn default() -> Self {
+        SourceOptions {
+            max_ratio: DEFAULT_MAX_RATIO,
+            always_allowed: ALWAYS_ALLOWED,
+        }
+    }
+}
+
+/// A compressed input that grew past [`SourceOptions::max_ratio`] times the
+/// compressed bytes read; carried inside the [`io::Error`] that
+/// [`Source::open_with`] returns (`InvalidData`, see [`RatioExceeded::of`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the {compression} stream grew to {decompressed} bytes from the first {consumed} of its \
+     {input_len} compressed bytes, past the limit of {max_ratio} times (a decompression \
+     bomb, or a trace that compresses unusually well); reading stopped there"
+)]
+pub struct RatioExceeded {
+    pub compression: &'static str,
+    /// Decompressed bytes produced when reading stopped.
+    pub decompressed: u64,
+    /// Compressed bytes the decoder had read by then.
+    pub consumed: u64,
+    pub input_len: u64,
+    pub max_ratio: u64,
+}
+
+impl RatioExceeded {
+    /// The limit error inside an error from [`Source::open_with`], if that is what it is.
+    pub fn of(e: &io::Error) -> Option<&RatioExceeded> {
+        e.get_ref()?.downcast_ref()
+    }
+}
 
 /// How the input was compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,8 +138,15 @@ pub struct Source {
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl Source {
-    /// Opens a trace file: maps it when plain, decompresses it when gzip or zstd.
+    /// Opens a trace file with the default [`SourceOptions`].
     pub fn open(path: impl AsRef<Path>) -> io::Result<Source> {
+        Source::open_with(path, &SourceOptions::default())
+    }
+
+    /// Opens a trace file: maps it when plain, decompresses it when gzip or zstd.
+    /// Errors: the file's own, [`RatioExceeded`] (see [`RatioExceeded::of`]), and a
+    /// compressed stream of which not one byte decodes (the decoder's error).
+    pub fn open_with(path: impl AsRef<Path>, opts: &SourceOptions) -> io::Result<Source> {
         let file = File::open(path)?;
         let input_len = file.metadata()?.len();
         if input_len == 0 {
@@ -95,31 +161,61 @@ impl Source {
         // SAFETY: the map is read-only. Like every mmap reader we rely on nobody
         // truncating or rewriting the file while it is open; that is documented to users.
         let map = unsafe { Mmap::map(&file)? };
-        Ok(Source::from_input(Bytes::Mapped(map), input_len))
+        Source::from_input(Bytes::Mapped(map), input_len, opts)
     }
 
-    /// Reads a trace held in memory (compressed or not).
-    pub fn from_bytes(bytes: Vec<u8>) -> Source {
+    /// Reads a trace held in memory (compressed or not), with the default options.
+    pub fn from_bytes(bytes: Vec<u8>) -> io::Result<Source> {
+        Source::from_bytes_with(bytes, &SourceOptions::default())
+    }
+
+    /// Reads a trace held in memory; errors as for [`Source::open_with`].
+    pub fn from_bytes_with(bytes: Vec<u8>, opts: &SourceOptions) -> io::Result<Source> {
         let input_len = bytes.len() as u64;
-        Source::from_input(Bytes::Owned(bytes), input_len)
+        Source::from_input(Bytes::Owned(bytes), input_len, opts)
     }
 
-    fn from_input(raw: Bytes, input_len: u64) -> Source {
+    fn from_input(raw: Bytes, input_len: u64, opts: &SourceOptions) -> io::Result<Source> {
         let compression = Compression::detect(raw.as_slice());
+        let input = raw.as_slice();
+        let limit = Limit {
+            compression: compression.as_str(),
+            input_len,
+            max_ratio: opts.max_ratio,
+            always_allowed: opts.always_allowed,
+        };
         let (bytes, cut_short) = match compression {
             Compression::None => (raw, None),
             Compression::Gzip => {
-                decompress(flate2::read::MultiGzDecoder::new(raw.as_slice()), "gzip")
+                let dec = flate2::bufread::MultiGzDecoder::new(input);
+                decompress(dec, |d| d.get_ref().len(), &limit)?
             }
-            Compression::Zstd => match zstd::stream::read::Decoder::new(raw.as_slice()) {
-                Ok(dec) => decompress(dec, "zstd"),
-                Err(e) => (
-                    Bytes::Owned(Vec::new()),
-                    Some(format!("zstd stream unreadable: {e}")),
-                ),
-            },
+            Compression::Zstd => {
+                let mut dec = zstd::stream::read::Decoder::with_buffer(input)?;
+                // The decoder allocates the frame's window up front: allow windows up
+                // to what the input may decompress to (at least zstd's default of
+                // 128 MiB, at most the 2 GiB of `zstd --long=31`), so a few bytes
+                // cannot ask for gigabytes.
+                let allowed = match opts.max_ratio {
+                    0 => u64::MAX,
+                    r => input_len.saturating_mul(r).max(opts.always_allowed),
+                };
+                let log = (64 - allowed.saturating_sub(1).leading_zeros()).clamp(27, 31);
+                dec.window_log_max(log)?;
+                let note = format!(
+                    " (windows up to 2^{log} bytes are allowed for this input: the limit grows \
+                     with the input's size and the ratio, up to 2^31)"
+                );
+                decompress(dec, |d| d.get_ref().len(), &limit).map_err(|e| {
+                    if RatioExceeded::of(&e).is_some() {
+                        e
+                    } else {
+                        io::Error::new(e.kind(), format!("{e}{note}"))
+                    }
+                })?
+            }
         };
-        Source::build(bytes, compression, input_len, cut_short)
+        Ok(Source::build(bytes, compression, input_len, cut_short))
     }
 
     /// `cut_short` is the error that ended decompression early, if any.
@@ -227,15 +323,62 @@ impl Source {
     }
 }
 
-/// Decodes a whole stream. On an error (truncated or corrupt input) keeps every byte
-/// decoded so far and returns the error's text for a `truncated` diagnostic.
-fn decompress(mut dec: impl Read, what: &str) -> (Bytes, Option<String>) {
+/// What a decompression may produce.
+struct Limit {
+    compression: &'static str,
+    input_len: u64,
+    max_ratio: u64,
+    always_allowed: u64,
+}
+
+/// Decodes a whole stream, stopping with [`RatioExceeded`] when the output grows past
+/// the ratio times the compressed bytes consumed (`unread` says how many of the
+/// input's bytes the decoder has not read yet). On a decoding error keeps every byte
+/// decoded so far and returns the error's text for a `truncated` diagnostic; an error
+/// before the first byte is the result.
+fn decompress<D: Read>(
+    mut dec: D,
+    unread: impl Fn(&D) -> usize,
+    limit: &Limit,
+) -> io::Result<(Bytes, Option<String>)> {
+    /// The ratio is checked after each step, so the output overshoots by at most this.
+    const STEP: u64 = 1 << 20;
     let mut out = Vec::new();
-    let err = dec
-        .read_to_end(&mut out)
-        .err()
-        .map(|e| format!("{what} stream ends early or is corrupt: {e}"));
-    (Bytes::Owned(out), err)
+    let what = limit.compression;
+    loop {
+        let read = (&mut dec).take(STEP).read_to_end(&mut out);
+        let produced = out.len() as u64;
+        let consumed = limit.input_len - unread(&dec) as u64;
+        let allowed = consumed
+            .saturating_mul(limit.max_ratio)
+            .max(limit.always_allowed);
+        if limit.max_ratio > 0 && produced > allowed {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                RatioExceeded {
+                    compression: what,
+                    decompressed: produced,
+                    consumed,
+                    input_len: limit.input_len,
+                    max_ratio: limit.max_ratio,
+                },
+            ));
+        }
+        match read {
+            Ok(0) => return Ok((Bytes::Owned(out), None)),
+            Ok(_) => {}
+            Err(e) if out.is_empty() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("the {what} stream cannot be decoded: {e}"),
+                ))
+            }
+            Err(e) => {
+                let msg = format!("{what} stream ends early or is corrupt: {e}");
+                return Ok((Bytes::Owned(out), Some(msg)));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -251,13 +394,13 @@ mod tests {
 
     #[test]
     fn plain_bom_and_invalid_utf8() {
-        let s = Source::from_bytes(b"\xEF\xBB\xBF[1]".to_vec());
+        let s = Source::from_bytes(b"\xEF\xBB\xBF[1]".to_vec()).unwrap();
         assert_eq!(
             (s.text(), s.text_start(), s.compression()),
             ("[1]", 3, Compression::None)
         );
         assert!(s.diagnostics().is_empty());
-        let s = Source::from_bytes(b"[\"a\xFFb\"]".to_vec());
+        let s = Source::from_bytes(b"[\"a\xFFb\"]".to_vec()).unwrap();
         assert_eq!(s.text(), "[\"a\u{FFFD}b\"]");
         let d = s.diagnostics().get(DiagKind::InvalidUtf8).unwrap();
         assert_eq!((d.count, d.offset), (1, 3));
@@ -267,7 +410,7 @@ mod tests {
     fn gzip_multi_member_and_truncated() {
         let mut two = gzip(b"[{\"ph\":");
         two.extend(gzip(b"\"X\"}]"));
-        let s = Source::from_bytes(two);
+        let s = Source::from_bytes(two).unwrap();
         assert_eq!(
             (s.text(), s.compression()),
             ("[{\"ph\":\"X\"}]", Compression::Gzip)
@@ -278,7 +421,7 @@ mod tests {
             .flat_map(|i| format!("{i},").into_bytes())
             .collect();
         let z = gzip(&body);
-        let s = Source::from_bytes(z[..z.len() / 2].to_vec());
+        let s = Source::from_bytes(z[..z.len() / 2].to_vec()).unwrap();
         let d = s.diagnostics().get(DiagKind::Truncated).unwrap();
         assert!(!s.text().is_empty() && body.starts_with(s.text().as_bytes()));
         assert_eq!(d.offset, s.text().len() as u64);
@@ -287,12 +430,12 @@ mod tests {
     #[test]
     fn zstd_and_truncated_zstd() {
         let z = zstd::encode_all(&b"\xEF\xBB\xBF[\"zstd\"]"[..], 3).unwrap();
-        let s = Source::from_bytes(z.clone());
+        let s = Source::from_bytes(z.clone()).unwrap();
         assert_eq!(
             (s.text(), s.compression(), s.input_len()),
             ("[\"zstd\"]", Compression::Zstd, z.len() as u64)
         );
-        let s = Source::from_bytes(z[..z.len() - 3].to_vec());
+        let s = Source::from_bytes(z[..z.len() - 3].to_vec()).unwrap();
         assert_eq!(s.diagnostics().count(DiagKind::Truncated), 1);
     }
 

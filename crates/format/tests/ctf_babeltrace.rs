@@ -1,7 +1,7 @@
-//! babeltrace2 reads tracescope's CTF: its text output of the seed-guide examples is
-//! what the events say, and its rewritten copy (`sink.ctf.fs`) reads back into the
-//! same events. Skipped, with a message, when babeltrace2 is not installed
-//! (`apt-get install -y babeltrace2`).
+//! babeltrace2 reads tracescope's CTF: its text output of every fixture is what the
+//! events say, and its rewritten copy (`sink.ctf.fs`) reads back into the same
+//! events. Skipped, with one line saying so, when babeltrace2 is not installed
+//! (`apt-get install -y babeltrace2`; `scripts/setup` installs it).
 
 mod ctf_support;
 
@@ -18,7 +18,11 @@ fn babeltrace2() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("SKIPPED: babeltrace2 is not installed (apt-get install -y babeltrace2)");
+        tracescope_testdata::skip(
+            "babeltrace2 is not installed",
+            "babeltrace2's reading of our CTF",
+            "apt-get install -y babeltrace2 (scripts/setup does)",
+        );
     }
     ok
 }
@@ -81,7 +85,7 @@ fn expected_lines(events: &[tracescope_format::Event<'_>]) -> Vec<String> {
         .map(|(r, seq)| {
             let p = &r.payload;
             let mut l = format!(
-                "[{:020}] Chrome{}: {{ pid = {}, tid = {}, seq = {seq} }}, {{ name = {}, id = {:#x}, categories = {}",
+                "[{:020}] Chrome{}: {{ pid = {}, tid = {}, seq = {seq} }}, {{ name = {}, id = 0x{:X}, categories = {}",
                 r.ts - base,
                 p.ty.name(),
                 r.pid,
@@ -100,7 +104,7 @@ fn expected_lines(events: &[tracescope_format::Event<'_>]) -> Vec<String> {
                 l.push_str(&format!(", arguments = [ {} ]", a.join(", ")));
             }
             if let Some(s) = &p.stack {
-                let a: Vec<String> = s.iter().enumerate().map(|(i, v)| format!("[{i}] = {v:#x}")).collect();
+                let a: Vec<String> = s.iter().enumerate().map(|(i, v)| format!("[{i}] = 0x{v:X}")).collect();
                 l.push_str(&format!(", stack_size = {}, stack = [ {} ]", s.len(), a.join(", ")));
             }
             l.push_str(" }");
@@ -110,7 +114,7 @@ fn expected_lines(events: &[tracescope_format::Event<'_>]) -> Vec<String> {
 }
 
 #[test]
-fn babeltrace2_prints_the_seed_guide_examples() {
+fn babeltrace2_prints_every_fixture() {
     if !babeltrace2() {
         return;
     }
@@ -122,22 +126,50 @@ fn babeltrace2_prints_the_seed_guide_examples() {
     }
 }
 
+/// babeltrace2's text of one JSON trace written as CTF.
+fn text_of_ctf(name: &str, json: &Path) -> String {
+    let dir = tmp(name);
+    let text = ctf_support::text_of(json);
+    write_dir(&dir, &events_of(&text), &CtfWriteOptions::default()).unwrap();
+    pretty(&dir).join("\n")
+}
+
 #[test]
-fn babeltrace2_text_of_one_example_exactly() {
+fn babeltrace2_text_of_one_fixture_exactly() {
     if !babeltrace2() {
         return;
     }
-    let dir = tmp("03");
-    let text = std::fs::read_to_string(
-        ctf_support::shared().join("examples/seed-guide/03-instant-markers.json"),
-    )
-    .unwrap();
-    write_dir(&dir, &events_of(&text), &CtfWriteOptions::default()).unwrap();
+    let got = text_of_ctf(
+        "instants",
+        &tracescope_testdata::fixture("phases/instants.json"),
+    );
+    let want = r#"[00000000000000001000] ChromeInstant: { pid = 5, tid = 6, seq = 0 }, { name = "begin-frame", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@ph", arg_value = "\"i\"" }, [1] = { arg_name = "@s", arg_value = "\"t\"" } ] }
+[00000000000000002000] ChromeBegin: { pid = 5, tid = 6, seq = 1 }, { name = "draw", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@ph", arg_value = "\"X\"" }, [1] = { arg_name = "@dur", arg_value = "5000" } ] }
+[00000000000000004000] ChromeInstant: { pid = 5, tid = 6, seq = 2 }, { name = "gc", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@s", arg_value = "\"p\"" } ] }
+[00000000000000006000] ChromeInstant: { pid = 5, tid = 6, seq = 3 }, { name = "navigate", id = 0x0, categories = "nav", arguments = [ [0] = { arg_name = "@ph", arg_value = "\"i\"" }, [1] = { arg_name = "@s", arg_value = "\"g\"" } ] }
+[00000000000000007000] ChromeEnd: { pid = 5, tid = 6, seq = 1 }, { name = "draw", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@ph", arg_value = "\"X\"" } ] }
+[00000000000000008000] ChromeInstant: { pid = 5, tid = 6, seq = 4 }, { name = "first-paint", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@ph", arg_value = "\"R\"" } ] }
+[00000000000000009000] ChromeInstant: { pid = 5, tid = 6, seq = 5 }, { name = "end-frame", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@=dropped", arg_value = "false" }, [1] = { arg_name = "@ph", arg_value = "\"i\"" } ] }"#;
+    assert_eq!(got, want);
+}
+
+/// Corpus tier: the same on the format guide's instant example.
+#[test]
+fn babeltrace2_text_of_one_seed_example_exactly() {
+    let Some(p) = tracescope_testdata::corpus(
+        "examples/seed-guide/03-instant-markers.json",
+        "babeltrace2's text of a seed example",
+    ) else {
+        return;
+    };
+    if !babeltrace2() {
+        return;
+    }
     let want = r#"[00000000000000001000] ChromeInstant: { pid = 1, tid = 1, seq = 0 }, { name = "marker-start", id = 0x0, categories = "" }
 [00000000000000025000] ChromeBegin: { pid = 1, tid = 1, seq = 1 }, { name = "main", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@ph", arg_value = "\"X\"" }, [1] = { arg_name = "@dur", arg_value = "50000" } ] }
 [00000000000000075000] ChromeEnd: { pid = 1, tid = 1, seq = 1 }, { name = "main", id = 0x0, categories = "", arguments = [ [0] = { arg_name = "@ph", arg_value = "\"X\"" } ] }
 [00000000000000100000] ChromeInstant: { pid = 1, tid = 1, seq = 2 }, { name = "marker-end", id = 0x0, categories = "" }"#;
-    assert_eq!(pretty(&dir).join("\n"), want);
+    assert_eq!(text_of_ctf("03", &p), want);
 }
 
 #[test]

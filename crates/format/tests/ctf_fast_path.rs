@@ -9,7 +9,7 @@ use tracescope_format::ctf::read_trace_bytes;
 use tracescope_format::{Diagnostics, Event};
 
 /// Varied events: every phase family, reserved args, `@more`, stacks, odd ids,
-/// unsorted times (so `seq` restores order), plus the seed examples.
+/// unsorted times (so `seq` restores order), plus the fixtures.
 fn events() -> Vec<Event<'static>> {
     let mut ev = ctf_support::events_of(
         r#"[{"ph":"X","name":"a","cat":"c","ts":10,"dur":2,"pid":1,"tid":1,"args":{"k":"v","n":[1],"o":{"x":"y"}}},

@@ -1,5 +1,7 @@
 //! Property tests: the CTF reader never panics, whatever the metadata text or the
-//! stream bytes (damaged copies of a real trace and of one we write).
+//! stream bytes (damaged copies of an LTTng-style trace and of one we write). The
+//! LTTng-style trace is a real one from the external corpus when `../shared` is
+//! there, else the fixture `binary/ctf/generic-lttng-style` (said in one line).
 
 mod ctf_support;
 
@@ -27,8 +29,15 @@ fn write_ours() -> (Vec<u8>, Vec<u8>) {
 }
 
 fn lttng() -> (Vec<u8>, Vec<u8>) {
-    let d = ctf_support::shared().join("corpus/ctf/wk-heartbeat-u");
-    let stream = std::fs::read_dir(&d)
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    let d = DIR.get_or_init(|| {
+        tracescope_testdata::corpus(
+            "corpus/ctf/wk-heartbeat-u",
+            "damaging a real LTTng trace (the fixture is damaged instead)",
+        )
+        .unwrap_or_else(|| tracescope_testdata::fixture("binary/ctf/generic-lttng-style"))
+    });
+    let stream = std::fs::read_dir(d)
         .unwrap()
         .flatten()
         .map(|e| e.path())

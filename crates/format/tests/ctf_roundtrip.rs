@@ -1,12 +1,14 @@
-//! JSON -> CTF -> JSON keeps every event, on every seed example and corpus trace;
-//! the real CTF traces of the corpus load as generic events.
+//! JSON -> CTF -> JSON keeps every event, on every fixture (and the external corpus
+//! when it is there); a CTF trace laid out as LTTng lays them out loads as generic
+//! events (a fixture, and the real LTTng traces of the corpus); the CTF fixture our
+//! writer made earlier still reads as the events it was made from.
 
 mod ctf_support;
 
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-use ctf_support::{assert_same_events, events_of, json_traces, shared};
+use ctf_support::{assert_same_events, events_of, json_traces, text_of};
 use tracescope_format::ctf::{is_ctf_dir, open_dir, read_dir, write_dir, CtfWriteOptions};
 use tracescope_format::etw::Bitness;
 use tracescope_format::id::{Int64, Pid};
@@ -110,9 +112,111 @@ fn negative_times_and_wide_stacks() {
     }
 }
 
+/// The fixture `binary/ctf/generic-lttng-style` (made by its `make_generic.py`): the
+/// same times and fields as `babeltrace2 --clock-cycles` prints, across two streams,
+/// two packets and a 27-bit compact timestamp that wraps.
+#[test]
+fn generic_ctf_fixture_loads_as_instants_in_time_order() {
+    let (events, diags) = read_dir(&tracescope_testdata::fixture(
+        "binary/ctf/generic-lttng-style",
+    ))
+    .unwrap();
+    assert!(diags.is_empty(), "{diags:?}");
+    let got: Vec<_> = events
+        .iter()
+        .map(|e| {
+            (
+                e.name.as_deref().unwrap(),
+                e.cat.as_deref().unwrap(),
+                e.ph.as_deref().unwrap(),
+                e.ts.unwrap(),
+                e.pid.clone().unwrap(),
+                e.tid.clone().unwrap(),
+                e.args.as_ref().unwrap().text.to_string(),
+            )
+        })
+        .collect();
+    let base = 1_700_000_000_000_000_000;
+    let p = |n: i64| Pid::Int(Int64::I(n));
+    assert_eq!(
+        got,
+        vec![
+            (
+                "app:start",
+                "ust",
+                "I",
+                base + 1000,
+                p(4242),
+                p(4243),
+                r#"{"vtid":4243,"vpid":4242,"msg":"hello","count":3}"#.to_string()
+            ),
+            (
+                "app:start",
+                "ust",
+                "I",
+                base + 2000,
+                p(4242),
+                p(4250),
+                r#"{"vtid":4250,"vpid":4242,"msg":"from cpu 1","count":0}"#.to_string()
+            ),
+            (
+                "app:value",
+                "ust",
+                "I",
+                base + 2500,
+                p(4242),
+                p(4243),
+                r#"{"vtid":4243,"vpid":4242,"delta":-7,"ratio":0.25,"n":3,"samples":[1,2,65535]}"#
+                    .to_string()
+            ),
+            (
+                "app:value",
+                "ust",
+                "I",
+                base + (1 << 27) + 300,
+                p(4242),
+                p(4243),
+                r#"{"vtid":4243,"vpid":4242,"delta":9,"ratio":1.5,"n":0,"samples":[]}"#.to_string()
+            ),
+        ]
+    );
+    // Not our layout: read as a whole, not run by run.
+    let files = open_dir(&tracescope_testdata::fixture(
+        "binary/ctf/generic-lttng-style",
+    ))
+    .unwrap();
+    assert!(files.runs().is_none());
+}
+
+/// `binary/ctf/ours` was written by `tracescope convert binary/source.json`: files an
+/// earlier build wrote still read as exactly the events they were made from, run by
+/// run as well as whole.
+#[test]
+fn ctf_fixture_written_by_us_reads_as_its_source() {
+    let want = events_of(&text_of(&tracescope_testdata::fixture(
+        "binary/source.json",
+    )));
+    let dir = tracescope_testdata::fixture("binary/ctf/ours");
+    let (back, diags) = read_dir(&dir).unwrap();
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_same_events("binary/ctf/ours", &want, &back);
+    let files = open_dir(&dir).unwrap();
+    let runs = files.runs().expect("our own layout").split(3);
+    let mut got = Vec::new();
+    let mut diags = Diagnostics::new();
+    for k in 0..runs.runs() {
+        runs.run(k, &mut diags, &mut |ev| got.push(ev));
+    }
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_same_events("binary/ctf/ours in runs", &want, &got);
+}
+
+/// Corpus tier: the real LTTng and hand-made CTF traces of babeltrace's test data.
 #[test]
 fn corpus_ctf_traces_load_as_generic_events() {
-    let root = shared().join("corpus/ctf");
+    let Some(root) = tracescope_testdata::corpus("corpus/ctf", "the real CTF traces") else {
+        return;
+    };
     // Event counts babeltrace2 2.0.4 prints for these traces (SOURCE.txt).
     for (name, count) in [
         ("smalltrace", 2),

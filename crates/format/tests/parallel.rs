@@ -44,8 +44,23 @@ fn assert_same(text: &str, chunk_bytes: usize, what: &str) {
 }
 
 #[test]
+fn fixtures_in_tiny_parts() {
+    for path in tracescope_testdata::fixture_files("") {
+        let src = Source::open(&path).unwrap();
+        let what = tracescope_testdata::fixture_name(&path);
+        for chunk in [1, 16, 64] {
+            assert_same(src.text(), chunk, &what);
+        }
+    }
+}
+
+/// Corpus tier.
+#[test]
 fn corpus_in_tiny_parts() {
-    for path in corpus_files() {
+    let Some((_, files)) = corpus_files() else {
+        return;
+    };
+    for path in files {
         let src = Source::open(&path).unwrap();
         let text = src.text();
         let what = path.display().to_string();

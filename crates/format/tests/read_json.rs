@@ -451,14 +451,19 @@ fn read_events_matches_read_json() {
     assert_eq!(trace.diagnostics, expected.diagnostics);
 }
 
-// ---- the seed examples (../shared/examples, see EXPECTED.md) ------------------------
+// ---- corpus tier: the format guide's examples (in ../shared when it is there) ------
+// The fixture tier's `fixtures.rs` asserts the same rules on our own fixtures.
 
 fn example(name: &str) -> Source {
-    Source::open(common::shared().join("examples").join(name)).unwrap()
+    let dir = tracescope_testdata::shared().expect("checked by seed_examples");
+    Source::open(dir.join("examples").join(name)).unwrap()
 }
 
 #[test]
 fn seed_examples() {
+    if tracescope_testdata::corpus("examples", "the format guide's examples").is_none() {
+        return;
+    }
     let plain = [
         ("seed-guide/00-minimal-duration.json", Form::Object, 1),
         ("seed-guide/01-pid-tid-grouping.json", Form::Object, 5),

@@ -1,4 +1,4 @@
-//! Random bytes and mutated seed examples: `read_json` never panics or hangs, a
+//! Random bytes and mutated fixtures: `read_json` never panics or hangs, a
 //! parallel read in tiny parts equals the sequential one, and the writer's output reads
 //! back to the same text when written again. (The `fuzz/` target checks the same
 //! properties without bounds.)
@@ -61,15 +61,15 @@ fn check(text: &str, chunk_bytes: usize) {
     assert_eq!(write(&again), out, "write -> read -> write is stable");
 }
 
-fn seeds() -> Vec<String> {
-    let dir = common::shared().join("examples/seed-guide");
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| Source::open(e.path()).unwrap().text().to_string())
-        .collect();
-    v.sort();
-    v
+/// The JSON fixtures' texts, read once.
+fn seeds() -> &'static [String] {
+    static SEEDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    SEEDS.get_or_init(|| {
+        tracescope_testdata::fixture_files("")
+            .iter()
+            .map(|p| Source::open(p).unwrap().text().to_string())
+            .collect()
+    })
 }
 
 /// Bits of JSON that make interesting damage.
@@ -166,7 +166,7 @@ proptest! {
     }
 
     #[test]
-    fn mutated_seed_examples(which in any::<prop::sample::Index>(),
+    fn mutated_fixtures(which in any::<prop::sample::Index>(),
                              edits in prop::collection::vec(edit(), 1..6),
                              chunk in 1usize..200) {
         let seeds = seeds();

@@ -1,5 +1,5 @@
 //! Reading what the writer wrote gives back the same events and trailer: for random
-//! events with every field, and for every trace of the corpus.
+//! events with every field, for every fixture and (corpus tier) every real trace.
 
 mod common;
 
@@ -192,13 +192,26 @@ proptest! {
     }
 }
 
-// ---- the corpus ---------------------------------------------------------------------
+// ---- whole traces ---------------------------------------------------------------------
+
+#[test]
+fn fixtures_round_trip() {
+    let files = tracescope_testdata::fixture_files("");
+    assert!(round_trips(&files) > 50);
+}
 
 #[test]
 fn corpus_round_trips() {
+    if let Some((_, files)) = corpus_files() {
+        assert!(round_trips(&files) > 100);
+    }
+}
+
+/// Writes each trace and reads it back; the number of traces with an event list.
+fn round_trips(paths: &[std::path::PathBuf]) -> usize {
     let mut files = 0;
-    for path in corpus_files() {
-        let src = Source::open(&path).unwrap();
+    for path in paths {
+        let src = Source::open(path).unwrap();
         let (trace, events) = read(src.text());
         if trace.form == Form::CpuProfile {
             continue; // a raw profile has no event list to write
@@ -230,5 +243,5 @@ fn corpus_round_trips() {
         }
         files += 1;
     }
-    assert!(files > 100);
+    files
 }

@@ -8,7 +8,12 @@ use tracescope_model::query::QueryIndex;
 /// CPU time of the process so far (user + system), from /proc, in ms.
 fn cpu_ms() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let f: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let f: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
     let t = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
     (t(11) + t(12)) * 10.0
 }
@@ -25,10 +30,16 @@ fn main() {
     let q = |view| TreeQuery {
         source: Source::Slices,
         view,
-        max_nodes: std::env::var("MAX_NODES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000),
+        max_nodes: std::env::var("MAX_NODES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_000),
         filter: None,
     };
-    let repeat: usize = std::env::var("REPEAT").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let repeat: usize = std::env::var("REPEAT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
     for view in [TreeView::TopDown, TreeView::BottomUp].repeat(repeat) {
         if !on(if view == TreeView::TopDown {
             "td"
@@ -51,7 +62,12 @@ fn main() {
     if on("fn") {
         let (t, c) = (Instant::now(), cpu_ms());
         let f = functions(&tr, &Selection::all(), Source::Slices);
-        eprintln!("functions {:?} (cpu {:.0} ms): {}", t.elapsed(), cpu_ms() - c, f.functions.len());
+        eprintln!(
+            "functions {:?} (cpu {:.0} ms): {}",
+            t.elapsed(),
+            cpu_ms() - c,
+            f.functions.len()
+        );
     }
     let (a, b) = (tr.info.start_ns.unwrap(), tr.info.end_ns.unwrap());
     let span = ((b - a) as f64 * 1e6 / tr.tables.slices.len() as f64) as i64;
@@ -59,7 +75,12 @@ fn main() {
     if on("range") {
         let (t, c) = (Instant::now(), cpu_ms());
         let r = tree(&tr, &sel, &q(TreeView::TopDown));
-        eprintln!("range top-down {:?} (cpu {:.0} ms): {} slices", t.elapsed(), cpu_ms() - c, r.samples);
+        eprintln!(
+            "range top-down {:?} (cpu {:.0} ms): {} slices",
+            t.elapsed(),
+            cpu_ms() - c,
+            r.samples
+        );
     }
     if !on("search") {
         std::mem::forget(tr);

@@ -2,14 +2,13 @@
 //!
 //! A [`Trace`] is built from `tracescope_format::Event`s into plain columnar tables
 //! (slices, instants, async slices, flows, counters, objects, samples, metadata,
-//! other events) with ids between them, following `spec/reading-rules.md`
+//! other events) with ids between them, following `docs/reading-rules.md`
 //! sections 3 to 12. Every anomaly is a counted diagnostic, never a panic. The model
 //! never sees the bytes of a file format: that is `tracescope-format`.
 
 pub mod analysis;
 pub mod args;
 mod build;
-pub mod export;
 pub mod query;
 pub mod stats;
 pub mod strings;
@@ -17,7 +16,6 @@ pub mod tables;
 mod trace;
 
 pub use args::TextRef;
-pub use export::{Cell, Rows, TABLE_NAMES};
 pub use stats::Stats;
 pub use strings::{StrId, StringTable};
 pub use tables::*;

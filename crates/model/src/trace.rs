@@ -90,9 +90,9 @@ pub struct Trace {
     pub tables: Tables,
     pub diagnostics: Diagnostics,
     /// Processes in display order.
-    pub process_order: Vec<u32>,
+    pub process_order: Vec<ProcessId>,
     /// Threads in display order (grouped by process, in process order).
-    pub thread_order: Vec<u32>,
+    pub thread_order: Vec<ThreadId>,
     text: Box<dyn TraceText>,
 }
 
@@ -375,8 +375,8 @@ impl Trace {
     }
 
     /// The process's display name: its name, else `"Process <pid>"`.
-    pub fn process_label(&self, p: u32) -> String {
-        let proc_ = &self.tables.processes[p as usize];
+    pub fn process_label(&self, p: ProcessId) -> String {
+        let proc_ = self.process(p);
         if proc_.name.is_none() {
             format!("Process {}", self.pid_text(proc_.pid))
         } else {
@@ -384,13 +384,34 @@ impl Trace {
         }
     }
 
-    pub fn thread_label(&self, t: u32) -> String {
-        let th = &self.tables.threads[t as usize];
+    /// A process as headings show it: `Name (pid 1)`, `Process 1` without a name, and
+    /// just `name` for a process named by its string pid.
+    pub fn process_heading(&self, p: ProcessId) -> String {
+        let pr = self.process(p);
+        heading(self, "Process", "pid", pr.pid, pr.name)
+    }
+
+    /// A thread as headings show it: `Name (tid 7)`, `Thread 7`, or `name`.
+    pub fn thread_heading(&self, t: ThreadId) -> String {
+        let th = self.thread(t);
+        heading(self, "Thread", "tid", th.tid, th.name)
+    }
+
+    pub fn thread_label(&self, t: ThreadId) -> String {
+        let th = self.thread(t);
         if th.name.is_none() {
             format!("Thread {}", self.pid_text(th.tid))
         } else {
             self.str(th.name).to_string()
         }
+    }
+}
+
+fn heading(trace: &Trace, kind: &str, id_kind: &str, id: PidK, name: StrId) -> String {
+    match id {
+        _ if name.is_none() => format!("{kind} {}", trace.pid_text(id)),
+        PidK::Str(s) if s == name => trace.str(name).to_string(),
+        _ => format!("{} ({id_kind} {})", trace.str(name), trace.pid_text(id)),
     }
 }
 
@@ -418,11 +439,11 @@ fn pid_order(p: PidK, strings: &StringTable) -> (u8, Int64, String) {
 
 /// Processes: frame renderers first, then sort index (absent after), name (absent
 /// after), id. Threads the same way within their process.
-fn display_order(t: &Tables) -> (Vec<u32>, Vec<u32>) {
+fn display_order(t: &Tables) -> (Vec<ProcessId>, Vec<ThreadId>) {
     let s = &t.strings;
-    let mut procs: Vec<u32> = (0..t.processes.len() as u32).collect();
+    let mut procs: Vec<ProcessId> = (0..t.processes.len()).map(ProcessId::at).collect();
     procs.sort_by_cached_key(|&p| {
-        let pr = &t.processes[p as usize];
+        let pr = &t.processes[p.index()];
         (
             !pr.renders_frames,
             pr.sort_index.is_none(),
@@ -434,13 +455,13 @@ fn display_order(t: &Tables) -> (Vec<u32>, Vec<u32>) {
     });
     let mut rank = vec![0u32; t.processes.len()];
     for (i, &p) in procs.iter().enumerate() {
-        rank[p as usize] = i as u32;
+        rank[p.index()] = i as u32;
     }
-    let mut threads: Vec<u32> = (0..t.threads.len() as u32).collect();
+    let mut threads: Vec<ThreadId> = (0..t.threads.len()).map(ThreadId::at).collect();
     threads.sort_by_cached_key(|&i| {
-        let th = &t.threads[i as usize];
+        let th = &t.threads[i.index()];
         (
-            rank[th.process as usize],
+            rank[th.process.index()],
             th.sort_index.is_none(),
             th.sort_index,
             th.name.is_none(),

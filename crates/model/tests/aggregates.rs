@@ -9,6 +9,7 @@ use tracescope_model::analysis::{
 };
 use tracescope_model::query::search::Pattern;
 use tracescope_model::query::TrackRef;
+use tracescope_model::tables::ThreadId;
 use tracescope_model::{Lane, Trace};
 
 const US: i64 = 1000;
@@ -67,13 +68,13 @@ fn slices(view: TreeView) -> TreeQuery<'static> {
 fn threads(t: &Trace, tids: &[i64]) -> Option<Vec<TrackRef>> {
     let th = &t.tables.threads;
     Some(
-        (0..th.len() as u32)
+        (0..th.len())
             .filter(|&k| {
                 tids.iter()
-                    .any(|&tid| t.pid_text(th[k as usize].tid) == tid.to_string())
+                    .any(|&tid| t.pid_text(th[k].tid) == tid.to_string())
             })
-            .map(|thread| TrackRef::Slices {
-                thread,
+            .map(|k| TrackRef::Slices {
+                thread: ThreadId::at(k),
                 lane: Lane::Stack,
             })
             .collect(),
@@ -315,17 +316,17 @@ mod against_a_reference {
         let clip = |i: usize| (s.end(i).min(t1) - s.ts[i].max(t0)).max(0);
         let mut kids = vec![0i64; s.len()];
         for j in 0..s.len() {
-            if s.parent[j] != u32::MAX && overlaps(j) {
-                kids[s.parent[j] as usize] += clip(j);
+            if let Some(p) = s.parent[j].filter(|_| overlaps(j)) {
+                kids[p.index()] += clip(j);
             }
         }
         let mut out = BTreeMap::new();
         for i in (0..s.len()).filter(|&i| overlaps(i)) {
             let mut path = Vec::new();
-            let mut cur = i as u32;
-            while cur != u32::MAX {
-                path.push(t.name(s.name[cur as usize]).to_string());
-                cur = s.parent[cur as usize];
+            let mut cur = Some(i);
+            while let Some(c) = cur {
+                path.push(t.name(s.name[c]).to_string());
+                cur = s.parent[c].map(|p| p.index());
             }
             path.reverse();
             let e = out.entry(path).or_insert((0, 0, 0));

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{load, load_file};
+use common::{load, load_corpus, load_fixture};
 use tracescope_model::analysis::{
     call_tree, counter_stats, slice_stats, slices_in_group, CallTree, GroupBy, GroupKey,
     NameFilter, Selection, SliceStats, TreeView,
@@ -243,8 +243,63 @@ fn node(
 
 #[test]
 fn profile_chunks_give_complete_identical_trees() {
-    // 06: 14 samples; weights are the time to the next sample (the last: 50 µs).
-    let t = load_file("examples/seed-guide/06-profile-chunks-simple.json");
+    // Samples at 2, 42, ..., 282 µs; each weighs the time to the next sample, the
+    // last as much as the one before it: 40 µs each.
+    let t = load_fixture("phases/profile-chunks.json");
+    let td = call_tree(&t, &Selection::all(), TreeView::TopDown, 1000);
+    assert_eq!(
+        (td.samples, td.total_ns / US, td.truncated),
+        (8, 320, false)
+    );
+    assert_eq!(
+        tree(&t, &td),
+        vec![
+            node(0, "(root)", 80, 320, 2, 8),
+            node(1, "start", 120, 240, 3, 6),
+            node(2, "compute", 120, 120, 3, 3),
+        ]
+    );
+    let bu = call_tree(&t, &Selection::all(), TreeView::BottomUp, 1000);
+    assert_eq!(
+        tree(&t, &bu),
+        vec![
+            node(0, "start", 120, 240, 3, 6),
+            node(1, "(root)", 120, 240, 3, 6),
+            node(0, "compute", 120, 120, 3, 3),
+            node(1, "start", 120, 120, 3, 3),
+            node(2, "(root)", 120, 120, 3, 3),
+            node(0, "(root)", 80, 320, 2, 8),
+        ]
+    );
+    let f = &td.nodes[2].function;
+    assert_eq!(
+        (t.str(f.url), f.line, f.column),
+        ("file:///srv/app.js", Some(20), Some(8))
+    );
+
+    // The nodes come in a chunk of their own; 7 samples 30 µs apart from 10 µs.
+    let t = load_fixture("phases/profile-chunks-streamed.json");
+    let td = call_tree(&t, &Selection::all(), TreeView::TopDown, 1000);
+    assert_eq!(
+        tree(&t, &td),
+        vec![
+            node(0, "(root)", 60, 210, 2, 7),
+            node(1, "serve", 60, 150, 2, 5),
+            node(2, "render", 90, 90, 3, 3),
+        ]
+    );
+    // A range keeps only its samples: [100, 161) holds 100, 130 and 160 µs.
+    let td = call_tree(&t, &range(100, 161), TreeView::TopDown, 1000);
+    assert_eq!(td.samples, 3);
+}
+
+/// Corpus tier: the same on the format guide's two ProfileChunk examples.
+#[test]
+fn seed_profile_chunks_give_complete_identical_trees() {
+    let what = "call trees of the guide's profile examples";
+    let Some(t) = load_corpus("examples/seed-guide/06-profile-chunks-simple.json", what) else {
+        return;
+    };
     let td = call_tree(&t, &Selection::all(), TreeView::TopDown, 1000);
     assert_eq!(
         (td.samples, td.total_ns / US, td.truncated),
@@ -258,26 +313,9 @@ fn profile_chunks_give_complete_identical_trees() {
             node(2, "main-work", 300, 300, 6, 6),
         ]
     );
-    let bu = call_tree(&t, &Selection::all(), TreeView::BottomUp, 1000);
-    assert_eq!(
-        tree(&t, &bu),
-        vec![
-            node(0, "runMainESM", 350, 650, 5, 11),
-            node(1, "(root)", 350, 650, 5, 11),
-            node(0, "main-work", 300, 300, 6, 6),
-            node(1, "runMainESM", 300, 300, 6, 6),
-            node(2, "(root)", 300, 300, 6, 6),
-            node(0, "(root)", 250, 900, 3, 14),
-        ]
-    );
-    let f = &td.nodes[2].function;
-    assert_eq!(
-        (t.str(f.url), f.line, f.column),
-        ("file:///index.mjs", 10, 0)
-    );
-
-    // 07: the nodes come in a chunk of their own; 10 samples.
-    let t = load_file("examples/seed-guide/07-profile-chunks-streamed.json");
+    let Some(t) = load_corpus("examples/seed-guide/07-profile-chunks-streamed.json", what) else {
+        return;
+    };
     let td = call_tree(&t, &Selection::all(), TreeView::TopDown, 1000);
     assert_eq!(
         tree(&t, &td),
@@ -287,47 +325,115 @@ fn profile_chunks_give_complete_identical_trees() {
             node(2, "main-work", 200, 200, 4, 4),
         ]
     );
-    // A range keeps only its samples: [301, 451) holds 301 x2, 351, 401 (µs).
-    let sel = range(301, 451);
-    let td = call_tree(&t, &sel, TreeView::TopDown, 1000);
-    assert_eq!(td.samples, 4);
+    assert_eq!(
+        call_tree(&t, &range(301, 451), TreeView::TopDown, 1000).samples,
+        4
+    );
+}
+
+/// (depth, name, total µs, total samples) per node.
+fn totals(t: &Trace, c: &CallTree) -> Vec<(u32, String, i64, u64)> {
+    tree(t, c)
+        .into_iter()
+        .map(|(d, n, _, tot, _, tn)| (d, n.chars().take(9).collect(), tot, tn))
+        .collect()
 }
 
 #[test]
 fn stack_frame_samples_make_a_tree_with_weights_from_their_times() {
-    let t = load_file("corpus/speedscope/trace-event/simple-with-samples.json");
-    let td = call_tree(&t, &Selection::all(), TreeView::TopDown, 1000);
-    let names: Vec<(u32, String, i64, u64)> = tree(&t, &td)
-        .into_iter()
-        .map(|(d, n, _, tot, _, tn)| (d, n.chars().take(9).collect(), tot, tn))
-        .collect();
-    assert_eq!(
-        names,
-        vec![
-            (0, "[root]".to_string(), 74710, 7),
-            (1, "[GC Young".to_string(), 20000, 2),
-            (1, "function1".to_string(), 13326, 1),
-            (1, "function2".to_string(), 10605, 1),
-            (2, "function3".to_string(), 10605, 1),
-        ]
+    // Hermes writes tids, times and weights as strings. Samples at 2000, 2010, 2030
+    // and 2035 µs weigh 10, 20, 5 and (the last, as the one before) 5 µs.
+    let t = load_fixture("phases/samples-numeric-strings.json");
+    let want = [("[root]", 40, 4), ("handler", 35, 3), ("parse", 20, 1)];
+    sample_tree_is(&t, &[0, 1, 2], &want, 5, ("js", 2000));
+}
+
+/// Corpus tier: the same on speedscope's Hermes trace.
+#[test]
+fn hermes_samples_make_a_tree_with_weights_from_their_times() {
+    let Some(t) = load_corpus(
+        "corpus/speedscope/trace-event/simple-with-samples.json",
+        "the call tree of a real Hermes trace",
+    ) else {
+        return;
+    };
+    let want = [
+        ("[root]", 74710, 7),
+        ("[GC Young", 20000, 2),
+        ("function1", 13326, 1),
+        ("function2", 10605, 1),
+        ("function3", 10605, 1),
+    ];
+    sample_tree_is(
+        &t,
+        &[0, 1, 1, 1, 2],
+        &want,
+        30779,
+        ("mqt_js", 11_552_125_241),
     );
-    assert_eq!(td.nodes[0].self_ns / US, 30779);
-    // Regression: string tids and numeric-string times were read as 0.
-    let th = t.tables.samples.thread[0] as usize;
-    assert_eq!(t.str(t.tables.threads[th].name), "mqt_js");
-    assert_eq!(t.tables.samples.ts[0], 11_552_125_241 * US);
+}
+
+/// The top-down tree of a trace's samples: each node's depth, name (its first 9
+/// characters), total µs and samples; the root's self µs; the first sample's thread
+/// name and time in µs (regression: string tids and numeric-string times read as 0).
+fn sample_tree_is(
+    t: &Trace,
+    depths: &[u32],
+    want: &[(&str, i64, u64)],
+    root_self_us: i64,
+    (thread, first_us): (&str, i64),
+) {
+    let td = call_tree(t, &Selection::all(), TreeView::TopDown, 1000);
+    let want: Vec<(u32, String, i64, u64)> = depths
+        .iter()
+        .zip(want)
+        .map(|(&d, &(n, tot, tn))| (d, n.to_string(), tot, tn))
+        .collect();
+    assert_eq!(totals(t, &td), want);
+    assert_eq!(td.nodes[0].self_ns / US, root_self_us);
+    let th = t.tables.samples.thread[0].index();
+    assert_eq!(t.str(t.tables.threads[th].name), thread);
+    assert_eq!(t.tables.samples.ts[0], first_us * US);
 }
 
 #[test]
 fn a_cpuprofile_tree_accounts_for_every_sample() {
-    let t = load_file("corpus/speedscope/node/10.11.0/example.cpuprofile");
+    let t = load_fixture("file/node.cpuprofile");
+    accounts_for_every_sample(&t, 2);
+    // main's self is its one sample, fib's its three: 100 µs each.
     let td = call_tree(&t, &Selection::all(), TreeView::TopDown, usize::MAX);
+    assert_eq!(
+        tree(&t, &td),
+        vec![
+            node(0, "(root)", 0, 500, 0, 5),
+            node(1, "main", 100, 400, 1, 4),
+            node(2, "fib", 300, 300, 3, 3),
+            node(1, "(garbage collector)", 100, 100, 1, 1),
+        ]
+    );
+}
+
+/// Corpus tier: the same accounting on a real Node profile.
+#[test]
+fn a_real_cpuprofile_tree_accounts_for_every_sample() {
+    if let Some(t) = load_corpus(
+        "corpus/speedscope/node/10.11.0/example.cpuprofile",
+        "the call tree of a real Node .cpuprofile",
+    ) {
+        accounts_for_every_sample(&t, 5);
+    }
+}
+
+/// Every sample is in the tree once; totals add up; a tree cut to `cut` nodes keeps
+/// the heaviest and their parents.
+fn accounts_for_every_sample(t: &Trace, cut: usize) {
+    let td = call_tree(t, &Selection::all(), TreeView::TopDown, usize::MAX);
     let with_stack = t
         .tables
         .samples
         .frame
         .iter()
-        .filter(|&&f| f != u32::MAX)
+        .filter(|f| f.is_some())
         .count() as u64;
     assert_eq!(td.samples, with_stack);
     let roots: u64 = td
@@ -349,7 +455,7 @@ fn a_cpuprofile_tree_accounts_for_every_sample() {
         assert_eq!(n.total_ns, n.self_ns + kids, "node {i}");
     }
     // The bottom-up roots' self times add up to the same total.
-    let bu = call_tree(&t, &Selection::all(), TreeView::BottomUp, usize::MAX);
+    let bu = call_tree(t, &Selection::all(), TreeView::BottomUp, usize::MAX);
     let bu_self: i64 = bu
         .nodes
         .iter()
@@ -357,12 +463,11 @@ fn a_cpuprofile_tree_accounts_for_every_sample() {
         .map(|n| n.self_ns)
         .sum();
     assert_eq!(bu_self, td.total_ns);
-    // A cut tree keeps the heaviest nodes and their parents.
-    let cut = call_tree(&t, &Selection::all(), TreeView::TopDown, 5);
-    assert!(cut.truncated);
-    assert_eq!(cut.nodes.len(), 5);
-    assert!(cut
+    let short = call_tree(t, &Selection::all(), TreeView::TopDown, cut);
+    assert!(short.truncated);
+    assert_eq!(short.nodes.len(), cut);
+    assert!(short
         .nodes
         .iter()
-        .all(|n| n.parent.is_none_or(|p| (p as usize) < 5)));
+        .all(|n| n.parent.is_none_or(|p| (p as usize) < cut)));
 }

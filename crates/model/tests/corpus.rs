@@ -1,5 +1,8 @@
-//! Every real trace under `shared/corpus/` (catapult, speedscope, perfetto) loads
-//! without panic, with counts that agree with the events read.
+//! Every trace loads without panic, with counts that agree with the events read, and
+//! the same model whatever way it is read (tiny parallel parts, short runs of events,
+//! CTF run by run). Two tiers: the repository's fixtures (always), and the real
+//! traces of the external corpus (catapult, speedscope, perfetto) when `../shared` is
+//! there.
 
 mod common;
 
@@ -8,20 +11,6 @@ use std::path::{Path, PathBuf};
 use tracescope_format::json::ReadOptions;
 use tracescope_format::Source;
 use tracescope_model::{LoadOptions, Trace};
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
 
 fn load(p: &Path) -> Trace {
     load_with(p, ReadOptions::default())
@@ -34,16 +23,38 @@ fn load_with(p: &Path, read: ReadOptions) -> Trace {
         .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
+/// The corpus traces under `dirs` (relative to `../shared/corpus`), or `None` after
+/// one line saying the calling test skipped them.
+fn corpus(dirs: &[&str], what: &str) -> Option<(PathBuf, Vec<PathBuf>)> {
+    let root = tracescope_testdata::corpus("corpus", what)?;
+    let mut all: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|d| tracescope_testdata::files_under(&root.join(d)))
+        .collect();
+    all.sort();
+    Some((root, all))
+}
+
+#[test]
+fn every_fixture_loads_with_consistent_counts() {
+    let all = tracescope_testdata::fixture_files("");
+    consistent_counts(&tracescope_testdata::fixtures(), &all);
+}
+
 #[test]
 fn every_json_corpus_file_loads_with_consistent_counts() {
-    let root = common::shared().join("corpus");
-    let mut all = Vec::new();
-    for d in ["catapult", "speedscope", "perfetto"] {
-        files(&root.join(d), &mut all);
-    }
-    all.sort();
+    let Some((root, all)) = corpus(
+        &["catapult", "speedscope", "perfetto"],
+        "counts of every real trace",
+    ) else {
+        return;
+    };
     assert!(all.len() > 80, "corpus not found at {}", root.display());
-    for p in &all {
+    consistent_counts(&root, &all);
+}
+
+fn consistent_counts(root: &Path, all: &[PathBuf]) {
+    for p in all {
         let t = load(p);
         let st = t.stats();
         let phase_total: u64 = st.phases.iter().map(|(_, n)| n).sum();
@@ -71,12 +82,12 @@ fn every_json_corpus_file_loads_with_consistent_counts() {
             );
         }
         // Every table renders.
-        for table in tracescope_model::TABLE_NAMES {
+        for table in tracescope_model::TABLES.iter().map(|t| t.name) {
             t.rows(table).unwrap();
         }
         eprintln!(
             "{:<70} {:>7} events {:>7} slices {:>5} async {:>5} flows {:>6} samples {:>3} diags",
-            p.strip_prefix(&root).unwrap().display(),
+            p.strip_prefix(root).unwrap().display(),
             st.events,
             st.slices,
             st.async_slices,
@@ -92,19 +103,16 @@ fn assert_same_model(what: &Path, a: &Trace, b: &Trace) {
     let what = what.display();
     assert_eq!(a.stats().events, b.stats().events, "{what}");
     assert_eq!(a.diagnostics, b.diagnostics, "{what}");
-    for table in tracescope_model::TABLE_NAMES {
+    for table in tracescope_model::TABLES.iter().map(|t| t.name) {
         let (ra, rb) = (a.rows(table).unwrap(), b.rows(table).unwrap());
         assert!(ra.rows == rb.rows, "{what}: table {table} differs");
     }
 }
 
-/// Calls `f` with each catapult corpus trace's path and events (those that read).
-fn with_catapult_events(mut f: impl FnMut(&Path, Vec<tracescope_format::Event<'_>>)) {
-    let mut all = Vec::new();
-    files(&common::shared().join("corpus/catapult"), &mut all);
-    all.sort();
+/// Calls `f` with each trace's path and events (those that read).
+fn with_events(all: &[PathBuf], mut f: impl FnMut(&Path, Vec<tracescope_format::Event<'_>>)) {
     let mut read = 0;
-    for p in &all {
+    for p in all {
         let src = Source::open(p).unwrap();
         let mut events = Vec::new();
         if tracescope_format::json::read_events(src.text(), |ev, _| events.push(ev)).is_ok() {
@@ -112,26 +120,38 @@ fn with_catapult_events(mut f: impl FnMut(&Path, Vec<tracescope_format::Event<'_
             read += 1;
         }
     }
-    assert!(read > 10, "only {read} corpus traces read");
+    assert!(read > 10, "only {read} traces read");
+}
+
+/// The fixtures that hold events (not the raw `.cpuprofile`s).
+fn event_fixtures() -> Vec<PathBuf> {
+    let mut all = tracescope_testdata::fixture_files("");
+    all.retain(|p| !p.to_string_lossy().ends_with(".cpuprofile"));
+    all
+}
+
+fn catapult(what: &str) -> Option<Vec<PathBuf>> {
+    corpus(&["catapult"], what).map(|(_, all)| all)
 }
 
 /// Reading in many small parallel parts (some started from wrong guesses of an event
 /// boundary and thrown away) gives exactly the model of the default read.
 #[test]
 fn tiny_parallel_parts_give_the_same_model() {
-    let root = common::shared().join("corpus");
-    let mut all = Vec::new();
-    for d in ["catapult", "perfetto"] {
-        files(&root.join(d), &mut all);
+    same_model_in_tiny_parts(&tracescope_testdata::fixture_files(""), 64);
+    if let Some((_, all)) = corpus(&["catapult", "perfetto"], "real traces in tiny parts") {
+        same_model_in_tiny_parts(&all, 2048);
     }
-    all.sort();
-    for p in &all {
+}
+
+fn same_model_in_tiny_parts(all: &[PathBuf], chunk_bytes: usize) {
+    for p in all {
         let a = load(p);
         let b = load_with(
             p,
             ReadOptions {
                 threads: 2,
-                chunk_bytes: 2048,
+                chunk_bytes,
             },
         );
         assert_same_model(p, &a, &b);
@@ -142,20 +162,32 @@ fn tiny_parallel_parts_give_the_same_model() {
 /// give exactly the model of one run, diagnostics included.
 #[test]
 fn events_in_short_runs_give_the_same_model() {
-    with_catapult_events(|p, events| {
+    let check = |p: &Path, events: Vec<tracescope_format::Event<'_>>| {
         let a = Trace::from_events_in_runs(events.clone(), "json", 0, usize::MAX);
-        let b = Trace::from_events_in_runs(events, "json", 0, 7);
+        let b = Trace::from_events_in_runs(events, "json", 0, 3);
         assert_same_model(p, &a, &b);
-    });
+    };
+    with_events(&event_fixtures(), check);
+    if let Some(all) = catapult("real traces in short runs") {
+        with_events(&all, check);
+    }
 }
 
 /// A CTF trace in our layout loads run by run (its decoded events never all held)
 /// into exactly the model of its decoded events, whatever the number of runs.
 #[test]
 fn ctf_run_by_run_gives_the_model_of_its_events() {
+    ctf_run_by_run(&event_fixtures(), "fixtures");
+    if let Some(all) = catapult("real traces as CTF run by run") {
+        ctf_run_by_run(&all, "corpus");
+    }
+}
+
+fn ctf_run_by_run(all: &[PathBuf], tag: &str) {
     use tracescope_format::ctf::{open_dir, write_dir, CtfWriteOptions};
-    let dir = std::env::temp_dir().join(format!("tracescope-model-ctf-{}", std::process::id()));
-    with_catapult_events(|p, events| {
+    let dir =
+        std::env::temp_dir().join(format!("tracescope-model-ctf-{}-{tag}", std::process::id()));
+    with_events(all, |p, events| {
         let _ = std::fs::remove_dir_all(&dir);
         let opts = CtfWriteOptions {
             packet_bytes: 4096,

@@ -1,36 +1,21 @@
-//! Every seed example gives exactly what `shared/examples/EXPECTED.md` says.
+//! Corpus tier: every example of the format's guides (`../shared/examples`, when it
+//! is there) gives exactly what its `EXPECTED.md` says. The fixture tier
+//! (`fixtures.rs`) asserts the same rules on our own fixtures.
 
 mod common;
 use common::*;
 use tracescope_model::Cell;
 
-/// (name, ts, dur, depth, pid, tid) of every slice, in table order.
-/// (name, ts, dur, depth, pid, tid)
-type Row = (String, i64, i64, i64, Cell, Cell);
-
-fn slices(t: &tracescope_model::Trace) -> Vec<Row> {
-    let r = t.rows("slices").unwrap();
-    (0..r.rows.len())
-        .map(|k| {
-            let int = |c: &str| match r.get(k, c) {
-                Cell::Int(v) => *v,
-                other => panic!("{c}: {other:?}"),
-            };
-            (
-                r.get(k, "name").to_string(),
-                int("ts_ns"),
-                int("dur_ns"),
-                int("depth"),
-                r.get(k, "pid").clone(),
-                r.get(k, "tid").clone(),
-            )
-        })
-        .collect()
+/// The example, or `None` (said in one line) without `../shared`.
+fn seed(rel: &str) -> Option<tracescope_model::Trace> {
+    load_corpus(rel, "what EXPECTED.md says of this example")
 }
 
 #[test]
 fn viewer_01_nested_calls() {
-    let t = load_file("examples/seed-viewer/01-nested-calls.json");
+    let Some(t) = seed("examples/seed-viewer/01-nested-calls.json") else {
+        return;
+    };
     assert_eq!(
         slices(&t),
         vec![
@@ -44,7 +29,9 @@ fn viewer_01_nested_calls() {
 
 #[test]
 fn viewer_02_interleaved_threads() {
-    let t = load_file("examples/seed-viewer/02-interleaved-threads.json");
+    let Some(t) = seed("examples/seed-viewer/02-interleaved-threads.json") else {
+        return;
+    };
     assert_eq!(
         slices(&t),
         vec![
@@ -57,7 +44,9 @@ fn viewer_02_interleaved_threads() {
 
 #[test]
 fn viewer_03_ui_nest() {
-    let t = load_file("examples/seed-viewer/03-ui-nest.json");
+    let Some(t) = seed("examples/seed-viewer/03-ui-nest.json") else {
+        return;
+    };
     let r = t.rows("slices").unwrap();
     let got: Vec<_> = (0..r.rows.len())
         .map(|k| {
@@ -84,7 +73,9 @@ fn viewer_03_ui_nest() {
 
 #[test]
 fn viewer_04_instant_and_thread_name() {
-    let t = load_file("examples/seed-viewer/04-instant-and-thread-name.json");
+    let Some(t) = seed("examples/seed-viewer/04-instant-and-thread-name.json") else {
+        return;
+    };
     assert_eq!(col(&t, "threads", "name"), vec![s("RendererThread")]);
     assert_eq!(
         slices(&t),
@@ -106,7 +97,9 @@ fn viewer_04_instant_and_thread_name() {
 
 #[test]
 fn guide_00_minimal_duration() {
-    let t = load_file("examples/seed-guide/00-minimal-duration.json");
+    let Some(t) = seed("examples/seed-guide/00-minimal-duration.json") else {
+        return;
+    };
     assert_eq!(
         slices(&t),
         vec![("function-name".into(), 1000, 10_000, 0, i(1), i(1))]
@@ -115,7 +108,9 @@ fn guide_00_minimal_duration() {
 
 #[test]
 fn guide_01_pid_tid_grouping() {
-    let t = load_file("examples/seed-guide/01-pid-tid-grouping.json");
+    let Some(t) = seed("examples/seed-guide/01-pid-tid-grouping.json") else {
+        return;
+    };
     assert_eq!(col(&t, "processes", "pid"), vec![i(1), i(2)]);
     assert_eq!(col(&t, "threads", "tid"), vec![i(1), i(2), i(1), i(2)]);
     assert_eq!(t.stats().slices, 5);
@@ -131,7 +126,9 @@ fn guide_01_pid_tid_grouping() {
 
 #[test]
 fn guide_02_duration_nesting() {
-    let t = load_file("examples/seed-guide/02-duration-nesting.json");
+    let Some(t) = seed("examples/seed-guide/02-duration-nesting.json") else {
+        return;
+    };
     let depth: Vec<(String, i64)> = slices(&t).into_iter().map(|s| (s.0, s.3)).collect();
     assert_eq!(
         depth,
@@ -162,7 +159,9 @@ fn guide_02_duration_nesting() {
 
 #[test]
 fn guide_03_instant_markers() {
-    let t = load_file("examples/seed-guide/03-instant-markers.json");
+    let Some(t) = seed("examples/seed-guide/03-instant-markers.json") else {
+        return;
+    };
     assert_eq!(
         col(&t, "instants", "name"),
         vec![s("marker-start"), s("marker-end")]
@@ -177,7 +176,9 @@ fn guide_03_instant_markers() {
 
 #[test]
 fn guide_04_cpu_profiler_start_stop() {
-    let t = load_file("examples/seed-guide/04-cpu-profiler-start-stop.json");
+    let Some(t) = seed("examples/seed-guide/04-cpu-profiler-start-stop.json") else {
+        return;
+    };
     assert_eq!(t.stats().profiles, 1);
     assert_eq!(col(&t, "samples", "ts_ns"), vec![i(11_000)]);
     assert_eq!(col(&t, "samples", "tid"), vec![i(1)]);
@@ -189,7 +190,9 @@ fn guide_04_cpu_profiler_start_stop() {
 
 #[test]
 fn guide_05_tracing_started_in_browser() {
-    let t = load_file("examples/seed-guide/05-tracing-started-in-browser.json");
+    let Some(t) = seed("examples/seed-guide/05-tracing-started-in-browser.json") else {
+        return;
+    };
     assert_eq!(col(&t, "processes", "pid"), vec![i(1), i(2)]);
     assert_eq!(
         col(&t, "processes", "frame_url"),
@@ -199,22 +202,11 @@ fn guide_05_tracing_started_in_browser() {
     assert_eq!(col(&t, "instants", "scope"), vec![s("t")]);
 }
 
-fn stack_counts(t: &tracescope_model::Trace) -> Vec<(String, usize)> {
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for st in col(t, "samples", "stack") {
-        let st = st.to_string();
-        match counts.iter_mut().find(|(s, _)| *s == st) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((st, 1)),
-        }
-    }
-    counts.sort();
-    counts
-}
-
 #[test]
 fn guide_06_profile_chunks_simple() {
-    let t = load_file("examples/seed-guide/06-profile-chunks-simple.json");
+    let Some(t) = seed("examples/seed-guide/06-profile-chunks-simple.json") else {
+        return;
+    };
     assert_eq!(t.stats().profiles, 1);
     let ts = col(&t, "samples", "ts_ns");
     assert_eq!(ts.len(), 14);
@@ -231,7 +223,9 @@ fn guide_06_profile_chunks_simple() {
 
 #[test]
 fn guide_07_profile_chunks_streamed() {
-    let t = load_file("examples/seed-guide/07-profile-chunks-streamed.json");
+    let Some(t) = seed("examples/seed-guide/07-profile-chunks-streamed.json") else {
+        return;
+    };
     let ts = col(&t, "samples", "ts_ns");
     assert_eq!(ts.len(), 10);
     assert_eq!((ts[0].clone(), ts[9].clone()), (i(1000), i(551_000)));
@@ -248,7 +242,9 @@ fn guide_07_profile_chunks_streamed() {
 
 #[test]
 fn guide_08_object_lifecycle() {
-    let t = load_file("examples/seed-guide/08-object-lifecycle.json");
+    let Some(t) = seed("examples/seed-guide/08-object-lifecycle.json") else {
+        return;
+    };
     let r = t.rows("objects").unwrap();
     assert_eq!(r.rows.len(), 1);
     assert_eq!(
@@ -274,7 +270,9 @@ fn guide_08_object_lifecycle() {
 
 #[test]
 fn guide_09_process_thread_names() {
-    let t = load_file("examples/seed-guide/09-process-thread-names.json");
+    let Some(t) = seed("examples/seed-guide/09-process-thread-names.json") else {
+        return;
+    };
     assert_eq!(col(&t, "processes", "name"), vec![s("renderer")]);
     let r = t.rows("threads").unwrap();
     let k = (0..r.rows.len())
@@ -285,7 +283,9 @@ fn guide_09_process_thread_names() {
 
 #[test]
 fn guide_10_fragment_with_trailing_comma() {
-    let t = load_file("examples/seed-guide/10-thread-name-fragment-trailing-comma.json");
+    let Some(t) = seed("examples/seed-guide/10-thread-name-fragment-trailing-comma.json") else {
+        return;
+    };
     assert_eq!(t.stats().metadata_events, 1);
     assert_eq!(col(&t, "threads", "name"), vec![s("CrRendererMain")]);
     assert!(!t.diagnostics.is_empty());
@@ -293,7 +293,9 @@ fn guide_10_fragment_with_trailing_comma() {
 
 #[test]
 fn guide_11_jsonc_with_comments() {
-    let t = load_file("examples/seed-guide/11-jsonc-with-comments.json");
+    let Some(t) = seed("examples/seed-guide/11-jsonc-with-comments.json") else {
+        return;
+    };
     assert!(diag_kinds(&t).contains(&"comment"), "{:?}", diag_kinds(&t));
     let mut names: Vec<String> = col(&t, "threads", "name")
         .iter()
@@ -312,7 +314,9 @@ fn guide_11_jsonc_with_comments() {
 
 #[test]
 fn guide_12_thread_pool_names() {
-    let t = load_file("examples/seed-guide/12-thread-pool-names.json");
+    let Some(t) = seed("examples/seed-guide/12-thread-pool-names.json") else {
+        return;
+    };
     assert_eq!(t.stats().metadata_events, 10);
     assert_eq!(t.stats().threads, 10);
     let mut pids: Vec<String> = col(&t, "processes", "pid")

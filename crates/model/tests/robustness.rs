@@ -84,7 +84,7 @@ proptest! {
         let st = t.stats();
         prop_assert_eq!(st.events as usize, events.len());
         prop_assert_eq!(st.phases.iter().map(|p| p.1).sum::<u64>(), st.events);
-        for table in tracescope_model::TABLE_NAMES {
+        for table in tracescope_model::TABLES.iter().map(|t| t.name) {
             prop_assert!(t.rows(table).is_some());
         }
         for k in 0..t.tables.slices.len() {

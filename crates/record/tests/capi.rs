@@ -131,8 +131,8 @@ fn c_program_records_a_trace_tracescope_reads() {
     let flows: Vec<(&str, &str, bool)> = (0..t.flows.len())
         .map(|i| {
             let name = |r| match r {
-                SliceRef::Thread(s) => trace.str(t.slices.name[s as usize]),
-                SliceRef::Async(s) => trace.str(t.async_slices.name[s as usize]),
+                SliceRef::Thread(s) => trace.str(t.slices.name[s.index()]),
+                SliceRef::Async(s) => trace.str(t.async_slices.name[s.index()]),
             };
             (name(t.flows.from[i]), name(t.flows.to[i]), t.flows.v2[i])
         })

@@ -1,10 +1,12 @@
-//! The demo example's trace loads in Chrome DevTools' own trace engine
-//! (`shared/peers/devtools/parse.mjs`) without errors.
+//! The demo example's trace loads in Chrome DevTools' own trace engine (a small
+//! `parse.mjs` over the engine's npm package, kept with the external corpus in
+//! `../shared/peers/devtools`) without errors.
 //!
-//! Needs `node` and the engine installed (`npm ci` in a copy of
-//! `shared/peers/devtools`); the directory is `$TRACESCOPE_DEVTOOLS`, else
-//! `/tmp/devtools`, else `../shared/peers/devtools` beside the workspace. When
-//! none has `node_modules`, the test says so and passes without checking.
+//! Needs `node` and the engine installed (`scripts/setup` copies it to
+//! `/tmp/tracescope-devtools` and runs `npm ci` there); the directory is
+//! `$TRACESCOPE_DEVTOOLS`, else `/tmp/devtools`, else `../shared/peers/devtools`
+//! beside the workspace. When none has `node_modules`, the test says so in one line
+//! and passes without checking.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,11 +27,20 @@ fn devtools_dir() -> Option<PathBuf> {
 #[test]
 fn demo_trace_loads_in_devtools_without_errors() {
     let Some(devtools) = devtools_dir() else {
-        eprintln!("SKIPPED: no DevTools trace engine (set TRACESCOPE_DEVTOOLS to a directory with parse.mjs and node_modules)");
+        tracescope_testdata::skip(
+            "no DevTools trace engine",
+            "loading our trace in DevTools",
+            "run scripts/setup with ../shared beside the checkout, or set TRACESCOPE_DEVTOOLS \
+             to a directory with parse.mjs and node_modules",
+        );
         return;
     };
     if Command::new("node").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: node is not installed");
+        tracescope_testdata::skip(
+            "node is not installed",
+            "loading our trace in DevTools",
+            "scripts/setup installs it",
+        );
         return;
     }
     // `cargo test` builds the examples beside the test binaries; when this test

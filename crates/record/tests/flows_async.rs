@@ -35,8 +35,8 @@ fn shape(e: &Value) -> Value {
 
 fn slice_name(trace: &Trace, r: SliceRef) -> &str {
     match r {
-        SliceRef::Thread(i) => trace.str(trace.tables.slices.name[i as usize]),
-        SliceRef::Async(i) => trace.str(trace.tables.async_slices.name[i as usize]),
+        SliceRef::Thread(i) => trace.str(trace.tables.slices.name[i.index()]),
+        SliceRef::Async(i) => trace.str(trace.tables.async_slices.name[i.index()]),
     }
 }
 

@@ -1,4 +1,5 @@
-//! `tracescope convert IN OUT`: any readable trace to JSON, every event and field kept.
+//! `tracescope convert IN OUT`: any readable trace to JSON, ETW records or a CTF
+//! directory, every event and field kept; written through [`crate::output`].
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -10,8 +11,63 @@ use tracescope_format::json::{self, EventSink, Form, JsonWriter, ReadOptions};
 use tracescope_format::{ctf, etw, Diagnostics, Event, Source};
 
 use crate::input::Input;
+use crate::output::Output;
 
-type Out = Box<dyn Write + Send>;
+type Out = Sink;
+
+/// The output file's writer: plain or gzip (by the output's name).
+enum Sink {
+    Plain(BufWriter<File>),
+    Gz(flate2::write::GzEncoder<BufWriter<File>>),
+}
+
+impl Sink {
+    fn new(out: &Output) -> Result<Sink> {
+        let w = out.writer()?;
+        let gz = out.shown().extension().is_some_and(|e| e == "gz");
+        Ok(if gz {
+            Sink::Gz(flate2::write::GzEncoder::new(
+                w,
+                flate2::Compression::default(),
+            ))
+        } else {
+            Sink::Plain(w)
+        })
+    }
+
+    /// Writes what is buffered (and gzip's trailer), reporting any error (dropping
+    /// would swallow it).
+    fn finish(self) -> std::io::Result<()> {
+        let mut w = match self {
+            Sink::Plain(w) => w,
+            Sink::Gz(g) => g.finish()?,
+        };
+        w.flush()
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Plain(w) => w.write(buf),
+            Sink::Gz(w) => w.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.write_all(buf),
+            Sink::Gz(w) => w.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.flush(),
+            Sink::Gz(w) => w.flush(),
+        }
+    }
+}
 
 /// The output: raw until the first event, then a JSON writer; the first write error
 /// is kept and reported.
@@ -55,19 +111,6 @@ impl<'a> EventSink<'a> for WriteSink {
     }
 }
 
-fn output(path: &Path) -> Result<Box<dyn Write + Send>> {
-    let f = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let w = BufWriter::with_capacity(1 << 20, f);
-    Ok(if path.extension().is_some_and(|e| e == "gz") {
-        Box::new(flate2::write::GzEncoder::new(
-            w,
-            flate2::Compression::default(),
-        ))
-    } else {
-        Box::new(w)
-    })
-}
-
 /// What `convert` writes, chosen by the output's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum OutKind {
@@ -75,28 +118,47 @@ enum OutKind {
     Json,
     /// `.etw`: ETW-shaped Chrome event records (see `tracescope_format::etw`).
     Etw,
-    /// Anything else: a CTF 1.8 trace directory.
+    /// A name ending in `/` or `.ctf`, or an existing CTF directory: a CTF 1.8 trace
+    /// directory.
     Ctf,
 }
 
-fn out_kind(path: &Path) -> OutKind {
+/// The formats `convert` writes, for the error on any other name.
+const FORMATS: &str =
+    "OUT.json (JSON), OUT.json.gz or OUT.gz (gzipped JSON), OUT.etw (ETW records), \
+     OUT.ctf or OUT/ (a CTF trace directory; also an existing CTF directory)";
+
+fn out_kind(path: &Path) -> Result<OutKind> {
+    let text = path.as_os_str().to_string_lossy();
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    if name.ends_with(".json") || name.ends_with(".gz") {
-        OutKind::Json
-    } else if name.ends_with(".etw") {
-        OutKind::Etw
-    } else {
-        OutKind::Ctf
-    }
+    Ok(
+        if text.ends_with('/') || name.ends_with(".ctf") || ctf::is_ctf_dir(path) {
+            OutKind::Ctf
+        } else if name.ends_with(".json") || name.ends_with(".gz") {
+            OutKind::Json
+        } else if name.ends_with(".etw") {
+            OutKind::Etw
+        } else {
+            bail!(
+                "cannot tell what to write from the name {}: name the output {FORMATS}",
+                path.display()
+            )
+        },
+    )
 }
 
 pub fn run(input: &Path, out_path: &Path) -> Result<()> {
-    let kind = out_kind(out_path);
+    let kind = out_kind(out_path)?;
+    // Checked before the input is read: a refused output costs nothing.
+    let out = match kind {
+        OutKind::Ctf => Output::dir(out_path, &[input], "CTF trace directory", ctf::is_ctf_dir)?,
+        _ => Output::file(out_path, &[input])?,
+    };
     match crate::input::open(input)? {
-        Input::Json(source) if kind == OutKind::Json => json_to_json(&source, input, out_path),
+        Input::Json(source) if kind == OutKind::Json => json_to_json(&source, input, out),
         Input::Json(source) => {
             let mut events = Vec::new();
             let read = json::read_events(source.text(), |ev, _| events.push(ev))
@@ -104,47 +166,46 @@ pub fn run(input: &Path, out_path: &Path) -> Result<()> {
             if read.form == Form::CpuProfile {
                 bail!("{} is a raw .cpuprofile, which has no events to write as {kind:?}; convert it to .json", input.display());
             }
-            write_events(&events, kind, out_path)
+            write_events(&events, kind, out)
         }
-        Input::Binary(binary) => write_events(&binary.decode(input)?.events, kind, out_path),
+        Input::Binary(binary) => write_events(&binary.decode(input)?.events, kind, out),
     }
 }
 
 /// Writes decoded events in any output format. Top-level JSON keys other than the
 /// events have no place in CTF or ETW records and are not carried.
-fn write_events(events: &[Event<'_>], kind: OutKind, out_path: &Path) -> Result<()> {
-    let ctx = || format!("writing {}", out_path.display());
+fn write_events(events: &[Event<'_>], kind: OutKind, out: Output) -> Result<()> {
+    let err = |e| out.error(e);
     match kind {
         OutKind::Json => {
-            let mut w = JsonWriter::new(output(out_path)?).with_context(ctx)?;
+            let mut w = JsonWriter::new(Sink::new(&out)?).map_err(err)?;
             for ev in events {
-                w.write_event(ev).with_context(ctx)?;
+                w.write_event(ev).map_err(err)?;
             }
-            let out = w.finish(&json::Trailer::default()).with_context(ctx)?;
-            finish_output(out, out_path)?;
+            w.finish(&json::Trailer::default())
+                .and_then(Sink::finish)
+                .map_err(err)?;
         }
         OutKind::Etw => {
-            let f = File::create(out_path)
-                .with_context(|| format!("cannot create {}", out_path.display()))?;
-            let mut w =
-                etw::RecordWriter::new(BufWriter::with_capacity(1 << 20, f), etw::Bitness::B64)
-                    .with_context(ctx)?;
+            let mut w = etw::RecordWriter::new(out.writer()?, etw::Bitness::B64).map_err(err)?;
             for ev in events {
-                w.write_event(ev).with_context(ctx)?;
+                w.write_event(ev).map_err(err)?;
             }
-            w.finish().with_context(ctx)?;
+            w.finish().and_then(|mut w| w.flush()).map_err(err)?;
         }
         OutKind::Ctf => {
-            ctf::write_dir(out_path, events, &ctf::CtfWriteOptions::default()).with_context(ctx)?;
+            ctf::write_dir(out.path(), events, &ctf::CtfWriteOptions::default()).map_err(err)?;
         }
     }
-    eprintln!("wrote {} events to {}", events.len(), out_path.display());
+    let target = out.shown().to_path_buf();
+    out.commit()?;
+    eprintln!("wrote {} events to {}", events.len(), target.display());
     Ok(())
 }
 
-fn json_to_json(source: &Source, input: &Path, out_path: &Path) -> Result<()> {
+fn json_to_json(source: &Source, input: &Path, out: Output) -> Result<()> {
     let text = source.text();
-    let state = Arc::new(Mutex::new(State::Raw(output(out_path)?)));
+    let state = Arc::new(Mutex::new(State::Raw(Sink::new(&out)?)));
     // One part, so events are written in file order as they are read.
     let opts = ReadOptions {
         threads: 1,
@@ -164,46 +225,47 @@ fn json_to_json(source: &Source, input: &Path, out_path: &Path) -> Result<()> {
         &mut *state.lock().unwrap_or_else(|e| e.into_inner()),
         State::Taken,
     );
+    let err = |e| out.error(e);
     // A raw .cpuprofile is not an event list: it is written back as the document it is.
     if read.form == Form::CpuProfile {
-        let State::Raw(mut out) = state else {
+        let State::Raw(mut w) = state else {
             bail!("internal: a .cpuprofile produced events")
         };
-        out.write_all(json::value::compact(text).as_bytes())?;
-        return finish_output(out, out_path);
+        w.write_all(json::value::compact(text).as_bytes())
+            .and_then(|()| w.finish())
+            .map_err(err)?;
+        return out.commit();
     }
     let writer = match state {
-        State::Failed(e) => bail!("writing {}: {e}", out_path.display()),
+        State::Failed(e) => return Err(err(e)),
         mut other => match other.writer() {
             Some(_) => match other {
                 State::Writing(w) => w,
                 _ => bail!("internal: no writer"),
             },
-            None => bail!("writing {}: cannot start the output", out_path.display()),
+            None => match other {
+                State::Failed(e) => return Err(err(e)),
+                _ => bail!("internal: cannot start the output"),
+            },
         },
     };
     let trailer = read.trailer();
-    let out = writer
+    writer
         .finish(&trailer)
-        .with_context(|| format!("writing {}", out_path.display()))?;
-    finish_output(out, out_path)?;
+        .and_then(Sink::finish)
+        .map_err(err)?;
+    let target = out.shown().to_path_buf();
+    out.commit()?;
     let n = read.diagnostics.len() + source.diagnostics().len();
     eprintln!(
         "wrote {} events to {}{}",
         read.events,
-        out_path.display(),
+        target.display(),
         if n > 0 {
             " (the input had diagnostics: see `tracescope validate`)"
         } else {
             ""
         }
     );
-    Ok(())
-}
-
-fn finish_output(mut out: Out, path: &Path) -> Result<()> {
-    out.flush()
-        .with_context(|| format!("writing {}", path.display()))?;
-    drop(out);
     Ok(())
 }

@@ -7,10 +7,19 @@
 //! a Renderer rendering a frame (`TracingStartedInBrowser`) with a CPU profile in
 //! `ProfileChunk`s; a GPU process with labels. Plus instants of every scope,
 //! counters with several series, nestable and legacy async operations, v1 and v2
-//! flows, and objects with snapshots.
+//! flows, objects with snapshots, Chrome's `UpdateCounters` instants and four
+//! screenshots (tiny PNGs, as Chrome writes them in `O` events).
 
 use anyhow::Result;
 use tracescope_model::{LoadOptions, Trace};
+
+/// Four 64x40 PNG screenshots of a page whose green bar grows, base64.
+const SCREENSHOTS: [&str; 4] = [
+    "iVBORw0KGgoAAAANSUhEUgAAAEAAAAAoCAIAAADBrGu+AAAAV0lEQVR42u3VMRHAIBREQQzgKAUlNnAXURRUiKCKhgwNf9ibZ2CrS0+poUsAAADBASv4AAAAAAAAYgPy237VxzwqAAAAAIA9gCcGAAAAAAAAAAAAuBbwAbypsGlKP0tiAAAAAElFTkSuQmCC",
+    "iVBORw0KGgoAAAANSUhEUgAAAEAAAAAoCAIAAADBrGu+AAAAV0lEQVR42u3VMRGAMBREwRjAEQUlNnCHqBRUEZEqIjK/uGFvnoGtrp3XHV0DAAAIB8zwAQAAAAAAZAOO9ymtf6M0AAAAAIA9gCcGAAAAAAAAAAAA+C1gAd+W6lpNZ3ZzAAAAAElFTkSuQmCC",
+    "iVBORw0KGgoAAAANSUhEUgAAAEAAAAAoCAIAAADBrGu+AAAAV0lEQVR42u3VMRHAIBREQQzgKAUlNnAXURRUiKCKhgwNf9ibZ2CrS0+poUsAAADBASv4AAAAAAAAYgPy246qj/krAAAAAIA9gCcGAAAAAAAAAAAAuBbwASS9JFp5YFpRAAAAAElFTkSuQmCC",
+    "iVBORw0KGgoAAAANSUhEUgAAAEAAAAAoCAIAAADBrGu+AAAATUlEQVR42u3VMREAIBADwTeAIwpKbOAOjVSIoMqwmTOwVaqPGV0BAACEA074AAAAAAAAsgFtr+gAAAAAAN4AnhgAAAAAAAAAAADgW8AFjABeS5GtvAQAAAAASUVORK5CYII=",
+];
 
 /// Event JSON lines, times in microseconds.
 struct Events(Vec<String>);
@@ -174,6 +183,12 @@ pub fn json() -> String {
         r#"{"ph":"N","cat":"obj","name":"Document","id":"0x2","pid":2,"tid":10,"ts":1200}"#.into(),
     );
 
+    // The browser's screenshots of the page, and the renderer's DOM counters.
+    for (k, png) in SCREENSHOTS.iter().enumerate() {
+        e.add(format!(r#"{{"ph":"O","cat":"disabled-by-default-devtools.screenshot","name":"Screenshot","id":"0x1","pid":1,"tid":1,"ts":{},"args":{{"snapshot":"{png}"}}}}"#, 1000 + k * 3000));
+        e.add(format!(r#"{{"ph":"I","s":"t","cat":"disabled-by-default-devtools.timeline","name":"UpdateCounters","pid":2,"tid":10,"ts":{},"args":{{"data":{{"documents":1,"nodes":{},"jsEventListeners":{},"jsHeapSizeUsed":{}}}}}}}"#, 2000 + k * 3000, 120 + 40 * k, 4 + k, 2_000_000 + 350_000 * k));
+    }
+
     // A CPU profile of the renderer main thread, streamed in two chunks.
     e.add(r#"{"ph":"P","cat":"disabled-by-default-v8.cpu_profiler","name":"Profile","id":"0x1","pid":2,"tid":10,"ts":1000,"args":{"data":{"startTime":1000}}}"#.into());
     let node = |id: u32, name: &str, parent: Option<u32>| {
@@ -231,7 +246,7 @@ mod tests {
         let s = t.stats();
         assert_eq!(s.processes, 3);
         assert!(s.slices > 3000 && s.instants >= 4 && s.async_slices >= 7 && s.flows == 2);
-        assert!(s.counter_series == 3 && s.objects == 2 && s.object_snapshots == 1);
+        assert!(s.counter_series == 3 && s.objects == 3 && s.object_snapshots == 5);
         assert!(s.profiles == 1 && s.samples == 10);
         let kinds: Vec<_> = t
             .diagnostics

@@ -3,8 +3,11 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
-use tracescope_format::{ctf, etw, Diagnostics, Event, Source};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{Context, Result};
+use tracescope_format::source::DEFAULT_MAX_RATIO;
+use tracescope_format::{ctf, etw, Diagnostics, Event, RatioExceeded, Source, SourceOptions};
 
 pub enum Input {
     Json(Source),
@@ -49,15 +52,25 @@ impl Binary {
     }
 }
 
+/// `--max-ratio`: how many times its compressed size a `.gz` or `.zst` input may
+/// grow (see `tracescope_format::source`). Set once, by `main`, before any input
+/// is opened.
+static MAX_RATIO: AtomicU64 = AtomicU64::new(DEFAULT_MAX_RATIO);
+
+pub fn set_max_ratio(ratio: u64) {
+    MAX_RATIO.store(ratio, Ordering::Relaxed);
+}
+
 pub fn open(path: &Path) -> Result<Input> {
     if path.is_dir() {
-        if !ctf::is_ctf_dir(path) {
-            bail!(
-                "{} is a directory but holds no CTF trace (no `metadata` file)",
+        let files = ctf::open_dir(path).map_err(|e| match e {
+            ctf::CtfError::NotCtf(_) => anyhow::anyhow!(
+                "{} is a directory but holds no CTF trace (no `metadata` file at or below it)",
                 path.display()
-            );
-        }
-        let files = ctf::open_dir(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            ),
+            ctf::CtfError::NotMetadata { .. } => anyhow::anyhow!("{e}"),
+            e => anyhow::anyhow!("{}: {e}", path.display()),
+        })?;
         return Ok(Input::Binary(Binary::Ctf(files)));
     }
     let mut head = [0u8; 16];
@@ -72,7 +85,22 @@ pub fn open(path: &Path) -> Result<Input> {
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         return Ok(Input::Binary(Binary::Etw(bytes)));
     }
-    Ok(Input::Json(Source::open(path).with_context(|| {
-        format!("cannot open {}", path.display())
-    })?))
+    let opts = SourceOptions {
+        max_ratio: MAX_RATIO.load(Ordering::Relaxed),
+        ..SourceOptions::default()
+    };
+    Source::open_with(path, &opts)
+        .map(Input::Json)
+        .map_err(|e| {
+            if let Some(r) = RatioExceeded::of(&e) {
+                anyhow::anyhow!(
+                    "{}: {r}. If it is a real trace, raise the limit with `--max-ratio {}` \
+                 (0: no limit)",
+                    path.display(),
+                    r.max_ratio.saturating_mul(10)
+                )
+            } else {
+                anyhow::anyhow!("cannot read {}: {e}", path.display())
+            }
+        })
 }

@@ -16,6 +16,36 @@ pub fn load(path: &Path) -> Result<Trace> {
     load_counting(path, Arc::new(AtomicU64::new(0)))
 }
 
+/// Loads several files side by side (each load is itself parallel), each named by
+/// its file name (by its path when two share a name), in the order given.
+pub fn load_many(files: &[std::path::PathBuf]) -> Result<Vec<(String, Trace)>> {
+    let base = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let names = files.iter().map(|f| {
+        let b = base(f);
+        if files.iter().filter(|g| base(g) == b).count() > 1 {
+            f.display().to_string()
+        } else {
+            b
+        }
+    });
+    let traces: Vec<Result<Trace>> = std::thread::scope(|s| {
+        let handles: Vec<_> = files.iter().map(|f| s.spawn(move || load(f))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("loading panicked")))
+            })
+            .collect()
+    });
+    names.zip(traces).map(|(n, t)| Ok((n, t?))).collect()
+}
+
 /// [`load`] for a command that exits once it is done with the trace: the model is
 /// never freed, as freeing a gigabyte of tables piece by piece only delays the exit
 /// (the kernel takes the whole address space back at once).
@@ -43,6 +73,15 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
     };
     let bytes = source.input_len();
     let source_diags = source.diagnostics().clone();
+    // Why the decompressed text ends where it does, for an error about that text.
+    let cut_short = source_diags
+        .get(tracescope_format::DiagKind::Truncated)
+        .map(|d| {
+            format!(
+                " (decompressing stopped at byte {}: {})",
+                d.offset, d.example
+            )
+        });
     let counted = Counted { source, read };
     let result = Trace::from_json(Box::new(counted), bytes, &opts).map(|mut t| {
         t.diagnostics.merge(source_diags);
@@ -52,7 +91,13 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
     if let Some(h) = bar {
         let _ = h.join();
     }
-    result.with_context(|| format!("{} holds no trace", path.display()))
+    result.with_context(|| {
+        format!(
+            "{} holds no trace{}",
+            path.display(),
+            cut_short.unwrap_or_default()
+        )
+    })
 }
 
 /// A CTF trace in tracescope's own layout goes into the model run by run, so its
@@ -103,7 +148,11 @@ fn spawn_progress(
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let bar = indicatif::ProgressBar::new(total.max(1));
+        // Loads side by side (`diff`) draw one line each.
+        static BARS: std::sync::OnceLock<indicatif::MultiProgress> = std::sync::OnceLock::new();
+        let bar = BARS
+            .get_or_init(indicatif::MultiProgress::new)
+            .add(indicatif::ProgressBar::new(total.max(1)));
         bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "{spinner} {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} [{elapsed_precise}]",

@@ -5,9 +5,13 @@
 
 mod convert;
 mod demo;
+mod diff;
+mod export;
 mod input;
 mod load;
+mod output;
 mod profile;
+mod query;
 mod serve;
 mod stats;
 mod summary;
@@ -29,6 +33,43 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Stop reading a .gz or .zst input that grows past N times the compressed bytes read
+    /// (past 64 MiB): real traces compress 5-35 times, decompression bombs 1000. 0: no limit.
+    #[arg(long, global = true, value_name = "N", default_value_t = tracescope_format::source::DEFAULT_MAX_RATIO)]
+    max_ratio: u64,
+}
+
+/// How `view` (and `diff --view`) serve the page.
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Address to listen on. Off loopback the URL carries a random token that
+    /// every request needs (see --no-token).
+    #[arg(long, default_value = "127.0.0.1")]
+    bind: std::net::IpAddr,
+    /// Off loopback, serve without the token: anyone who can reach the port can
+    /// read the trace.
+    #[arg(long, conflicts_with = "token")]
+    no_token: bool,
+    /// Require the token on loopback too (a machine shared with other users).
+    #[arg(long)]
+    token: bool,
+    /// Do not open a browser.
+    #[arg(long)]
+    no_open: bool,
+}
+
+impl ServeArgs {
+    fn options(&self) -> serve::Options {
+        serve::Options {
+            bind: self.bind,
+            port: self.port,
+            open: !self.no_open,
+            token: serve::Options::token_needed(self.bind, self.token, self.no_token),
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -43,27 +84,31 @@ enum Command {
     /// Print one table of the model, one row per item, ids resolved to names.
     Tables {
         file: PathBuf,
-        /// processes, threads, slices, instants, async_slices, flows, counters, objects,
-        /// samples, metadata, diagnostics, other
+        /// processes, threads, slices, instants, async_slices, flows, counter_series,
+        /// counters, objects, snapshots, profiles, frames, samples, metadata, diagnostics,
+        /// other, args
         #[arg(long)]
         table: String,
         #[arg(long, value_enum, default_value = "jsonl")]
         format: tables::Format,
     },
-    /// List what the reader repaired or could not place. Exit 0 clean, 1 diagnostics, 2 unreadable.
-    Validate { file: PathBuf },
+    /// List what the reader repaired or could not place, errors first. Exit 1 when there
+    /// are errors (with --strict: errors or warnings), 2 when there is no trace, else 0.
+    Validate {
+        file: PathBuf,
+        /// Fail (exit 1) on warnings too, not only on errors.
+        #[arg(long)]
+        strict: bool,
+    },
     /// Open a trace in the web viewer (a built-in demo trace without FILE).
     View {
+        #[arg(conflicts_with = "compare")]
         file: Option<PathBuf>,
-        /// Port to listen on (0: any free port).
-        #[arg(long, default_value_t = 0)]
-        port: u16,
-        /// Address to listen on. Anything but 127.0.0.1 shows the trace to the network.
-        #[arg(long, default_value = "127.0.0.1")]
-        bind: std::net::IpAddr,
-        /// Do not open a browser.
-        #[arg(long)]
-        no_open: bool,
+        /// Open the compare view on two traces (as `tracescope diff BASE NEW --view`).
+        #[arg(long, num_args = 2, value_names = ["BASE", "NEW"])]
+        compare: Option<Vec<PathBuf>>,
+        #[command(flatten)]
+        serve: ServeArgs,
     },
     /// Where the time went: slices grouped by name, thread or category (count, total, self,
     /// busy, average, p50/p95/p99, min, max, thread time), and counters' min/max/average.
@@ -118,6 +163,73 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Ask SQL over one or more traces: our tables (those of `tables`, with ids to join
+    /// on) and Perfetto's (`slice`, `thread`, `args`, `flow`, ...); every table has a
+    /// `trace` column. `--schema` lists every table and column.
+    Query {
+        files: Vec<PathBuf>,
+        /// The query (several statements: each result is printed).
+        #[arg(long, conflicts_with = "file")]
+        sql: Option<String>,
+        /// Read the query from this file.
+        #[arg(long, value_name = "QUERY.sql")]
+        file: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: query::Format,
+        /// Print every table and column with its doc, and the views.
+        #[arg(long)]
+        schema: bool,
+    },
+    /// Write every table of each trace as Parquet in Hive partitions
+    /// (OUT/<table>/trace=<file name>/part-0.parquet) for DuckDB, Polars, Spark, Trino.
+    Export {
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum)]
+        format: export::Format,
+        /// The directory to write (made if missing; other traces' partitions stay).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Compare two traces, or two sets of runs, group by group: what got slower, and where.
+    /// Exit 0 no gate failed, 1 a gate failed, 2 unreadable input or a bad rule.
+    Diff {
+        /// BASE NEW: the trace before and the trace after.
+        #[arg(value_name = "BASE NEW")]
+        files: Vec<PathBuf>,
+        /// A base run (repeat for several runs).
+        #[arg(long, value_name = "FILE")]
+        base: Vec<PathBuf>,
+        /// A new run (repeat for several runs).
+        #[arg(long, value_name = "FILE")]
+        new: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "name")]
+        by: diff::By,
+        /// Show the N groups with the largest change (0: all).
+        #[arg(long, default_value_t = 20)]
+        top: usize,
+        /// The metric whose absolute change orders the groups (and that `significant` tests).
+        #[arg(long, value_enum, default_value = "total")]
+        sort: diff::Metric,
+        /// One JSON object instead of a table.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// A Markdown table for a pull request comment.
+        #[arg(long)]
+        markdown: bool,
+        /// Fail (exit 1) when RULE holds: [KEY:]METRIC>+N% or [KEY:]METRIC>+DURATION, e.g.
+        /// total>+10%, p95>+2ms, 'aten::mm:self>+5%'. Repeatable.
+        #[arg(long = "fail-on", value_name = "RULE")]
+        fail_on: Vec<String>,
+        /// Write here instead of standard output.
+        #[arg(short, long, conflicts_with = "view")]
+        output: Option<PathBuf>,
+        /// Open the compare view in the browser (the first run of each side on the
+        /// timelines) after printing the table.
+        #[arg(long, conflicts_with_all = ["json", "markdown", "fail_on"])]
+        view: bool,
+        #[command(flatten)]
+        serve: ServeArgs,
+    },
     /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
     /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
@@ -125,6 +237,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    input::set_max_ratio(cli.max_ratio);
     let result = match cli.command {
         Command::Stats { file, json } => stats::run(&file, json),
         Command::Tables {
@@ -132,14 +245,93 @@ fn main() -> ExitCode {
             table,
             format,
         } => tables::run(&file, &table, format),
-        Command::Validate { file } => return validate::run(&file),
+        Command::Validate { file, strict } => return validate::run(&file, strict),
+        Command::View {
+            file: _,
+            compare: Some(files),
+            serve,
+        } => {
+            let mut f = files.into_iter();
+            let (base, new) = (
+                f.next().into_iter().collect(),
+                f.next().into_iter().collect(),
+            );
+            diff::view(&diff::Options::compare(base, new), serve.options())
+        }
         Command::View {
             file,
-            port,
-            bind,
-            no_open,
-        } => view(file, port, bind, !no_open),
+            compare: None,
+            serve,
+        } => view(file, serve.options()),
         Command::Convert { input, output } => convert::run(&input, &output),
+        Command::Export { files, format, out } => export::run(&files, &out, format),
+        Command::Query {
+            files,
+            sql,
+            file,
+            format,
+            schema,
+        } => {
+            if schema {
+                print!("{}", query::schema());
+                return ExitCode::SUCCESS;
+            }
+            let run = query::read_sql(sql, file)
+                .map_err(query::Failure::Other)
+                .and_then(|sql| query::run(&files, &sql, format));
+            match run {
+                Ok(()) => Ok(()),
+                Err(query::Failure::Sql(msg)) => {
+                    eprintln!("tracescope: SQL error: {msg}");
+                    return ExitCode::from(2);
+                }
+                Err(query::Failure::Other(e)) => Err(e),
+            }
+        }
+        Command::Diff {
+            files,
+            base,
+            new,
+            by,
+            top,
+            sort,
+            json,
+            markdown,
+            fail_on,
+            output,
+            view,
+            serve,
+        } => {
+            let format = if json {
+                diff::Format::Json
+            } else if markdown {
+                diff::Format::Markdown
+            } else {
+                diff::Format::Terminal
+            };
+            let run = diff::sides(files, base, new).and_then(|(base, new)| {
+                let o = diff::Options {
+                    base,
+                    new,
+                    by,
+                    top,
+                    sort,
+                    format,
+                    fail_on,
+                    output,
+                };
+                if view {
+                    diff::view(&o, serve.options()).map(|()| false)
+                } else {
+                    diff::run(&o)
+                }
+            });
+            match run {
+                Ok(false) => Ok(()),
+                Ok(true) => return ExitCode::from(1),
+                Err(e) => Err(e),
+            }
+        }
         Command::Summary {
             file,
             top,
@@ -192,12 +384,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn view(
-    file: Option<PathBuf>,
-    port: u16,
-    bind: std::net::IpAddr,
-    open: bool,
-) -> anyhow::Result<()> {
+fn view(file: Option<PathBuf>, opts: serve::Options) -> anyhow::Result<()> {
     let (trace, name) = match file {
         Some(f) => {
             let name = f.file_name().map_or_else(
@@ -208,5 +395,5 @@ fn view(
         }
         None => (demo::trace()?, "demo trace".to_string()),
     };
-    serve::run(trace, name, serve::Options { bind, port, open })
+    serve::run(trace, name, opts)
 }

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use tracescope_model::analysis::{time_bounds, tree, Selection, Source, TreeQuery, TreeView};
 use tracescope_model::query::TrackRef;
-use tracescope_model::{Lane, Trace};
+use tracescope_model::{Lane, ThreadId, Trace};
 
+use crate::output::Output;
 use crate::units::parse_range;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -67,18 +68,18 @@ fn weight(o: &Options, source: Source) -> Weight {
 }
 
 pub fn run(path: &Path, o: &Options) -> Result<()> {
+    // Checked before the trace is read: a refused output costs nothing.
+    let file = o.output.map(|p| Output::file(p, &[path])).transpose()?;
     let trace = crate::load::load_until_exit(path)?;
     let source = source(trace, o.from);
     if o.from == From::Auto && source == Source::Slices {
         eprintln!("tracescope: no CPU samples in this trace: stacks of slices (--from slices)");
     }
-    let lines = folded(trace, o)?;
-    let mut out: Box<dyn Write> = match o.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        )),
+    let mut out: Box<dyn Write> = match &file {
+        Some(f) => Box::new(f.writer()?),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
+    let lines = folded(trace, o)?;
     let result = match o.format {
         Format::Collapsed => lines
             .iter()
@@ -100,18 +101,31 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
                 Weight::Samples => "samples".into(),
                 Weight::Time => "µs".into(),
             };
-            inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), out)
+            // inferno flushes at the end; a failed write comes back as its error.
+            inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut out)
                 .context("could not draw the flame graph")
+                .and_then(|()| out.flush().map_err(anyhow::Error::from))
         }
     };
-    match result {
-        Err(e)
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+    drop(out);
+    let io_error = |e: &anyhow::Error| {
+        e.chain()
+            .find_map(|c| c.downcast_ref::<std::io::Error>())
+            .map(|e| std::io::Error::new(e.kind(), e.to_string()))
+    };
+    match (result, file) {
+        (Ok(()), Some(f)) => f.commit(),
+        (Ok(()), None) => Ok(()),
+        (Err(e), Some(f)) => Err(match io_error(&e) {
+            Some(io) => f.error(io),
+            None => e,
+        }),
+        (Err(e), None)
+            if io_error(&e).is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
         {
             Ok(())
         }
-        r => r,
+        (Err(e), None) => Err(e),
     }
 }
 
@@ -119,34 +133,34 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
 /// samples (or slices): one thread, or an error naming the candidates.
 fn threads(trace: &Trace, wanted: &str, source: Source) -> Result<Vec<TrackRef>> {
     let t = &trace.tables;
-    let mut with: Vec<u32> = match source {
+    let mut with: Vec<ThreadId> = match source {
         Source::Samples => t.samples.thread.clone(),
         Source::Slices => t.slices.tracks.iter().map(|tr| tr.thread).collect(),
     };
     with.sort_unstable();
     with.dedup();
-    with.retain(|&th| (th as usize) < t.threads.len());
-    let pid_tid = |th: u32| {
-        let thread = &t.threads[th as usize];
+    with.retain(|&th| th.index() < t.threads.len());
+    let pid_tid = |th: ThreadId| {
+        let thread = trace.thread(th);
         format!(
             "{}:{}",
-            trace.pid_text(t.processes[thread.process as usize].pid),
+            trace.pid_text(trace.process(thread.process).pid),
             trace.pid_text(thread.tid)
         )
     };
-    let listed = |list: &[u32]| -> String {
+    let listed = |list: &[ThreadId]| -> String {
         list.iter()
             .map(|&th| format!("{} {}", pid_tid(th), trace.thread_label(th)))
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let matches = |th: u32| {
-        let thread = &t.threads[th as usize];
+    let matches = |th: ThreadId| {
+        let thread = trace.thread(th);
         trace.str(thread.name) == wanted
             || trace.pid_text(thread.tid) == wanted
             || pid_tid(th) == wanted
     };
-    let chosen: Vec<u32> = with.iter().copied().filter(|&th| matches(th)).collect();
+    let chosen: Vec<ThreadId> = with.iter().copied().filter(|&th| matches(th)).collect();
     let what = match source {
         Source::Samples => "CPU samples",
         Source::Slices => "slices",

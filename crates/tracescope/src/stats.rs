@@ -17,7 +17,7 @@ pub fn stats_json(trace: &Trace) -> Value {
         .diagnostics
         .sorted()
         .into_iter()
-        .map(|d| json!({"kind": d.kind.as_str(), "count": d.count, "offset": d.offset, "example": d.example}))
+        .map(|d| json!({"kind": d.kind.as_str(), "severity": d.kind.severity().as_str(), "count": d.count, "offset": d.offset, "example": d.example}))
         .collect();
     json!({
         "format": s.format,
@@ -78,7 +78,8 @@ pub fn run(path: &Path, as_json: bool) -> Result<()> {
                 );
                 for e in d {
                     println!(
-                        "    {:<24} x{:<8} at byte {:<10} {}",
+                        "    {:<7} {:<24} x{:<8} at byte {:<10} {}",
+                        e["severity"].as_str().unwrap_or(""),
                         e["kind"].as_str().unwrap_or(""),
                         e["count"],
                         e["offset"],

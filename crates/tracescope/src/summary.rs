@@ -121,7 +121,7 @@ pub fn summary_json(trace: &Trace, o: &Options) -> Result<Value> {
             let s = &series[c.series as usize];
             json!({
                 "name": trace.str(s.counter), "series": trace.str(s.series),
-                "pid": trace.pid_text(trace.tables.processes[s.process as usize].pid),
+                "pid": trace.pid_text(trace.process(s.process).pid),
                 "count": c.count, "min": c.min, "max": c.max, "avg": c.avg,
                 "first": c.first, "last": c.last, "delta": c.delta(),
             })
@@ -239,7 +239,7 @@ fn clip(s: &str, width: usize) -> String {
     out
 }
 
-fn table(rows: &[Vec<String>]) -> String {
+pub(crate) fn table(rows: &[Vec<String>]) -> String {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
     let width: Vec<usize> = (0..n)
         .map(|c| {
@@ -276,7 +276,7 @@ mod tests {
     fn long_keys_lose_their_middle() {
         assert_eq!(clip("short", 10), "short");
         assert_eq!(clip("0123456789", 10), "0123456789");
-        assert_eq!(clip("0123456789ab", 10), "0123…89ab");
+        assert_eq!(clip("0123456789ab", 10), "0123…789ab");
         assert_eq!(clip("ééééééééééé", 5), "éé…éé");
     }
 }

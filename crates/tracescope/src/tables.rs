@@ -1,10 +1,11 @@
-//! `tracescope tables`: one table of the model as JSON lines or CSV.
+//! `tracescope tables`: one table of the model as JSON lines or CSV, streamed
+//! from the table's declaration (`tracescope_model::TABLES`).
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{bail, Result};
-use tracescope_model::{Cell, TABLE_NAMES};
+use tracescope_model::{Table, Value, TABLES};
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum Format {
@@ -13,19 +14,17 @@ pub enum Format {
 }
 
 pub fn run(path: &Path, table: &str, format: Format) -> Result<()> {
-    if !TABLE_NAMES.contains(&table) {
+    let Some(decl) = tracescope_model::table(table) else {
+        let names: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
         bail!(
             "no table named {table:?}; the tables are: {}",
-            TABLE_NAMES.join(", ")
+            names.join(", ")
         );
-    }
-    let trace = crate::load::load_until_exit(path)?;
-    let Some(rows) = trace.rows(table) else {
-        bail!("no table named {table:?}")
     };
+    let trace = crate::load::load_until_exit(path)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let result = write_rows(&mut out, &rows, format).and_then(|_| out.flush());
+    let result = write_rows(&mut out, decl, trace, format).and_then(|_| out.flush());
     match result {
         // A closed pipe (`| head`) is not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -35,16 +34,25 @@ pub fn run(path: &Path, table: &str, format: Format) -> Result<()> {
 
 fn write_rows(
     out: &mut impl Write,
-    rows: &tracescope_model::Rows,
+    table: &Table,
+    trace: &tracescope_model::Trace,
     format: Format,
 ) -> std::io::Result<()> {
-    match format {
-        Format::Jsonl => {
-            let mut line = String::new();
-            for row in &rows.rows {
-                line.clear();
+    let columns: Vec<&str> = table.columns().iter().map(|c| c.name).collect();
+    let mut line = String::new();
+    let mut result = Ok(());
+    if let Format::Csv = format {
+        writeln!(out, "{}", columns.join(","))?;
+    }
+    table.for_each_row(trace, |cells| {
+        if result.is_err() {
+            return;
+        }
+        line.clear();
+        match format {
+            Format::Jsonl => {
                 line.push('{');
-                for (k, (col, cell)) in rows.columns.iter().zip(row).enumerate() {
+                for (k, (col, cell)) in columns.iter().zip(cells).enumerate() {
                     if k > 0 {
                         line.push(',');
                     }
@@ -52,36 +60,53 @@ fn write_rows(
                     line.push(':');
                     json_cell(cell, &mut line);
                 }
-                line.push_str("}\n");
-                out.write_all(line.as_bytes())?;
+                line.push('}');
+            }
+            Format::Csv => {
+                for (k, cell) in cells.iter().enumerate() {
+                    if k > 0 {
+                        line.push(',');
+                    }
+                    csv_cell(cell, &mut line);
+                }
             }
         }
-        Format::Csv => {
-            writeln!(out, "{}", rows.columns.join(","))?;
-            for row in &rows.rows {
-                let cells: Vec<String> = row.iter().map(csv_cell).collect();
-                writeln!(out, "{}", cells.join(","))?;
-            }
-        }
-    }
-    Ok(())
+        line.push('\n');
+        result = out.write_all(line.as_bytes());
+    });
+    result
 }
 
-fn json_cell(cell: &Cell, out: &mut String) {
+/// A cell as JSON: numbers and booleans bare, text quoted, JSON args as written.
+pub fn json_cell(cell: &Value<'_>, out: &mut String) {
+    use std::fmt::Write as _;
     match cell {
-        Cell::Null => out.push_str("null"),
-        Cell::Float(f) if !f.is_finite() => out.push_str("null"),
-        Cell::Str(s) => tracescope_format::json::value::write_string(s, out),
-        Cell::Json(j) => out.push_str(j),
-        other => out.push_str(&other.to_string()),
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::UInt(u) => {
+            let _ = write!(out, "{u}");
+        }
+        Value::Float(f) if f.is_finite() => {
+            let _ = write!(out, "{f}");
+        }
+        Value::Float(_) => out.push_str("null"),
+        Value::Str(s) => tracescope_format::json::value::write_string(s, out),
+        Value::String(s) => tracescope_format::json::value::write_string(s, out),
+        Value::Json(j) => out.push_str(j),
     }
 }
 
-fn csv_cell(cell: &Cell) -> String {
-    let s = cell.to_string();
+/// A cell as CSV: quoted when it holds a comma, quote or line break.
+pub fn csv_cell(cell: &Value<'_>, out: &mut String) {
+    let s = tracescope_model::Cell::from(cell).to_string();
     if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+        out.push('"');
+        out.push_str(&s.replace('"', "\"\""));
+        out.push('"');
     } else {
-        s
+        out.push_str(&s);
     }
 }

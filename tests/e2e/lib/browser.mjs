@@ -25,8 +25,12 @@ export async function launch() {
   };
 }
 
-/** Open `url` in a new page that records console errors and page errors. */
-export async function openPage(ctx, url) {
+/**
+ * Open `url` in a new page that records console errors and page errors, and wait
+ * until the page says it is idle (`ready`, run in the page: the viewer's hook by
+ * default).
+ */
+export async function openPage(ctx, url, ready = () => window.__tracescope.idle()) {
   const page = await ctx.newPage();
   const errors = [];
   page.on('console', (m) => {
@@ -34,7 +38,7 @@ export async function openPage(ctx, url) {
   });
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(url);
-  await page.evaluate(() => window.__tracescope.idle());
+  await page.evaluate(ready);
   return { page, errors };
 }
 

@@ -224,8 +224,8 @@ export function demoSpec() {
     ],
     global_instants: { ts: [13_500_000], name: ['NavigationStart'], id: [0] },
     diagnostics: [
-      { kind: 'overlap', count: 1, offset: 812, example: '{"ph":"X","name":"Overlapping"}', description: 'a slice overlapping a sibling moved to an extra row' },
-      { kind: 'misplaced_end', count: 2, offset: 1024, example: '{"ph":"E"}', description: 'an E closing an outer slice' },
+      { kind: 'overlap', severity: 'warning', count: 1, offset: 812, example: '{"ph":"X","name":"Overlapping"}', description: 'a slice overlapping a sibling moved to an extra row' },
+      { kind: 'misplaced_end', severity: 'warning', count: 2, offset: 1024, example: '{"ph":"E"}', description: 'an E closing an outer slice' },
     ],
     stats: {},
   };

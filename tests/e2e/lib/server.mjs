@@ -4,11 +4,24 @@ import { spawn } from 'node:child_process';
 /**
  * @param {string} bin path of the tracescope binary
  * @param {string} [file] trace to open; none: the built-in demo trace
- * @returns {Promise<{url: string, loadMs: number, stderr: () => string, close: () => Promise<void>}>}
+ * @param {string[]} [extra] more arguments of `tracescope view`
+ * @returns {Promise<{url: string, loadMs: number, stdout: () => string, stderr: () => string, close: () => Promise<void>}>}
  */
-export function startServer(bin, file) {
+export function startServer(bin, file, extra = []) {
+  const args = [...(file ? ['view', file, '--no-open', '--port', '0'] : ['view', '--no-open', '--port', '0']), ...extra];
+  return startCommand(bin, args, file);
+}
+
+/**
+ * Start `tracescope ARGS` (a command that serves, e.g. `diff A B --view --no-open
+ * --port 0`) and read the URL it prints.
+ * @param {string} bin
+ * @param {string[]} args
+ * @param {string} [file] named in errors
+ * @returns {Promise<{url: string, loadMs: number, stdout: () => string, stderr: () => string, close: () => Promise<void>}>}
+ */
+export function startCommand(bin, args, file = args.join(' ')) {
   const began = performance.now();
-  const args = file ? ['view', file, '--no-open', '--port', '0'] : ['view', '--no-open', '--port', '0'];
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -29,7 +42,7 @@ export function startServer(bin, file) {
       const m = out.match(/https?:\/\/[^\s]+/);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[0], loadMs: performance.now() - began, stderr: () => err, close });
+        resolve({ url: m[0], loadMs: performance.now() - began, stdout: () => out, stderr: () => err, close });
       }
     });
     child.on('exit', (code) => {

@@ -1,6 +1,7 @@
 //! Finding CTF traces on disk and reading their metadata stream, plain text or
 //! packetized (packets with magic 0x75D11D57, CTF 1.8 section 7.1).
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -15,24 +16,70 @@ fn looks_like_metadata(head: &[u8]) -> bool {
         || head.starts_with(&METADATA_MAGIC.to_be_bytes())
 }
 
-fn is_trace_dir(dir: &Path) -> bool {
+/// Whether `dir` is a trace directory: `Ok(true)` when its `metadata` file starts
+/// like CTF metadata, `Ok(false)` when it has no `metadata` entry, and the reason
+/// when it has one that is not CTF metadata (unreadable, empty, other bytes).
+fn trace_dir_check(dir: &Path) -> Result<bool, String> {
     use std::io::Read;
+    let path = dir.join("metadata");
+    if fs::symlink_metadata(&path).is_err() {
+        return Ok(false);
+    }
     let mut head = [0u8; 8];
-    let Ok(mut f) = fs::File::open(dir.join("metadata")) else {
-        return false;
-    };
-    let n = f.read(&mut head).unwrap_or(0);
-    looks_like_metadata(&head[..n])
+    let n = fs::File::open(&path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| format!("it cannot be read: {e}"))?;
+    if looks_like_metadata(&head[..n]) {
+        return Ok(true);
+    }
+    Err(if n == 0 {
+        "it is empty".to_string()
+    } else {
+        format!(
+            "it starts with the bytes {:02x?}, neither `/* CTF` (plain-text metadata) nor \
+             the metadata packet magic {METADATA_MAGIC:#x}",
+            &head[..n]
+        )
+    })
+}
+
+/// What a search for CTF traces found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The trace directories, sorted.
+    pub traces: Vec<PathBuf>,
+    /// `metadata` files that are not CTF metadata, with the reason: what to tell a
+    /// user who expected a trace there.
+    pub rejected: Vec<(PathBuf, String)>,
 }
 
 /// The CTF trace directories at or under `path` (a trace is a directory holding a
 /// `metadata` file), sorted, searching a few levels down like babeltrace2 does
 /// for LTTng session directories.
 pub fn find_traces(path: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, depth: u32, out: &mut Vec<PathBuf>) {
-        if is_trace_dir(dir) {
-            out.push(dir.to_path_buf());
+    search(path).traces
+}
+
+/// [`find_traces`], also naming the `metadata` files that are not CTF metadata.
+/// Symbolic links are followed, but each real directory is visited once, so a link
+/// to `.` or to a parent neither repeats a trace nor loops.
+pub fn search(path: &Path) -> Found {
+    fn walk(dir: &Path, depth: u32, seen: &mut HashSet<PathBuf>, out: &mut Found) {
+        // A directory that cannot be resolved (a dangling or looping link) has
+        // nothing to read.
+        let Ok(real) = fs::canonicalize(dir) else {
             return;
+        };
+        if !seen.insert(real) {
+            return;
+        }
+        match trace_dir_check(dir) {
+            Ok(true) => {
+                out.traces.push(dir.to_path_buf());
+                return;
+            }
+            Ok(false) => {}
+            Err(why) => out.rejected.push((dir.join("metadata"), why)),
         }
         if depth == 0 {
             return;
@@ -45,11 +92,11 @@ pub fn find_traces(path: &Path) -> Vec<PathBuf> {
             .collect();
         subs.sort();
         for s in subs {
-            walk(&s, depth - 1, out);
+            walk(&s, depth - 1, seen, out);
         }
     }
-    let mut out = Vec::new();
-    walk(path, 4, &mut out);
+    let mut out = Found::default();
+    walk(path, 4, &mut HashSet::new(), &mut out);
     out
 }
 

@@ -1,13 +1,14 @@
-//! CTF 1.8: the seed's Chrome events as a CTF trace directory, and a reader for it
+//! CTF 1.8: Chrome's compact events as a CTF trace directory (`docs/architecture.md`,
+//! "Binary encodings"), and a reader for it
 //! and for other CTF traces.
 //!
 //! # Writing: [`write_dir`]
 //! `write_dir(dir, &events, &CtfWriteOptions)` writes `dir/metadata` (TSDL text) and
 //! `dir/chrome_0` (one stream of little-endian, byte-aligned packets). Each event
-//! is mapped to the seed's Chrome model by [`crate::etw::to_chrome()`] (the same
+//! is mapped to Chrome's compact model by [`crate::etw::to_chrome()`] (the same
 //! lossless reserved-argument mapping as ETW: see [`crate::etw`]); one event class
 //! per opcode used, named `Chrome<Type>`, with id = the ETW opcode and fields laid
-//! out as in the seed:
+//! out as Chrome lays them out:
 //!
 //! ```text
 //! string name; xint64 id; string categories;
@@ -38,7 +39,7 @@
 //! and sequences, text arrays; timestamps of any width (LTTng's 27-bit compact
 //! headers) are extended against the running clock.
 //!
-//! Event classes named `Chrome<Type>` with the seed's fields (leading `_` ignored, as
+//! Event classes named `Chrome<Type>` with Chrome's fields (leading `_` ignored, as
 //! babeltrace2's `sink.ctf.fs` writes them) become the exact events again; with
 //! `seq` in the context, events come back in input order, else by time. Any other
 //! event class becomes a generic instant ([`generic`]): name = class name, cat = the
@@ -65,7 +66,7 @@ pub mod tsdl_out;
 pub mod types;
 pub mod writer;
 
-pub use metadata::{find_traces, is_ctf_dir};
+pub use metadata::{find_traces, is_ctf_dir, search, Found};
 pub use reader::{open_dir, read_dir, read_trace_bytes, CtfFiles};
 pub use runs::CtfRuns;
 pub use writer::{write_dir, CtfWriteOptions, CtfWriteStats, CTF_MAGIC};
@@ -75,6 +76,9 @@ pub use writer::{write_dir, CtfWriteOptions, CtfWriteStats, CTF_MAGIC};
 pub enum CtfError {
     #[error("no CTF trace (a directory with a `metadata` file) at or under {0}")]
     NotCtf(String),
+    /// A `metadata` file where a trace was looked for, that is not CTF metadata.
+    #[error("{path} is not CTF metadata: {reason}")]
+    NotMetadata { path: String, reason: String },
     #[error("CTF metadata, line {line}: {message}")]
     Metadata { line: u32, message: String },
     #[error("{0}")]

@@ -1,4 +1,4 @@
-//! Reads CTF traces into events: the seed's Chrome layout (written by tracescope or
+//! Reads CTF traces into events: Chrome's layout (written by tracescope or
 //! rewritten by babeltrace2) back into the exact events, any other event class as a
 //! generic event (see [`super::generic`]).
 
@@ -14,7 +14,7 @@ use super::fast::{decode_packet, detect, split_packets, FastLayout};
 use super::files::FileBytes;
 use super::fill::fill;
 use super::generic::generic_event;
-use super::metadata::{find_traces, metadata_text};
+use super::metadata::{metadata_text, search};
 use super::order::{self, Decoded};
 use super::runs::{fast_runs, CtfRuns};
 use super::tsdl::parse_metadata;
@@ -47,11 +47,18 @@ struct TraceFiles {
 
 /// Opens every trace at or under `path`; [`CtfFiles::events`] decodes them.
 pub fn open_dir(path: &Path) -> Result<CtfFiles, CtfError> {
-    let dirs = find_traces(path);
-    if dirs.is_empty() {
-        return Err(CtfError::NotCtf(path.display().to_string()));
+    let found = search(path);
+    if found.traces.is_empty() {
+        return Err(match found.rejected.into_iter().next() {
+            Some((p, reason)) => CtfError::NotMetadata {
+                path: p.display().to_string(),
+                reason,
+            },
+            None => CtfError::NotCtf(path.display().to_string()),
+        });
     }
-    let traces = dirs
+    let traces = found
+        .traces
         .iter()
         .map(|d| open_trace(d))
         .collect::<Result<_, _>>()?;
@@ -125,6 +132,9 @@ fn open_trace(dir: &Path) -> Result<TraceFiles, CtfError> {
         })
         .collect();
     files.sort();
+    // Each real file once: a link to a stream beside it would read its events twice.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| fs::canonicalize(f).is_ok_and(|real| seen.insert(real)));
     let mut streams = Vec::with_capacity(files.len());
     for f in &files {
         let name = f
@@ -322,8 +332,18 @@ fn read_stream<'a>(
         while d.pos < d.end {
             d.vals.truncate(mark);
             d.scopes[2..].iter_mut().for_each(|s| *s = None);
-            let ev_start = d.pos / 8;
+            let ev_bit = d.pos;
+            let ev_start = ev_bit / 8;
             match read_event(&mut d, stream, classes, &mut clock_value, &mut clock, meta) {
+                // An event that reads no bits (no header, no fields) would be read
+                // again at the same place for ever: the rest of the packet is lost.
+                Ok((class, _)) if d.pos == ev_bit => {
+                    fail(diags, d.err(format!(
+                        "event class `{}` reads no bytes, so its events cannot be told apart; the rest of the packet is skipped",
+                        class.name
+                    )));
+                    break;
+                }
                 Ok((class, ts)) => {
                     if let Some((event, seq)) = to_event(&d, class, ts, ev_start, &domain) {
                         out.push(event, seq);
@@ -401,7 +421,7 @@ fn str_of<'a>(d: &Decoder<'a, '_>, at: Option<(&Type, u32)>) -> Option<Cow<'a, s
     }
 }
 
-/// The seed's Chrome payload of the decoded event, when its class has that layout.
+/// The Chrome payload of the decoded event, when its class has that layout.
 fn chrome_payload<'a>(d: &Decoder<'a, '_>, class: &EventClass) -> Option<ChromePayload<'a>> {
     let ty = ChromeType::from_name(class.name.strip_prefix("Chrome")?)?;
     let f = d.scopes[5]?;

@@ -26,7 +26,7 @@ pub(crate) fn uuid_text(u: &[u8; 16]) -> String {
 }
 
 const PREAMBLE: &str = r#"/* CTF 1.8 */
-/* Chrome trace events (seed 000 layout) written by tracescope. Arguments named
+/* Chrome trace events (Chrome's CTF layout) written by tracescope. Arguments named
  * "@..." carry the JSON event fields the Chrome model has no slot for. */
 
 typealias integer { size = 8; align = 8; signed = false; } := uint8;

@@ -1,9 +1,9 @@
-//! Writes events as a CTF 1.8 trace directory in the seed's Chrome layout.
+//! Writes events as a CTF 1.8 trace directory in Chrome's layout.
 //!
 //! One stream file (`chrome_0`), packets of about [`CtfWriteOptions::packet_bytes`]
 //! padded to 4 KiB, one event class per opcode used (so each class has its static
-//! `arguments[N]` and optional stack, exactly as the seed lays them out). Event
-//! payloads are the ETW payload bytes: the seed's CTF fields are byte-aligned
+//! `arguments[N]` and optional stack, exactly as Chrome lays them out). Event
+//! payloads are the ETW payload bytes: Chrome's CTF fields are byte-aligned
 //! little-endian and in the same order, so one encoder serves both.
 //!
 //! Records are written sorted by timestamp (stably), because CTF readers such as
@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::tsdl_out::{metadata_text, TraceLayout};
 use crate::etw::to_chrome::stack_addresses;
-use crate::etw::{encode_payload, to_chrome, Bitness, MapOptions};
+use crate::etw::{encode_payload, to_chrome, Bitness, EventEncodeError, MapOptions};
 use crate::Event;
 
 /// Packet header magic (CTF 1.8 section 5).
@@ -35,7 +35,7 @@ pub struct CtfWriteOptions {
     /// Target packet size in bytes; an event larger than this gets a packet of its own.
     pub packet_bytes: usize,
     /// Width of stack addresses; `None` picks 32 bits when every address fits
-    /// (the seed's `xint32`), else 64.
+    /// (Chrome's `xint32`), else 64.
     pub bits: Option<Bitness>,
     /// Trace UUID; `None` draws a random one.
     pub uuid: Option<[u8; 16]>,
@@ -183,7 +183,7 @@ fn encode_chunk(
             out.bytes.extend_from_slice(&seq.to_le_bytes());
             debug_assert_eq!(out.bytes.len() - at, EVENT_PREAMBLE);
             let op = encode_payload(&r.payload, bits, &mut out.bytes)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                .map_err(|err| EventEncodeError::new(e, err))?;
             out.bytes[at] = op.0;
             out.opcodes[usize::from(op.0)] = true;
             let at = u32::try_from(at).map_err(|_| io::Error::other("chunk over 4 GiB"))?;
@@ -201,7 +201,7 @@ pub fn write_dir(
     opts: &CtfWriteOptions,
 ) -> io::Result<CtfWriteStats> {
     let map = MapOptions::ctf(opts.bits.unwrap_or(Bitness::B64));
-    // 32-bit stacks (the seed's `xint32`) unless an address needs more.
+    // 32-bit stacks (Chrome's `xint32`) unless an address needs more.
     let bits = opts.bits.unwrap_or_else(|| {
         let wide = events.par_iter().any(|e| {
             e.stack.as_ref().is_some_and(|s| {

@@ -1,9 +1,9 @@
-//! The seed's Chrome event model: the 15 event types, the ETW opcode byte and one
-//! decoded payload.
+//! Chrome's compact event model (`docs/architecture.md`, "Binary encodings"): the 15
+//! event types, the ETW opcode byte and one decoded payload.
 
 use std::borrow::Cow;
 
-/// The 15 Chrome event types, numbered as in the ETW2CTF tool the seed comes from.
+/// The 15 Chrome event types, numbered as Chrome's ETW events number them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum ChromeType {
@@ -190,7 +190,7 @@ impl Opcode {
     }
 }
 
-/// One Chrome event as the seed defines it: what an ETW payload or a CTF event's
+/// One Chrome event in that model: what an ETW payload or a CTF event's
 /// fields hold. Strings borrow from the input when they can.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChromePayload<'a> {

@@ -1,4 +1,4 @@
-//! The seed's Chrome model back to [`Event`]: slots first, then the reserved
+//! Chrome's compact model back to [`Event`]: slots first, then the reserved
 //! arguments written by [`to_chrome`](super::to_chrome()) override or add fields.
 //! Arguments from other producers (or reserved ones that do not parse) are kept as
 //! plain string args, so nothing a foreign payload holds is lost.

@@ -1,13 +1,14 @@
-//! The seed's Chrome events as ETW payloads, and a record file to carry them.
+//! Chrome's compact events as ETW payloads, and a record file to carry them
+//! (`docs/architecture.md`, "Binary encodings").
 //!
 //! # Payload
-//! [`encode_payload`]/[`decode_payload`] implement seed 000 byte for byte (see
+//! [`encode_payload`]/[`decode_payload`] implement Chrome's ETW payload byte for byte (see
 //! [`payload`]): opcode = type << 4 | 0x08 if a stack follows | number of args (0-7);
 //! payload = name\0, u64 id, categories\0, (arg name\0, arg value\0) × n, and
 //! optionally u32 stack size + addresses of 32 or 64 bits ([`Bitness`]).
 //!
 //! # Mapping to and from [`Event`] ([`to_chrome()`], [`from_chrome()`])
-//! The seed's model has a type, name, categories, a u64 id, string args and a stack.
+//! The compact model has a type, name, categories, a u64 id, string args and a stack.
 //! JSON events have more, so the mapping is lossless through *reserved arguments*,
 //! whose names start with `@` and whose values are JSON text:
 //!
@@ -19,7 +20,7 @@
 //! | `ts` | the record/CTF timestamp in ns; `@ts: null` when absent (written as 0) |
 //! | `dur`, `tts`, `tdur` | `@dur`, `@tts`, `@tdur`: integer ns |
 //! | `pid`, `tid` | the header/context when an integer that fits (ETW: u32, CTF: i64); else `@pid`/`@tid` (number, string or `null`) |
-//! | `id` | the u64 id when a positive integer; slot 0 means no id (the seed's B/E convention); string, zero and negative ids in `@id` (with the integer key in the slot when there is one) |
+//! | `id` | the u64 id when a positive integer; slot 0 means no id (the model's B/E convention); string, zero and negative ids in `@id` (with the integer key in the slot when there is one) |
 //! | `id2`, `bind_id`, `sf`, `esf` | `@id2` (`{"local":x}`/`{"global":x}`), `@bind_id`, `@sf`, `@esf` |
 //! | `scope`, `s`, `bp`, `cname`, `flow_in`, `flow_out` | `@scope`, `@s`, `@bp`, `@cname`, `@flow_in`, `@flow_out` |
 //! | `stack` | the stack when a JSON array of plain integers that fit the bitness (decoded as `[a,b,...]`); else `@stack` |
@@ -49,8 +50,8 @@ pub use chrome::{Bitness, ChromePayload, ChromeType, Opcode, MAX_ARGS};
 pub use from_chrome::from_chrome;
 pub use payload::{decode_payload, encode_payload, EncodeError, PayloadError};
 pub use records::{
-    decode_record, encode_event, is_record_file, read_records, EtwRecord, RecordFileError,
-    RecordWriter,
+    decode_record, encode_event, is_record_file, read_records, EtwRecord, EventEncodeError,
+    RecordFileError, RecordWriter,
 };
 pub use to_chrome::{to_chrome, ChromeRecord, MapOptions};
 

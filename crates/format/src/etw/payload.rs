@@ -1,4 +1,5 @@
-//! The binary ETW payload of one Chrome event (seed 000, "Chrome events in ETW").
+//! The binary ETW payload of one Chrome event (`docs/architecture.md`, "Binary
+//! encodings").
 //!
 //! ```text
 //! name        NUL-terminated string
@@ -30,16 +31,17 @@ pub enum EncodeError {
     #[error("{0} arguments do not fit the opcode's 3 bits (at most 7)")]
     TooManyArgs(usize),
     #[error("the {0} contains a NUL byte, which ends a payload string")]
-    Nul(&'static str),
+    Nul(String),
     #[error("stack address {0:#x} does not fit 32 bits")]
     AddressTooWide(u64),
     #[error("a stack of {0} frames does not fit the u32 count")]
     StackTooLong(usize),
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str, what: &'static str) -> Result<(), EncodeError> {
+/// `what` names the field in the error; it is only formatted then.
+fn put_str(out: &mut Vec<u8>, s: &str, what: impl Fn() -> String) -> Result<(), EncodeError> {
     if memchr::memchr(0, s.as_bytes()).is_some() {
-        return Err(EncodeError::Nul(what));
+        return Err(EncodeError::Nul(what()));
     }
     out.extend_from_slice(s.as_bytes());
     out.push(0);
@@ -54,12 +56,12 @@ pub fn encode_payload(
     out: &mut Vec<u8>,
 ) -> Result<Opcode, EncodeError> {
     let op = p.opcode().ok_or(EncodeError::TooManyArgs(p.args.len()))?;
-    put_str(out, &p.name, "name")?;
+    put_str(out, &p.name, || "name".into())?;
     out.extend_from_slice(&p.id.to_le_bytes());
-    put_str(out, &p.categories, "categories")?;
+    put_str(out, &p.categories, || "categories".into())?;
     for (k, v) in &p.args {
-        put_str(out, k, "argument name")?;
-        put_str(out, v, "argument value")?;
+        put_str(out, k, || format!("argument name {k:?}"))?;
+        put_str(out, v, || format!("value of argument {k:?}"))?;
     }
     if let Some(stack) = &p.stack {
         let n = u32::try_from(stack.len()).map_err(|_| EncodeError::StackTooLong(stack.len()))?;
@@ -270,7 +272,7 @@ mod tests {
         p.name = "a\0b".into();
         assert_eq!(
             encode_payload(&p, Bitness::B32, &mut out),
-            Err(EncodeError::Nul("name"))
+            Err(EncodeError::Nul("name".into()))
         );
     }
 

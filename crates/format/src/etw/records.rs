@@ -20,9 +20,9 @@
 
 use std::io::{self, Write};
 
-use super::chrome::{Bitness, Opcode};
+use super::chrome::Bitness;
 use super::from_chrome::from_chrome;
-use super::payload::{decode_payload, encode_payload, PayloadError};
+use super::payload::{decode_payload, encode_payload, EncodeError, PayloadError};
 use super::to_chrome::{to_chrome, ChromeRecord, MapOptions};
 use crate::{DiagKind, Diagnostics, Event};
 
@@ -46,12 +46,50 @@ pub struct EtwRecord {
     pub payload: Vec<u8>,
 }
 
-fn encode_records(recs: &[ChromeRecord<'_>], bits: Bitness, out: &mut Vec<EtwRecord>) {
+/// An event that has no ETW or CTF record: which event, and why (the field that
+/// cannot be encoded). A writer never reports such an event as written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the event at byte {offset} of the input ({name}) cannot be written: {error}")]
+pub struct EventEncodeError {
+    /// The event's byte offset in its input.
+    pub offset: u64,
+    /// The event's name (or `no name`), quoted.
+    pub name: String,
+    pub error: EncodeError,
+}
+
+impl EventEncodeError {
+    pub(crate) fn new(ev: &Event<'_>, error: EncodeError) -> Self {
+        EventEncodeError {
+            offset: ev.offset,
+            name: ev
+                .name
+                .as_deref()
+                .map_or_else(|| "no name".to_string(), |n| format!("{n:?}")),
+            error,
+        }
+    }
+}
+
+impl From<EventEncodeError> for io::Error {
+    fn from(e: EventEncodeError) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, e)
+    }
+}
+
+fn encode_records(
+    ev: &Event<'_>,
+    recs: &[ChromeRecord<'_>],
+    bits: Bitness,
+    out: &mut Vec<EtwRecord>,
+) -> Result<(), EventEncodeError> {
     for r in recs {
         let mut payload = Vec::new();
-        // The mapping only produces payloads that encode: at most 7 args, no NUL,
-        // addresses that fit `bits`.
-        let op = encode_payload(&r.payload, bits, &mut payload).unwrap_or(Opcode(0));
+        // The mapping escapes what a payload string cannot hold, so this fails only
+        // on what no record can carry; never write a record that reads back as
+        // nothing.
+        let op = encode_payload(&r.payload, bits, &mut payload)
+            .map_err(|e| EventEncodeError::new(ev, e))?;
         out.push(EtwRecord {
             ts: r.ts,
             pid: r.pid as u32,
@@ -60,16 +98,17 @@ fn encode_records(recs: &[ChromeRecord<'_>], bits: Bitness, out: &mut Vec<EtwRec
             payload,
         });
     }
+    Ok(())
 }
 
 /// Encodes one event as ETW records: one, or two for `X` (Begin, then End at
 /// `ts + dur`).
-pub fn encode_event(ev: &Event<'_>, bits: Bitness) -> Vec<EtwRecord> {
+pub fn encode_event(ev: &Event<'_>, bits: Bitness) -> Result<Vec<EtwRecord>, EventEncodeError> {
     let mut recs = Vec::with_capacity(2);
     to_chrome(ev, &MapOptions::etw(bits), &mut recs);
     let mut out = Vec::with_capacity(recs.len());
-    encode_records(&recs, bits, &mut out);
-    out
+    encode_records(ev, &recs, bits, &mut out)?;
+    Ok(out)
 }
 
 /// Decodes one ETW record into its event; `Ok(None)` for the End half of an `X`.
@@ -106,12 +145,15 @@ impl<W: Write> RecordWriter<W> {
         })
     }
 
+    /// Writes the event's records; an event that cannot be encoded is an error
+    /// ([`EventEncodeError`] inside an `InvalidData` [`io::Error`]) and nothing of it
+    /// is written.
     pub fn write_event(&mut self, ev: &Event<'_>) -> io::Result<()> {
         let mut recs = std::mem::take(&mut self.recs);
         recs.clear();
         let mut chrome = Vec::with_capacity(2);
         to_chrome(ev, &MapOptions::etw(self.bits), &mut chrome);
-        encode_records(&chrome, self.bits, &mut recs);
+        encode_records(ev, &chrome, self.bits, &mut recs)?;
         for r in &recs {
             self.write_record(r)?;
         }

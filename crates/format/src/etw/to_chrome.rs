@@ -1,4 +1,4 @@
-//! [`Event`] to the seed's Chrome model, losslessly: what the seed has a slot for goes
+//! [`Event`] to Chrome's compact model, losslessly: what the model has a slot for goes
 //! in the slot, everything else rides in reserved arguments (see the module docs of
 //! [`crate::etw`] for the full table).
 
@@ -91,8 +91,11 @@ fn slot<'a>(v: Option<&'a str>, key: &'static str, res: &mut Vec<Arg<'a>>) -> Co
     }
 }
 
+/// A raw value as strict compact JSON, as the JSON writer writes it: a raw control
+/// byte inside a string (a NUL above all, which would end the payload string) is
+/// written as its `\u00XX` escape, which reads back as the same value.
 fn raw_compact<'a>(r: &'a RawJson<'_>) -> Cow<'a, str> {
-    if r.clean {
+    if r.clean && !r.text.bytes().any(|b| b < 0x20) {
         Cow::Borrowed(&r.text)
     } else {
         Cow::Owned(compact(&r.text))
@@ -224,7 +227,7 @@ pub fn to_chrome<'a>(ev: &'a Event<'_>, opts: &MapOptions, out: &mut Vec<ChromeR
     };
     let pid = pid_slot(ev.pid.as_ref(), "@pid", &mut res);
     let tid = pid_slot(ev.tid.as_ref(), "@tid", &mut res);
-    // Slot 0 means "no id" (the seed's B/E convention); every other id that is not a
+    // Slot 0 means "no id" (the model's B/E convention); every other id that is not a
     // positive integer rides in `@id`, with its integer key in the slot if it has one.
     let id = match &ev.id {
         None => 0,

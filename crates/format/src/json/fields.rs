@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::lexer::{cow, Fail, Lexer, Scan};
+use super::lexer::{cow, excerpt, Fail, Lexer, Scan};
 use super::value::Value;
 use crate::time::micros_text_to_ns;
 use crate::{DiagKind, Event, Id, Id2, Int64, Pid, RawJson};
@@ -38,6 +38,23 @@ enum Field {
     Stack,
     Estack,
     Args,
+}
+
+impl Field {
+    /// What a value of the field must be, for a `bad_field` example.
+    fn expected(self) -> &'static str {
+        match self {
+            Field::Ts => "is not a number of microseconds (the event is placed at 0)",
+            Field::Dur | Field::Tts | Field::Tdur => "is not a number of microseconds",
+            Field::Pid | Field::Tid => "is neither an integer nor a string",
+            Field::Id | Field::BindId | Field::Sf | Field::Esf => {
+                "is neither an integer nor a string"
+            }
+            Field::Id2 => "is not {\"local\": id} or {\"global\": id}",
+            Field::FlowIn | Field::FlowOut => "is neither true nor false",
+            _ => "is not a string",
+        }
+    }
 }
 
 #[inline]
@@ -248,7 +265,10 @@ impl<'a> Lexer<'a> {
             // Keep the value as written, so nothing is lost and the writer restores it.
             self.pos = at;
             let (_, raw, clean) = self.raw_value(DEPTH)?;
-            self.diag(DiagKind::BadField, at);
+            let text = self.text;
+            self.diag_with(DiagKind::BadField, at, || {
+                format!("`{key}` {}: {}", f.expected(), excerpt(text, at))
+            });
             ev.extra.push((
                 key,
                 RawJson {

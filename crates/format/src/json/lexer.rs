@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 
+use super::starts::Starts;
 use super::value::unescape;
 use crate::time::micros_text_to_ns;
 use crate::{DiagKind, Diagnostics, Int64};
@@ -39,6 +40,9 @@ pub(crate) struct Lexer<'a> {
     /// Texts of the current event's `ts` and `dur` when they have digits below a
     /// nanosecond: the span is then rounded at both ends (spec section 3).
     pub sub_ns: [Option<&'a str>; 2],
+    /// Where the last [`Fail::Syntax`] for nesting deeper than [`MAX_DEPTH`] was
+    /// (so the error can name the limit rather than the grammar).
+    pub too_deep: Option<usize>,
 }
 
 impl<'a> Lexer<'a> {
@@ -51,10 +55,11 @@ impl<'a> Lexer<'a> {
             dirty: false,
             quiet: false,
             sub_ns: [None, None],
+            too_deep: None,
         }
     }
 
-    fn quiet(text: &'a str, pos: usize) -> Self {
+    pub(crate) fn quiet(text: &'a str, pos: usize) -> Self {
         Lexer {
             quiet: true,
             ..Lexer::new(text, pos)
@@ -71,6 +76,13 @@ impl<'a> Lexer<'a> {
         if !self.quiet {
             let text = self.text;
             self.diags.add(kind, at as u64, || excerpt(text, at));
+        }
+    }
+
+    /// Records one diagnostic with its own example text.
+    pub fn diag_with(&mut self, kind: DiagKind, at: usize, example: impl FnOnce() -> String) {
+        if !self.quiet {
+            self.diags.add(kind, at as u64, example);
         }
     }
 
@@ -222,6 +234,7 @@ impl<'a> Lexer<'a> {
     /// At `{` or `[`: steps over the object or array ending with `close`.
     fn skip_container(&mut self, depth: u32, close: u8) -> Scan<()> {
         if depth > MAX_DEPTH {
+            self.too_deep = Some(self.pos);
             return Err(Fail::Syntax(self.pos));
         }
         self.pos += 1;
@@ -319,50 +332,9 @@ impl<'a> Lexer<'a> {
         Ok((start, &self.text[start..self.pos], clean))
     }
 
-    /// Whether an event object starts at `at`: a `{` whose object parses, has a `ph`
-    /// key of its own, and is followed by `,`, `]`, `{` (a missing comma) or the end of
-    /// the input. Nested objects in `args` are followed by `}` or have no `ph`, so
-    /// they are not taken.
-    /// Depends only on the text, so every part of a parallel read agrees on it.
+    /// Whether an event object starts at `at` (see [`super::starts`]).
     pub fn is_event_start(text: &'a str, at: usize) -> bool {
-        let mut p = Lexer::quiet(text, at + 1);
-        p.ws();
-        if p.peek() != Some(b'"') {
-            return false;
-        }
-        let mut has_ph = false;
-        loop {
-            let Ok((key, _)) = p.string_str() else {
-                return false;
-            };
-            has_ph |= key == "ph";
-            if p.expect(b':').is_err() || p.skip_value(1).is_err() {
-                return false;
-            }
-            match p.after_member(b'}') {
-                Ok(true) => break,
-                Ok(false) if p.peek() == Some(b'"') => {}
-                _ => return false,
-            }
-        }
-        p.ws();
-        has_ph && matches!(p.peek(), None | Some(b',' | b']' | b'{'))
-    }
-
-    /// The first event start (see [`is_event_start`](Self::is_event_start)) in
-    /// `from..limit`.
-    pub fn find_event_start(text: &'a str, from: usize, limit: usize) -> Option<usize> {
-        let b = text.as_bytes();
-        let limit = limit.min(b.len());
-        let mut i = from;
-        while i < limit {
-            let at = i + memchr::memchr(b'{', &b[i..limit])?;
-            if Lexer::is_event_start(text, at) {
-                return Some(at);
-            }
-            i = at + 1;
-        }
-        None
+        Starts::new(text).is_start(at)
     }
 
     /// From an opening `{` or `[` at `from`, the offset just past its matching close,
@@ -576,8 +548,8 @@ mod tests {
         let t = r#"[{"ph":"X","args":{"l":[{"a":"no"},{"b":1}],"o":{"ph":"y"}}},{"name":"a"},{"ph":"B"}]"#;
         assert!(Lexer::is_event_start(t, 1));
         let second = t.find(r#"{"ph":"B"}"#).unwrap();
-        assert_eq!(Lexer::find_event_start(t, 2, t.len()), Some(second));
-        assert_eq!(Lexer::find_event_start(t, 2, second), None);
+        assert_eq!(Starts::new(t).find(2, t.len()), Some(second));
+        assert_eq!(Starts::new(t).find(2, second), None);
         assert!(!Lexer::is_event_start("{\"ph\":", 0));
     }
 

@@ -7,6 +7,7 @@
 //! exactly what one uninterrupted read gives; the parallel reader relies on that.
 
 use super::lexer::{Fail, Lexer};
+use super::starts::Starts;
 use super::EventSink;
 use crate::{DiagKind, Diagnostics, Event};
 
@@ -57,27 +58,33 @@ enum Resume {
     Lost,
 }
 
-/// Remembers the last event-start search: the first start at or after `from` is
-/// `found`, so a later search from inside `from..=found` needs no new scan. Keeps
-/// recovery linear on inputs with many bad elements in a row.
-#[derive(Default)]
-struct FindMemo {
+/// Event-start searches of one part: remembers the last one (the first start at or
+/// after `from` is `found`, so a later search from inside `from..=found` needs no
+/// new scan) and, in [`Starts`], every object found not to be a start. Keeps
+/// recovery linear on inputs with many bad elements in a row or deep nesting.
+struct FindMemo<'a> {
+    starts: Starts<'a>,
     from: usize,
     found: Option<usize>,
     valid: bool,
 }
 
-impl FindMemo {
-    fn next_event(&mut self, text: &str, from: usize) -> Option<usize> {
+impl<'a> FindMemo<'a> {
+    fn new(text: &'a str) -> Self {
+        FindMemo {
+            starts: Starts::new(text),
+            from: 0,
+            found: None,
+            valid: false,
+        }
+    }
+
+    fn next_event(&mut self, from: usize) -> Option<usize> {
         if self.valid && from >= self.from && !matches!(self.found, Some(f) if from > f) {
             return self.found;
         }
-        let found = Lexer::find_event_start(text, from, text.len());
-        *self = FindMemo {
-            from,
-            found,
-            valid: true,
-        };
+        let found = self.starts.find(from, usize::MAX);
+        (self.from, self.found, self.valid) = (from, found, true);
         found
     }
 }
@@ -92,7 +99,7 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
     let mut events = 0u64;
     // The event being read (see `Lexer::event`).
     let mut slot = Event::default();
-    let mut memo = FindMemo::default();
+    let mut memo = FindMemo::new(text);
     // The comma after the last element, while no element has followed it.
     let mut pending_comma: Option<usize> = None;
     let end = 'list: loop {
@@ -147,7 +154,11 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
                 if plan.speculative {
                     break PartEnd::Aborted;
                 }
-                lx.diag(DiagKind::SyntaxError, bad);
+                let kind = match lx.too_deep.take() {
+                    Some(deep) if deep == bad => DiagKind::TooDeep,
+                    _ => DiagKind::SyntaxError,
+                };
+                lx.diag(kind, bad);
                 Some(recover(&mut lx, &mut memo, at, bad, plan.closer))
             }
         };
@@ -185,7 +196,7 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
                         break 'list PartEnd::Aborted;
                     }
                     lx.diag(DiagKind::SyntaxError, sep);
-                    resume = Some(match memo.next_event(text, sep + 1) {
+                    resume = Some(match memo.next_event(sep + 1) {
                         Some(next) => Resume::At(next),
                         None => Resume::Lost,
                     });
@@ -226,12 +237,12 @@ fn end_of_input(lx: &mut Lexer<'_>, closer: Option<u8>, pending_comma: Option<us
 /// else go to the next event start.
 fn recover(
     lx: &mut Lexer<'_>,
-    memo: &mut FindMemo,
+    memo: &mut FindMemo<'_>,
     elem: usize,
     bad: usize,
     closer: Option<u8>,
 ) -> Resume {
-    let next = memo.next_event(lx.text, bad.max(elem + 1));
+    let next = memo.next_event(bad.max(elem + 1));
     let bracketed = matches!(lx.b.get(elem), Some(b'{' | b'['));
     if let Some(end) =
         Lexer::bracket_end(lx.b, elem, next.unwrap_or(lx.b.len())).filter(|_| bracketed)

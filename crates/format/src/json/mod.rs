@@ -1,6 +1,6 @@
 //! The JSON codec: a tolerant, parallel reader and a streaming writer.
 //!
-//! Reading follows `spec/reading-rules.md` sections 1 and 2: array and object forms,
+//! Reading follows `docs/reading-rules.md` sections 1 and 2: array and object forms,
 //! truncated input, trailing commas, JSONC comments, `{}` elements, bare event lists,
 //! raw `.cpuprofile` documents. Every repair is a [`Diagnostic`](crate::Diagnostic);
 //! only text that holds no trace at all is a [`ReadError`].
@@ -21,6 +21,7 @@ mod lexer;
 mod list;
 mod parallel;
 mod reader;
+mod starts;
 pub mod value;
 pub mod writer;
 

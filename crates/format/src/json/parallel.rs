@@ -15,7 +15,7 @@ use super::reader::{ListOutcome, Lists};
 use super::{EventSink, ReadOptions};
 use crate::Diagnostics;
 
-use super::lexer::Lexer;
+use super::starts::Starts;
 use rayon::prelude::*;
 
 /// The event-list reader of [`read_json`](super::read_json): collects one sink per part.
@@ -90,7 +90,10 @@ where
                     return Some(read_part(text, cuts.plan(start, closer, false), make()));
                 }
                 let cut = start + k * cuts.chunk;
-                let at = Lexer::find_event_start(text, cut, cut.saturating_add(cuts.chunk))?;
+                // A guess walks at most a chunk from each `{`, so deep nesting
+                // costs no more than reading.
+                let at =
+                    Starts::guessing(text, cuts.chunk).find(cut, cut.saturating_add(cuts.chunk))?;
                 Some(read_part(text, cuts.plan(at, closer, true), make()))
             };
             let run = || {

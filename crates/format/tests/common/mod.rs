@@ -1,7 +1,7 @@
 //! Helpers shared by the format crate's integration tests.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tracescope_format::json::{read_json, EventSink, JsonTrace, ReadError, ReadOptions};
 use tracescope_format::{Diagnostics, Event};
@@ -52,34 +52,20 @@ pub fn diags(d: &Diagnostics) -> Vec<(&'static str, u64, u64)> {
     v
 }
 
-pub fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-}
-
-/// Every JSON trace of the shared corpus and examples (compressed ones included).
-pub fn corpus_files() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x != "md" && x != "txt") {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for d in [
+/// Every JSON trace of the external corpus and examples (compressed ones included),
+/// or `None` (after one line saying so) when `../shared` is absent.
+pub fn corpus_files() -> Option<(PathBuf, Vec<PathBuf>)> {
+    let shared = tracescope_testdata::corpus("", "every JSON trace of the external corpus")?;
+    let mut out: Vec<PathBuf> = [
         "corpus/catapult",
         "corpus/speedscope",
         "corpus/perfetto",
         "examples",
-    ] {
-        walk(&shared().join(d), &mut out);
-    }
+    ]
+    .iter()
+    .flat_map(|d| tracescope_testdata::files_under(&shared.join(d)))
+    .filter(|p| p.extension().is_some_and(|x| x != "md" && x != "txt"))
+    .collect();
     out.sort();
-    out
+    Some((shared, out))
 }

@@ -1,51 +1,52 @@
-//! Shared by the CTF and ETW tests: load the seed examples and corpus traces as
-//! Events, and compare events field by field (args as compact JSON).
+//! Shared by the CTF and ETW tests: load the fixtures (and, when it is there, the
+//! external corpus) as Events, and compare events field by field (args as compact
+//! JSON).
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tracescope_format::json::value::compact;
-use tracescope_format::{Event, RawJson};
+use tracescope_format::{Event, RawJson, Source};
 
-pub fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-}
-
-/// The seed-guide examples and the catapult corpus: (name, JSON text).
+/// The JSON fixtures that hold events, then (with `with_corpus`, when `../shared` is
+/// there) the seed examples and the catapult corpus: (name, JSON text).
 pub fn json_traces(with_corpus: bool) -> Vec<(String, String)> {
-    let mut dirs = vec![
-        shared().join("examples/seed-guide"),
-        shared().join("examples/seed-viewer"),
-    ];
-    if with_corpus {
-        dirs.push(shared().join("corpus/catapult"));
-    }
-    let mut out = Vec::new();
-    for d in dirs {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        let mut paths: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-        paths.sort();
-        for p in paths {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            let bytes = std::fs::read(&p).unwrap();
-            let text = if name.ends_with(".gz") {
-                use std::io::Read;
-                let mut s = String::new();
-                flate2::read::MultiGzDecoder::new(&bytes[..])
-                    .read_to_string(&mut s)
-                    .unwrap();
-                s
-            } else if name.ends_with(".json") {
-                String::from_utf8_lossy(&bytes).into_owned()
-            } else {
-                continue;
-            };
-            out.push((name, text));
+    let mut out: Vec<(String, String)> = tracescope_testdata::fixture_files("")
+        .iter()
+        .filter(|p| !p.to_string_lossy().ends_with(".cpuprofile"))
+        .map(|p| (tracescope_testdata::fixture_name(p), text_of(p)))
+        .collect();
+    let shared = with_corpus
+        .then(|| tracescope_testdata::corpus("", "the seed examples and catapult traces"))
+        .flatten();
+    if let Some(shared) = shared {
+        for rel in [
+            "examples/seed-guide",
+            "examples/seed-viewer",
+            "corpus/catapult",
+        ] {
+            let dir = shared.join(rel);
+            let mut paths: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            paths.sort();
+            for p in paths {
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                if name.ends_with(".json") || name.ends_with(".gz") {
+                    out.push((name, text_of(&p)));
+                }
+            }
         }
     }
     out
+}
+
+/// A trace file's JSON text (decompressed).
+pub fn text_of(p: &Path) -> String {
+    let src = Source::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    src.text().to_string()
 }
 
 /// Reads a JSON trace with the crate's JSON reader (`json::read_events`).

@@ -9,11 +9,10 @@
 
 use std::collections::BinaryHeap;
 
-use super::tree_builder::{bottom_up, Builder, Functions};
+use super::tree_builder::{bottom_up, Builder, Functions, NONE};
 use super::{sample_tree, slice_tree, Selection};
 use crate::query::search::Pattern;
 use crate::strings::StrId;
-use crate::tables::NONE;
 use crate::trace::Trace;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,9 +43,9 @@ impl TreeView {
 pub struct Function {
     pub name: StrId,
     pub url: StrId,
-    /// 0-based as in the frame table (V8's convention), -1 when unknown.
-    pub line: i64,
-    pub column: i64,
+    /// 0-based as in the frame table (V8's convention).
+    pub line: Option<i64>,
+    pub column: Option<i64>,
 }
 
 /// One node of an answer, in pre-order.
@@ -126,8 +125,8 @@ impl Function {
         Function {
             name,
             url: StrId::NONE,
-            line: -1,
-            column: -1,
+            line: None,
+            column: None,
         }
     }
 }

@@ -38,7 +38,7 @@ pub fn counter_stats(trace: &Trace, sel: &Selection) -> Vec<CounterStats> {
     let (_, end) = sel.bounds(trace);
     let mut out = Vec::new();
     for (k, series) in c.series.iter().enumerate() {
-        if !sel.has_counter(k as u32) || t0 >= t1 {
+        if !sel.has_counter(crate::tables::SeriesId::at(k)) || t0 >= t1 {
             continue;
         }
         let (lo, hi) = (series.rows.0 as usize, series.rows.1 as usize);

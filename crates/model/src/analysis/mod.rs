@@ -9,9 +9,11 @@
 
 pub mod call_tree;
 pub mod counter_stats;
+pub mod matching;
 mod sample_tree;
 pub mod sandwich;
 pub mod select;
+pub mod significance;
 pub mod slice_stats;
 pub mod slice_summary;
 mod slice_tree;

@@ -3,9 +3,10 @@
 //! interval before it, a lone sample nothing. Samples with an empty stack belong to
 //! no node and are not counted.
 
+use super::tree_builder::NONE;
 use super::tree_builder::{Builder, Functions};
 use super::Selection;
-use crate::tables::NONE;
+use crate::tables::FrameId;
 use crate::trace::Trace;
 
 /// Self time and samples per frame of the selected samples.
@@ -17,7 +18,7 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
     while lo < s.len() {
         let th = s.thread[lo];
         let hi = lo + s.thread[lo..].partition_point(|&x| x == th);
-        if th == NONE && sel.tracks.is_some() || th != NONE && !sel.has_samples(th) {
+        if !sel.has_samples(th) {
             lo = hi;
             continue;
         }
@@ -25,10 +26,9 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
         let a = ts.partition_point(|&x| x < sel.t0);
         let b = a + ts[a..].partition_point(|&x| x < sel.t1);
         for i in a..b {
-            let f = s.frame[lo + i];
-            if f == NONE || f as usize >= nf {
+            let Some(f) = s.frame[lo + i].map(FrameId::index).filter(|&f| f < nf) else {
                 continue;
-            }
+            };
             let w = if i + 1 < ts.len() {
                 ts[i + 1] - ts[i]
             } else if i > 0 {
@@ -36,8 +36,8 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
             } else {
                 0
             };
-            ns[f as usize] = ns[f as usize].saturating_add(w);
-            n[f as usize] += 1;
+            ns[f] = ns[f].saturating_add(w);
+            n[f] += 1;
         }
         lo = hi;
     }
@@ -50,7 +50,7 @@ pub(super) fn top_down(trace: &Trace, sel: &Selection, funcs: &mut Functions) ->
     let (ns, n) = frame_weights(trace, sel);
     let mut b = Builder::default();
     let mut node_of = vec![NONE; frames.len()];
-    let mut path: Vec<u32> = Vec::new();
+    let mut path: Vec<usize> = Vec::new();
     for f in 0..frames.len() {
         if n[f] == 0 {
             continue;
@@ -58,22 +58,21 @@ pub(super) fn top_down(trace: &Trace, sel: &Selection, funcs: &mut Functions) ->
         // Walk up to a frame that already has a node (or the root); a cycle in a
         // malformed frame table stops at the table's size.
         path.clear();
-        let mut cur = f as u32;
-        while cur != NONE && (cur as usize) < frames.len() && node_of[cur as usize] == NONE {
-            path.push(cur);
+        let mut cur = Some(f);
+        while let Some(c) = cur.filter(|&c| c < frames.len() && node_of[c] == NONE) {
+            path.push(c);
             if path.len() > frames.len() {
                 break;
             }
-            cur = frames[cur as usize].parent;
+            cur = frames[c].parent.map(FrameId::index);
         }
-        let mut node = if cur != NONE && (cur as usize) < frames.len() {
-            node_of[cur as usize]
-        } else {
-            NONE
+        let mut node = match cur {
+            Some(c) if c < frames.len() => node_of[c],
+            _ => NONE,
         };
         for &p in path.iter().rev() {
             node = b.child(node, funcs.of_frame(trace, p));
-            node_of[p as usize] = node;
+            node_of[p] = node;
         }
         let k = node as usize;
         b.self_ns[k] = b.self_ns[k].saturating_add(ns[f]);

@@ -9,9 +9,8 @@
 //! function's own in every call, recursive or not.
 
 use super::call_tree::{root_totals, top_down, CallTree, Function, Source, TreeView};
-use super::tree_builder::Builder;
+use super::tree_builder::{Builder, NONE};
 use super::{slice_tree, Selection};
-use crate::tables::NONE;
 use crate::trace::Trace;
 
 /// One function of the selection.

@@ -2,7 +2,7 @@
 //! picked (by thread for slices and samples, by series for counters).
 
 use crate::query::TrackRef;
-use crate::tables::Lane;
+use crate::tables::{Lane, SeriesId, ThreadId};
 use crate::trace::Trace;
 
 /// A time range `[t0, t1)` and an optional set of tracks.
@@ -35,21 +35,21 @@ impl Selection {
     }
 
     /// Whether a thread's slice lane is selected.
-    pub fn has_slices(&self, thread: u32, lane: Lane) -> bool {
+    pub fn has_slices(&self, thread: ThreadId, lane: Lane) -> bool {
         self.tracks
             .as_ref()
             .is_none_or(|ts| ts.contains(&TrackRef::Slices { thread, lane }))
     }
 
     /// Whether a thread's CPU samples are selected.
-    pub fn has_samples(&self, thread: u32) -> bool {
+    pub fn has_samples(&self, thread: ThreadId) -> bool {
         self.tracks
             .as_ref()
             .is_none_or(|ts| ts.contains(&TrackRef::Samples { thread }))
     }
 
     /// Whether a counter series is selected.
-    pub fn has_counter(&self, series: u32) -> bool {
+    pub fn has_counter(&self, series: SeriesId) -> bool {
         self.tracks
             .as_ref()
             .is_none_or(|ts| ts.contains(&TrackRef::Counter { series }))

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::Selection;
 use crate::strings::StrId;
-use crate::tables::{slice_flags, SliceTable, NONE};
+use crate::tables::{slice_flags, SliceTable, ThreadId};
 use crate::trace::Trace;
 
 /// What slices are grouped by.
@@ -47,7 +47,7 @@ impl GroupBy {
     pub(super) fn key(self, s: &SliceTable, i: usize) -> u32 {
         match self {
             GroupBy::Name => s.name[i].0,
-            GroupBy::Thread => s.thread[i],
+            GroupBy::Thread => s.thread[i].raw(),
             GroupBy::Category => s.cat[i].0,
         }
     }
@@ -58,7 +58,7 @@ impl GroupBy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GroupKey {
     Str(StrId),
-    Thread(u32),
+    Thread(ThreadId),
     Pattern(u32),
 }
 
@@ -148,8 +148,8 @@ impl Acc {
         self.self_ns = self.self_ns.saturating_add(s.self_ns[i]);
         let clipped = s.end(i).min(t1).saturating_sub(ts.max(t0)).max(0);
         self.in_range = self.in_range.saturating_add(clipped);
-        if s.tdur[i] != i64::MIN {
-            self.tdur = self.tdur.saturating_add(s.tdur[i]);
+        if let Some(tdur) = s.tdur[i] {
+            self.tdur = self.tdur.saturating_add(tdur.get());
             self.has_tdur = true;
         }
         self.dnf += (s.flags[i] & slice_flags::DID_NOT_FINISH != 0) as u64;
@@ -245,13 +245,13 @@ pub(super) fn select_rows(trace: &Trace, sel: &Selection) -> Rows {
         else {
             continue;
         };
-        let mut i = last as u32;
+        let mut i = Some(last);
         let mut steps = 0;
-        while i != NONE && steps <= hi - lo {
-            if overlaps(s, i as usize, t0, t1) {
-                rows.singles.push(i);
+        while let Some(j) = i.filter(|_| steps <= hi - lo) {
+            if overlaps(s, j, t0, t1) {
+                rows.singles.push(j as u32);
             }
-            i = s.parent[i as usize];
+            i = s.parent[j].map(|p| p.index());
             steps += 1;
         }
     }
@@ -329,7 +329,7 @@ pub fn slice_stats(trace: &Trace, sel: &Selection, by: GroupBy, name: NameFilter
         |i| name.0.is_none_or(|n| s.name[i] == n),
     );
     let key = |k: usize| match by {
-        GroupBy::Thread => GroupKey::Thread(k as u32),
+        GroupBy::Thread => GroupKey::Thread(ThreadId::at(k)),
         _ => GroupKey::Str(StrId(k as u32)),
     };
     stats_of(trace, by, &acc, slices, key, Vec::new())
@@ -377,23 +377,13 @@ pub(super) fn stats_of(
 
 /// A thread as a group key: its label and its process's, e.g.
 /// `CrRendererMain (tid 7), Renderer (pid 3)`.
-pub fn thread_key(trace: &Trace, t: u32) -> String {
-    let th = &trace.tables.threads[t as usize];
-    let thread = if th.name.is_none() {
-        format!("Thread {}", trace.pid_text(th.tid))
-    } else {
-        format!("{} (tid {})", trace.str(th.name), trace.pid_text(th.tid))
-    };
-    let p = &trace.tables.processes[th.process as usize];
-    if p.name.is_none() {
-        format!("{thread}, Process {}", trace.pid_text(p.pid))
-    } else {
-        format!(
-            "{thread}, {} (pid {})",
-            trace.str(p.name),
-            trace.pid_text(p.pid)
-        )
-    }
+pub fn thread_key(trace: &Trace, t: ThreadId) -> String {
+    let process = trace.thread(t).process;
+    format!(
+        "{}, {}",
+        trace.thread_heading(t),
+        trace.process_heading(process)
+    )
 }
 
 /// The rows of one group, in time order (then row order), at most `limit`, and how
@@ -409,7 +399,7 @@ pub fn slices_in_group(
     let s = &trace.tables.slices;
     let want = match key {
         GroupKey::Str(id) => id.0,
-        GroupKey::Thread(t) => t,
+        GroupKey::Thread(t) => t.raw(),
         GroupKey::Pattern(_) => return (Vec::new(), 0),
     };
     let rows = select_rows(trace, sel);

@@ -22,7 +22,7 @@ use super::slice_stats::{
 };
 use super::Selection;
 use crate::strings::StrId;
-use crate::tables::SliceTable;
+use crate::tables::{SliceTable, ThreadId};
 use crate::trace::Trace;
 
 /// Which slices count: those whose name, category and thread match (each `None`:
@@ -53,8 +53,8 @@ impl SliceFilter {
             names: strings(name),
             cats: strings(cat),
             threads: thread.map(|re| {
-                (0..trace.tables.threads.len() as u32)
-                    .map(|t| re.is_match(&thread_key(trace, t)))
+                (0..trace.tables.threads.len())
+                    .map(|t| re.is_match(&thread_key(trace, ThreadId::at(t))))
                     .collect()
             }),
         }
@@ -62,7 +62,9 @@ impl SliceFilter {
 
     pub fn keeps(&self, s: &SliceTable, i: usize) -> bool {
         let ok = |v: &Option<Vec<bool>>, k: u32| v.as_ref().is_none_or(|v| v[k as usize]);
-        ok(&self.names, s.name[i].0) && ok(&self.cats, s.cat[i].0) && ok(&self.threads, s.thread[i])
+        ok(&self.names, s.name[i].0)
+            && ok(&self.cats, s.cat[i].0)
+            && ok(&self.threads, s.thread[i].raw())
     }
 }
 
@@ -97,7 +99,7 @@ pub fn summarize(trace: &Trace, sel: &Selection, q: &SummaryQuery<'_>) -> Summar
     let remap: Vec<u32> = (0..base as u32)
         .map(|k| {
             let label = match q.by {
-                GroupBy::Thread => thread_key(trace, k),
+                GroupBy::Thread => thread_key(trace, ThreadId::new(k)),
                 _ => trace.str(StrId(k)).to_string(),
             };
             q.groups
@@ -112,14 +114,14 @@ pub fn summarize(trace: &Trace, sel: &Selection, q: &SummaryQuery<'_>) -> Summar
     let (acc, slices) = accumulate(trace, sel, keys, key, keep);
     let group_key = |k: usize| match (k >= base, q.by) {
         (true, _) => GroupKey::Pattern((k - base) as u32),
-        (false, GroupBy::Thread) => GroupKey::Thread(k as u32),
+        (false, GroupBy::Thread) => GroupKey::Thread(ThreadId::at(k)),
         (false, _) => GroupKey::Str(StrId(k as u32)),
     };
     let patterns = q.groups.iter().map(|re| re.as_str().to_string()).collect();
     let stats = stats_of(trace, q.by, &acc, slices, group_key, patterns);
     let index_of = |g: GroupKey| match g {
         GroupKey::Pattern(p) => base + p as usize,
-        GroupKey::Thread(t) => t as usize,
+        GroupKey::Thread(t) => t.index(),
         GroupKey::Str(id) => id.0 as usize,
     };
     let busy_of = busy(trace, sel, &key, &keep);
@@ -160,7 +162,7 @@ fn busy(
     let (t0, t1) = (sel.t0, sel.t1);
     // Per track: its selected rows in start order (those started before t0, clipped
     // to start at t0, then the run).
-    let mut per_thread: FxHashMap<u32, Vec<Vec<usize>>> = FxHashMap::default();
+    let mut per_thread: FxHashMap<ThreadId, Vec<Vec<usize>>> = FxHashMap::default();
     for tr in &s.tracks {
         let (singles, run) = rows.of_track(tr.rows.0 as usize, tr.rows.1 as usize);
         let mut list: Vec<usize> = singles.iter().map(|&i| i as usize).collect();

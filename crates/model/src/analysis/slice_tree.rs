@@ -31,10 +31,11 @@ use rustc_hash::FxHashMap;
 use super::call_tree::{CallTree, Function, TreeNode, TreeView};
 use super::sandwich::{FunctionStats, FunctionTable};
 use super::slice_stats::select_rows;
+use super::tree_builder::NONE;
 use super::Selection;
 use crate::query::search::Pattern;
 use crate::strings::StrId;
-use crate::tables::{slice_flags, SliceTable, NONE};
+use crate::tables::{slice_flags, SliceId, SliceTable};
 use crate::trace::Trace;
 
 /// A selected slice at its place in the pre-order, with what the trees read of
@@ -175,7 +176,7 @@ impl How<'_> {
                 overlaps.push(i);
                 continue;
             }
-            let want = s.parent[i];
+            let want = s.parent[i].map_or(NONE, SliceId::raw);
             while let Some(&(top, row)) = stack.last() {
                 if row == want {
                     break;
@@ -373,10 +374,13 @@ fn group(
     if items.len() <= CHUNK {
         return run(items);
     }
-    items.par_chunks(CHUNK).map(run).reduce(Groups::default, |mut a, b| {
-        a.merge(b);
-        a
-    })
+    items
+        .par_chunks(CHUNK)
+        .map(run)
+        .reduce(Groups::default, |mut a, b| {
+            a.merge(b);
+            a
+        })
 }
 
 /// Asks the processor to start loading `x` into the cache.
@@ -385,7 +389,10 @@ fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
     unsafe {
-        std::arch::x86_64::_mm_prefetch((x as *const T).cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
+        std::arch::x86_64::_mm_prefetch(
+            (x as *const T).cast::<i8>(),
+            std::arch::x86_64::_MM_HINT_T0,
+        );
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
@@ -395,33 +402,45 @@ impl Stacks {
     /// The children of a node's members, by name.
     fn split(&self, mode: Mode, members: &[Item]) -> Groups {
         match mode {
-            Mode::TopDown => group(members, |(k, _)| self.fetch(k + 1), |g, (k, end)| {
-                // A member carries its subtree's end: its own position is not read,
-                // only its children's (right after it).
-                let mut j = k + 1;
-                while j < end {
-                    self.add_down(g, j);
-                    j = self.pos[j as usize].end;
-                }
-            }),
-            Mode::BottomUp => group(members, |(o, c)| {
-                self.fetch(o);
-                self.fetch(c);
-            }, |g, (o, c)| {
-                let p = self.pos[c as usize].parent;
-                if p != NONE {
-                    self.add_up(g, self.name(p), o, p);
-                }
-            }),
-            Mode::Callers => group(members, |(o, c)| {
-                self.fetch(o);
-                self.fetch(c);
-            }, |g, (o, c)| {
-                let p = self.pos[c as usize].parent;
-                if p != NONE {
-                    self.add_caller(g, o, p);
-                }
-            }),
+            Mode::TopDown => group(
+                members,
+                |(k, _)| self.fetch(k + 1),
+                |g, (k, end)| {
+                    // A member carries its subtree's end: its own position is not read,
+                    // only its children's (right after it).
+                    let mut j = k + 1;
+                    while j < end {
+                        self.add_down(g, j);
+                        j = self.pos[j as usize].end;
+                    }
+                },
+            ),
+            Mode::BottomUp => group(
+                members,
+                |(o, c)| {
+                    self.fetch(o);
+                    self.fetch(c);
+                },
+                |g, (o, c)| {
+                    let p = self.pos[c as usize].parent;
+                    if p != NONE {
+                        self.add_up(g, self.name(p), o, p);
+                    }
+                },
+            ),
+            Mode::Callers => group(
+                members,
+                |(o, c)| {
+                    self.fetch(o);
+                    self.fetch(c);
+                },
+                |g, (o, c)| {
+                    let p = self.pos[c as usize].parent;
+                    if p != NONE {
+                        self.add_caller(g, o, p);
+                    }
+                },
+            ),
         }
     }
 
@@ -611,7 +630,11 @@ fn order(trace: &Trace, kept: &[Cand], mode: Mode) -> Vec<TreeNode> {
 
 /// Nodes made of `items` grouped by `add`, at the top of a tree, and the arena
 /// holding their members.
-fn roots(items: &[Item], mode: Mode, add: impl Fn(&mut Groups, Item) + Sync) -> (Vec<Cand>, Vec<Item>) {
+fn roots(
+    items: &[Item],
+    mode: Mode,
+    add: impl Fn(&mut Groups, Item) + Sync,
+) -> (Vec<Cand>, Vec<Item>) {
     let mut arena = Vec::with_capacity(items.len());
     let cands = group(items, |_| {}, add).into_cands(&mut arena, NONE, 0, mode);
     (cands, arena)
@@ -626,7 +649,9 @@ fn top_roots(st: &Stacks) -> (Vec<Cand>, Vec<Item>) {
 /// Every slice by name, bottom-up: the bottom-up roots, the function table.
 fn bottom_roots(st: &Stacks) -> (Vec<Cand>, Vec<Item>) {
     let items: Vec<Item> = (0..st.len() as u32).map(|k| (k, k)).collect();
-    roots(&items, Mode::BottomUp, |g, (k, _)| st.add_up(g, st.name(k), k, k))
+    roots(&items, Mode::BottomUp, |g, (k, _)| {
+        st.add_up(g, st.name(k), k, k)
+    })
 }
 
 /// The slices' items and weight: what the roots hold.
@@ -644,20 +669,41 @@ pub(super) fn tree(
     max: usize,
     filter: Option<&Pattern>,
 ) -> CallTree {
-    let cpu = || { let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default(); let f: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect(); let t = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0); (t(11) + t(12)) * 10.0 };
+    let cpu = || {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        let f: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        let t = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+        (t(11) + t(12)) * 10.0
+    };
     let c0 = cpu();
     let t = std::time::Instant::now();
     let st = Stacks::build(trace, sel, view == TreeView::BottomUp);
     let dbg = std::env::var_os("AGG_DEBUG").is_some();
-    if dbg { eprintln!("  build {:?} cpu {}", t.elapsed(), cpu() - c0); }
+    if dbg {
+        eprintln!("  build {:?} cpu {}", t.elapsed(), cpu() - c0);
+    }
     let shown = filter.map(|p| Shown::build(trace, &st, p));
     let (roots, mode) = match view {
         TreeView::TopDown => (top_roots(&st), Mode::TopDown),
         TreeView::BottomUp => (bottom_roots(&st), Mode::BottomUp),
     };
-    if dbg { eprintln!("  roots {:?} ({} roots) cpu {}", t.elapsed(), st.roots.len(), cpu() - c0); }
+    if dbg {
+        eprintln!(
+            "  roots {:?} ({} roots) cpu {}",
+            t.elapsed(),
+            st.roots.len(),
+            cpu() - c0
+        );
+    }
     let (nodes, truncated) = emit(trace, &st, roots, mode, max, shown.as_ref());
-    if dbg { eprintln!("  emit {:?} cpu {}", t.elapsed(), cpu() - c0); }
+    if dbg {
+        eprintln!("  emit {:?} cpu {}", t.elapsed(), cpu() - c0);
+    }
     let (samples, total_ns) = totals(&st);
     CallTree {
         view,

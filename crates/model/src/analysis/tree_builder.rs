@@ -5,8 +5,10 @@
 use rustc_hash::FxHashMap;
 
 use super::call_tree::Function;
-use crate::tables::NONE;
 use crate::trace::Trace;
+
+/// No node (the builders' own node indexes).
+pub(super) const NONE: u32 = u32::MAX;
 
 /// A tree while it is built. Nodes are created parents first, so a node's index is
 /// always above its parent's (totals are summed in one backward pass).
@@ -130,8 +132,8 @@ impl Functions {
     }
 
     /// The function of CPU-profile frame `frame`.
-    pub fn of_frame(&mut self, trace: &Trace, frame: u32) -> u32 {
-        let fr = &trace.tables.frames[frame as usize];
+    pub fn of_frame(&mut self, trace: &Trace, frame: usize) -> u32 {
+        let fr = &trace.tables.frames[frame];
         self.intern(Function {
             name: fr.name,
             url: fr.url,

@@ -8,23 +8,27 @@ use super::excerpt;
 use super::records::{AsyncKey, AsyncRec, NO_TIME};
 use crate::args::TextRef;
 use crate::strings::StrId;
-use crate::tables::{AsyncGroup, AsyncSliceTable, IdVal, NONE};
+use crate::tables::{
+    AsyncGroup, AsyncGroupId, AsyncSliceId, AsyncSliceTable, IdVal, ProcessId, ThreadId,
+};
 
 #[derive(Clone, Debug)]
 struct Row {
-    process: u32,
-    thread: u32,
+    process: ProcessId,
+    thread: Option<ThreadId>,
     name: StrId,
     cat: StrId,
     id: IdVal,
     ts: i64,
     end: i64,
     depth: u32,
-    parent: u32,
+    /// Index of the parent in `rows`.
+    parent: Option<u32>,
     args: TextRef,
     end_args: TextRef,
     offset: u64,
     legacy: bool,
+    global: bool,
     root: u32,
 }
 
@@ -34,7 +38,7 @@ struct Step {
     name: StrId,
     args: TextRef,
     offset: u64,
-    thread: u32,
+    thread: Option<ThreadId>,
 }
 
 struct LegacyOp {
@@ -59,7 +63,7 @@ pub fn build(
     let mut open: FxHashMap<AsyncKey, Open> = FxHashMap::default();
     for r in &recs {
         let st = open.entry(r.key).or_default();
-        let new_row = |rows: &Vec<Row>, depth: u32, parent: u32, legacy: bool| Row {
+        let new_row = |rows: &Vec<Row>, depth: u32, parent: Option<u32>, legacy: bool| Row {
             process: r.process,
             thread: r.thread,
             name: r.name,
@@ -73,15 +77,12 @@ pub fn build(
             end_args: TextRef::NONE,
             offset: r.offset,
             legacy,
-            root: if parent == NONE {
-                rows.len() as u32
-            } else {
-                rows[parent as usize].root
-            },
+            global: r.global,
+            root: parent.map_or(rows.len() as u32, |p| rows[p as usize].root),
         };
         match r.ph {
             b'b' | b'n' => {
-                let parent = st.nestable.last().copied().unwrap_or(NONE);
+                let parent = st.nestable.last().copied();
                 let mut row = new_row(&rows, st.nestable.len() as u32, parent, false);
                 let idx = rows.len() as u32;
                 if r.ph == b'n' {
@@ -122,7 +123,7 @@ pub fn build(
             }
             b'S' => {
                 let root = rows.len() as u32;
-                rows.push(new_row(&rows, 0, NONE, true));
+                rows.push(new_row(&rows, 0, None, true));
                 st.legacy.push(LegacyOp {
                     root,
                     steps: Vec::new(),
@@ -190,7 +191,7 @@ fn legacy_steps(rows: &mut Vec<Row>, op: LegacyOp, end: i64) {
             ts: from,
             end: to.max(from),
             depth: 1,
-            parent: op.root,
+            parent: Some(op.root),
             args: s.args,
             end_args: TextRef::NONE,
             offset: s.offset,
@@ -207,12 +208,12 @@ fn pack(rows: Vec<Row>, unfinished: Vec<bool>) -> AsyncSliceTable {
     for (i, r) in rows.iter().enumerate() {
         ops.entry(r.root).or_default().push(i as u32);
     }
-    let mut groups: FxHashMap<(u32, StrId), Vec<u32>> = FxHashMap::default();
+    let mut groups: FxHashMap<(ProcessId, StrId), Vec<u32>> = FxHashMap::default();
     for &root in ops.keys() {
         let r = &rows[root as usize];
         groups.entry((r.process, r.name)).or_default().push(root);
     }
-    let mut group_keys: Vec<(u32, StrId)> = groups.keys().copied().collect();
+    let mut group_keys: Vec<(ProcessId, StrId)> = groups.keys().copied().collect();
     group_keys.sort_by_key(|&(p, n)| {
         (
             p,
@@ -226,8 +227,9 @@ fn pack(rows: Vec<Row>, unfinished: Vec<bool>) -> AsyncSliceTable {
     for key in group_keys {
         let mut roots = groups.remove(&key).unwrap_or_default();
         roots.sort_by_key(|&r| (rows[r as usize].ts, rows[r as usize].offset));
-        let group = t.groups.len() as u32;
+        let group = AsyncGroupId::at(t.groups.len());
         let mut lane_free: Vec<i64> = Vec::new();
+        let global = roots.iter().all(|&r| rows[r as usize].global);
         for root in roots {
             let mut members = ops.remove(&root).unwrap_or_default();
             members.sort_by_key(|&i| {
@@ -278,7 +280,11 @@ fn pack(rows: Vec<Row>, unfinished: Vec<bool>) -> AsyncSliceTable {
                 t.ts.push(r.ts);
                 t.dur.push(r.end.saturating_sub(r.ts));
                 t.depth.push(r.depth);
-                t.parent.push(local.get(&r.parent).copied().unwrap_or(NONE));
+                t.parent.push(
+                    r.parent
+                        .and_then(|p| local.get(&p))
+                        .map(|&x| AsyncSliceId::new(x)),
+                );
                 t.did_not_finish.push(unfinished[i as usize]);
                 t.lane.push(base as u32 + r.depth);
                 t.group.push(group);
@@ -292,6 +298,7 @@ fn pack(rows: Vec<Row>, unfinished: Vec<bool>) -> AsyncSliceTable {
             process: key.0,
             name: key.1,
             lanes: lane_free.len() as u32,
+            global,
         });
     }
     t

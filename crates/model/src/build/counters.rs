@@ -4,10 +4,10 @@ use rustc_hash::FxHashMap;
 
 use super::records::CounterRec;
 use crate::strings::StrId;
-use crate::tables::{CounterSeries, CounterTable};
+use crate::tables::{CounterSeries, CounterTable, ProcessId, SeriesId};
 
 pub fn build(mut recs: Vec<CounterRec>) -> CounterTable {
-    let mut index: FxHashMap<(u32, StrId, StrId), u32> = FxHashMap::default();
+    let mut index: FxHashMap<(ProcessId, StrId, StrId), u32> = FxHashMap::default();
     let mut t = CounterTable::default();
     let mut series_of = Vec::with_capacity(recs.len());
     for r in &recs {
@@ -41,7 +41,7 @@ pub fn build(mut recs: Vec<CounterRec>) -> CounterTable {
             *rows = (row as u32, row as u32);
         }
         rows.1 = row as u32 + 1;
-        t.sample_series.push(s);
+        t.sample_series.push(SeriesId::new(s));
         t.ts.push(r.ts);
         t.value.push(r.value);
         if let Some(e) = r.exact.take() {

@@ -8,11 +8,11 @@ use super::excerpt;
 use super::records::{FlowRec, FlowV2Rec, IdK};
 use crate::strings::StrId;
 use crate::tables::{
-    slice_flags, AsyncSliceTable, FlowTable, IdVal, Lane, SliceRef, SliceTable, NONE,
+    AsyncSliceId, AsyncSliceTable, FlowTable, IdVal, Lane, SliceId, SliceRef, SliceTable, ThreadId,
 };
 
 /// Stack-lane rows per thread, for binding by time.
-fn stack_tracks(slices: &SliceTable) -> FxHashMap<u32, (u32, u32)> {
+fn stack_tracks(slices: &SliceTable) -> FxHashMap<ThreadId, (u32, u32)> {
     slices
         .tracks
         .iter()
@@ -22,35 +22,29 @@ fn stack_tracks(slices: &SliceTable) -> FxHashMap<u32, (u32, u32)> {
 }
 
 /// The deepest slice of the thread whose span holds `ts` (end included).
-fn enclosing(slices: &SliceTable, rows: (u32, u32), ts: i64) -> Option<u32> {
+fn enclosing(slices: &SliceTable, rows: (u32, u32), ts: i64) -> Option<SliceId> {
     let (a, b) = (rows.0 as usize, rows.1 as usize);
     let n = slices.ts[a..b].partition_point(|&s| s <= ts);
-    let mut j = (a..a + n)
-        .rev()
-        .find(|&j| slices.flags[j] & slice_flags::OVERLAP == 0)?;
+    let mut j = (a..a + n).rev().find(|&j| !slices.overlap(j))?;
     loop {
         if slices.ts[j] <= ts && ts <= slices.end(j) {
-            return Some(j as u32);
+            return Some(SliceId::at(j));
         }
-        let p = slices.parent[j];
-        if p == NONE {
-            return None;
-        }
-        j = p as usize;
+        j = slices.parent[j]?.index();
     }
 }
 
 /// The first slice of the thread that starts at or after `ts`.
-fn next_starting(slices: &SliceTable, rows: (u32, u32), ts: i64) -> Option<u32> {
+fn next_starting(slices: &SliceTable, rows: (u32, u32), ts: i64) -> Option<SliceId> {
     let (a, b) = (rows.0 as usize, rows.1 as usize);
     let n = slices.ts[a..b].partition_point(|&s| s < ts);
-    (a + n < b).then_some((a + n) as u32)
+    (a + n < b).then(|| SliceId::at(a + n))
 }
 
 struct Point {
-    slice: Option<u32>,
+    slice: Option<SliceId>,
     ts: i64,
-    thread: u32,
+    thread: ThreadId,
     offset: u64,
 }
 
@@ -105,7 +99,7 @@ pub fn build(
                 SliceRef::Thread(a),
                 SliceRef::Thread(b),
                 (from.ts, point.ts),
-                (from.thread, point.thread),
+                (Some(from.thread), Some(point.thread)),
                 false,
             ),
             _ => unbound(diags, r.offset, "no slice to bind to"),
@@ -132,7 +126,7 @@ fn push(
     from: SliceRef,
     to: SliceRef,
     ts: (i64, i64),
-    threads: (u32, u32),
+    threads: (Option<ThreadId>, Option<ThreadId>),
     v2: bool,
 ) {
     t.id.push(id);
@@ -162,24 +156,28 @@ fn build_v2(
     let mut at: FxHashMap<u64, SliceRef> = FxHashMap::default();
     for (i, off) in slices.offset.iter().enumerate() {
         if wanted.contains(off) {
-            at.insert(*off, SliceRef::Thread(i as u32));
+            at.insert(*off, SliceRef::Thread(SliceId::at(i)));
         }
     }
     for (i, off) in asyncs.offset.iter().enumerate() {
         if wanted.contains(off) && asyncs.depth.get(i).is_some() {
-            at.entry(*off).or_insert(SliceRef::Async(i as u32));
+            at.entry(*off)
+                .or_insert(SliceRef::Async(AsyncSliceId::at(i)));
         }
     }
     let span = |s: SliceRef| match s {
-        SliceRef::Thread(i) => (
-            slices.ts[i as usize],
-            slices.end(i as usize),
-            slices.thread[i as usize],
-            slices.name[i as usize],
-            slices.cat[i as usize],
-        ),
+        SliceRef::Thread(i) => {
+            let i = i.index();
+            (
+                slices.ts[i],
+                slices.end(i),
+                Some(slices.thread[i]),
+                slices.name[i],
+                slices.cat[i],
+            )
+        }
         SliceRef::Async(i) => {
-            let i = i as usize;
+            let i = i.index();
             (
                 asyncs.ts[i],
                 asyncs.ts[i].saturating_add(asyncs.dur[i]),
@@ -233,8 +231,8 @@ fn build_v2(
 /// The offset of the event that made a slice, for diagnostics.
 fn at_offset(_v2: &[FlowV2Rec], s: SliceRef, slices: &SliceTable, asyncs: &AsyncSliceTable) -> u64 {
     match s {
-        SliceRef::Thread(i) => slices.offset[i as usize],
-        SliceRef::Async(i) => asyncs.offset[i as usize],
+        SliceRef::Thread(i) => slices.offset[i.index()],
+        SliceRef::Async(i) => asyncs.offset[i.index()],
     }
 }
 

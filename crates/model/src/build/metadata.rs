@@ -7,7 +7,7 @@ use super::records::MetaRec;
 use super::registry::Registry;
 use crate::args::{resolve, TextRef};
 use crate::strings::{SharedStrings, StrId};
-use crate::tables::{MetadataEvent, PidK, NONE};
+use crate::tables::{MetadataEvent, PidK};
 
 /// Trace-wide facts from metadata events.
 #[derive(Clone, Debug, Default)]
@@ -57,14 +57,14 @@ pub fn apply(
                 format!("{name}: {text}")
             })
         };
-        let p = r.process as usize;
+        let p = r.process.index();
         match name.as_str() {
             "process_name" => match get("name").and_then(Value::as_str) {
                 Some(n) => registry.processes[p].name = strings.intern(n),
                 None => bad(diags),
             },
             "thread_name" => match (get("name").and_then(Value::as_str), r.thread) {
-                (Some(n), t) if t != NONE => registry.threads[t as usize].name = strings.intern(n),
+                (Some(n), Some(t)) => registry.threads[t.index()].name = strings.intern(n),
                 _ => bad(diags),
             },
             "process_sort_index" => match get("sort_index").and_then(Value::as_i64) {
@@ -72,7 +72,7 @@ pub fn apply(
                 None => bad(diags),
             },
             "thread_sort_index" => match (get("sort_index").and_then(Value::as_i64), r.thread) {
-                (Some(i), t) if t != NONE => registry.threads[t as usize].sort_index = Some(i),
+                (Some(i), Some(t)) => registry.threads[t.index()].sort_index = Some(i),
                 _ => bad(diags),
             },
             "process_labels" => match get("labels").and_then(Value::as_str) {
@@ -87,7 +87,11 @@ pub fn apply(
                 }
                 None => bad(diags),
             },
-            "process_uptime_seconds" => match get("uptime").and_then(Value::as_f64) {
+            // Chrome writes the uptime as a string of digits (`{"uptime":"1880"}`).
+            "process_uptime_seconds" => match get("uptime").and_then(|u| {
+                u.as_f64()
+                    .or_else(|| u.as_str().and_then(|s| s.trim().parse().ok()))
+            }) {
                 Some(u) => registry.processes[p].uptime_seconds = Some(u),
                 None => bad(diags),
             },
@@ -116,7 +120,7 @@ pub fn apply(
                 _ => None,
             };
             let Some(pid) = pid else { continue };
-            let p = registry.process(PidK::Int(pid)) as usize;
+            let p = registry.process(PidK::Int(pid)).index();
             let proc_ = &mut registry.processes[p];
             let main = f.get("parent").is_none();
             proc_.renders_frames = true;

@@ -82,12 +82,12 @@ pub(crate) fn finish(
     );
     recs.visit(
         |p| {
-            if let Some(u) = used_p.get_mut(*p as usize) {
+            if let Some(u) = used_p.get_mut(p.index()) {
                 *u = true;
             }
         },
         |t| {
-            if let Some(u) = used_t.get_mut(*t as usize) {
+            if let Some(u) = used_t.get_mut(t.index()) {
                 *u = true;
             }
         },
@@ -161,6 +161,7 @@ pub(crate) fn finish(
     diags.merge(d2);
     clock.done.extend(c1.done.into_iter().chain(c2.done));
     clock.last = std::time::Instant::now();
+    registry.name_string_ids();
     let instants = instants(recs.instants);
     let other = other(recs.other);
     clock.mark("instants+other");

@@ -6,7 +6,7 @@ use tracescope_format::{DiagKind, Diagnostics};
 use super::excerpt;
 use super::records::{IdK, ObjectRec};
 use crate::strings::StrId;
-use crate::tables::{Object, Snapshot, NONE};
+use crate::tables::{Object, ObjectId, ProcessId, Snapshot, SnapshotId};
 
 pub fn build(
     mut recs: Vec<ObjectRec>,
@@ -17,9 +17,9 @@ pub fn build(
     recs.sort_by_key(|r| r.ts);
     let mut objects: Vec<Object> = Vec::new();
     let mut snapshots: Vec<Snapshot> = Vec::new();
-    let mut alive: FxHashMap<(u32, StrId, IdK), u32> = FxHashMap::default();
+    let mut alive: FxHashMap<(Option<ProcessId>, StrId, IdK), u32> = FxHashMap::default();
     for r in &recs {
-        let key = (if r.global { NONE } else { r.process }, r.name, r.key);
+        let key = ((!r.global).then_some(r.process), r.name, r.key);
         let new_object = |objects: &mut Vec<Object>| {
             objects.push(Object {
                 process: r.process,
@@ -58,9 +58,11 @@ pub fn build(
                         o
                     }
                 };
-                objects[o as usize].snapshots.push(snapshots.len() as u32);
+                objects[o as usize]
+                    .snapshots
+                    .push(SnapshotId::at(snapshots.len()));
                 snapshots.push(Snapshot {
-                    object: o,
+                    object: ObjectId::new(o),
                     ts: r.ts,
                     args: r.args,
                     offset: r.offset,

@@ -12,7 +12,7 @@ use super::records::*;
 use super::registry::{LocalRegistry, SharedRegistry};
 use crate::args::{text_ref, SharedArena, TextRef};
 use crate::strings::{LocalStrings, SharedStrings, StrId};
-use crate::tables::{IdVal, PidK, Scope, NONE};
+use crate::tables::{IdVal, Ns, PidK, ProcessId, Scope, ThreadId};
 
 /// State shared by all parts of one load.
 pub struct Shared<'s> {
@@ -61,7 +61,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
         }
     }
 
-    fn process_of(&mut self, ev: &Event<'a>) -> u32 {
+    fn process_of(&mut self, ev: &Event<'a>) -> ProcessId {
         let pid = match &ev.pid {
             Some(p) => self.pid_k(p),
             None => PidK::Int(Int64::I(0)),
@@ -69,12 +69,16 @@ impl<'a, 's> PartBuilder<'a, 's> {
         self.registry.process(self.shared.registry, pid, ev.offset)
     }
 
-    /// The event's thread: made when the event has a `tid`, or when it needs one.
-    fn thread_of(&mut self, ev: &Event<'a>, process: u32, needed: bool) -> u32 {
+    /// The event's thread, when it has a `tid`.
+    fn thread_of(&mut self, ev: &Event<'a>, process: ProcessId) -> Option<ThreadId> {
+        ev.tid.is_some().then(|| self.thread_needed(ev, process))
+    }
+
+    /// The event's thread: tid 0 when it has no `tid`.
+    fn thread_needed(&mut self, ev: &Event<'a>, process: ProcessId) -> ThreadId {
         let tid = match &ev.tid {
             Some(t) => self.pid_k(t),
-            None if needed => PidK::Int(Int64::I(0)),
-            None => return NONE,
+            None => PidK::Int(Int64::I(0)),
         };
         self.registry
             .thread(self.shared.registry, process, tid, ev.offset)
@@ -118,11 +122,11 @@ impl<'a, 's> PartBuilder<'a, 's> {
         }
     }
 
-    fn note_thread_end(&mut self, thread: u32, end: i64) {
-        if thread == NONE {
+    fn note_thread_end(&mut self, thread: Option<ThreadId>, end: i64) {
+        let Some(thread) = thread else {
             return;
-        }
-        let t = thread as usize;
+        };
+        let t = thread.index();
         if self.records.thread_end.len() <= t {
             self.records.thread_end.resize(t + 1, NO_TIME);
         }
@@ -131,7 +135,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
         }
     }
 
-    fn other(&mut self, ev: &Event<'a>, process: u32, thread: u32, ts: i64) {
+    fn other(&mut self, ev: &Event<'a>, process: ProcessId, thread: Option<ThreadId>, ts: i64) {
         let rec = OtherRec {
             offset: ev.offset,
             ph: self.str_opt(&ev.ph),
@@ -139,7 +143,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             cat: self.str_opt(&ev.cat),
             process,
             thread,
-            ts: if ev.ts.is_some() { ts } else { NO_TIME },
+            ts: ev.ts.map(|_| Ns::new(ts)),
             args: self.text(&ev.args),
         };
         self.records.other.push(rec);
@@ -163,7 +167,9 @@ impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
         let ts = match ev.ts {
             Some(t) => t,
             None => {
-                if !is_meta {
+                // A `ts` that is there but not a number is the reader's `bad_field`,
+                // which names it; only an absent one is missing.
+                if !is_meta && !ev.extra.iter().any(|(k, _)| k == "ts") {
                     diags.add(DiagKind::MissingTs, ev.offset, || excerpt(input, ev.offset));
                 }
                 0
@@ -187,18 +193,18 @@ impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
                 self.async_event(&ev, ph, process, ts, diags)
             }
             "s" | "t" | "f" => {
-                let thread = self.thread_of(&ev, process, true);
-                self.note_thread_end(thread, ts);
+                let thread = self.thread_needed(&ev, process);
+                self.note_thread_end(Some(thread), ts);
                 self.flow_v1(&ev, ph, thread, process, ts, diags);
             }
             "N" | "O" | "D" => {
-                let thread = self.thread_of(&ev, process, false);
+                let thread = self.thread_of(&ev, process);
                 self.note_thread_end(thread, ts);
                 self.object(&ev, ph, process, ts);
             }
             "P" => self.sample_event(&ev, process, ts, diags),
             "M" => {
-                let thread = self.thread_of(&ev, process, false);
+                let thread = self.thread_of(&ev, process);
                 let rec = MetaRec {
                     offset: ev.offset,
                     process,
@@ -215,7 +221,7 @@ impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
                         excerpt(input, ev.offset)
                     });
                 }
-                let thread = self.thread_of(&ev, process, false);
+                let thread = self.thread_of(&ev, process);
                 self.note_thread_end(thread, ts);
                 self.other(&ev, process, thread, ts);
             }
@@ -228,15 +234,15 @@ impl<'a, 's> PartBuilder<'a, 's> {
         &mut self,
         ev: &Event<'a>,
         ph: &str,
-        process: u32,
+        process: ProcessId,
         ts: i64,
         diags: &mut Diagnostics,
     ) {
-        let thread = self.thread_of(ev, process, true);
-        let mut dur = NO_TIME;
+        let thread = self.thread_needed(ev, process);
+        let mut dur = None;
         if ph == "X" {
             match ev.dur {
-                Some(d) if d >= 0 => dur = d,
+                Some(d) if d >= 0 => dur = Some(d),
                 Some(_) => {
                     let input = self.shared.input;
                     diags.add(DiagKind::BadField, ev.offset, || {
@@ -246,14 +252,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
                 None => {}
             }
         }
-        self.note_thread_end(
-            thread,
-            if dur == NO_TIME {
-                ts
-            } else {
-                ts.saturating_add(dur)
-            },
-        );
+        self.note_thread_end(Some(thread), dur.map_or(ts, |d| ts.saturating_add(d)));
         let ui_nest = ph != "X" && ev.args.as_ref().is_some_and(|a| has_ui_nest(&a.text));
         let kind = match (ph, ui_nest) {
             ("X", _) => DurKind::X,
@@ -265,9 +264,9 @@ impl<'a, 's> PartBuilder<'a, 's> {
         let rec = DurRec {
             offset: ev.offset,
             ts,
-            dur,
-            tts: ev.tts.unwrap_or(NO_TIME),
-            tdur: ev.tdur.unwrap_or(NO_TIME),
+            dur: Ns::opt(dur),
+            tts: Ns::opt(ev.tts),
+            tdur: Ns::opt(ev.tdur),
             thread,
             name: self.str_opt(&ev.name),
             cat: self.str_opt(&ev.cat),
@@ -309,7 +308,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
         &mut self,
         ev: &Event<'a>,
         ph: &str,
-        process: u32,
+        process: ProcessId,
         ts: i64,
         diags: &mut Diagnostics,
     ) {
@@ -325,11 +324,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
                 Scope::Thread
             }
         };
-        let thread = if scope == Scope::Global {
-            NONE
-        } else {
-            self.thread_of(ev, process, true)
-        };
+        let thread = (scope != Scope::Global).then(|| self.thread_needed(ev, process));
         self.note_thread_end(thread, ts);
         let rec = InstantRec {
             offset: ev.offset,
@@ -346,8 +341,8 @@ impl<'a, 's> PartBuilder<'a, 's> {
         self.records.instants.push(rec);
     }
 
-    fn counter(&mut self, ev: &Event<'a>, process: u32, ts: i64, diags: &mut Diagnostics) {
-        let thread = self.thread_of(ev, process, false);
+    fn counter(&mut self, ev: &Event<'a>, process: ProcessId, ts: i64, diags: &mut Diagnostics) {
+        let thread = self.thread_of(ev, process);
         self.note_thread_end(thread, ts);
         let input = self.shared.input;
         let name = ev.name.as_deref().unwrap_or("");
@@ -406,9 +401,9 @@ impl<'a, 's> PartBuilder<'a, 's> {
     fn async_id(
         &mut self,
         ev: &Event<'a>,
-        process: u32,
+        process: ProcessId,
         diags: &mut Diagnostics,
-    ) -> Option<(IdK, IdVal, u32)> {
+    ) -> Option<(IdK, IdVal, Option<ProcessId>)> {
         let input = self.shared.input;
         if ev.id.is_some() && (ev.id2.is_some() || ev.extra.iter().any(|(k, _)| k == "id2")) {
             diags.add(DiagKind::BadId, ev.offset, || {
@@ -416,9 +411,9 @@ impl<'a, 's> PartBuilder<'a, 's> {
             });
         }
         let (id, local) = match (&ev.id, &ev.id2) {
-            (Some(id), _) => (id, NONE),
-            (None, Some(Id2::Global(g))) => (g, NONE),
-            (None, Some(Id2::Local(l))) => (l, process),
+            (Some(id), _) => (id, None),
+            (None, Some(Id2::Global(g))) => (g, None),
+            (None, Some(Id2::Local(l))) => (l, Some(process)),
             (None, None) => {
                 diags.add(DiagKind::BadId, ev.offset, || {
                     format!("no usable id: {}", excerpt(input, ev.offset))
@@ -434,16 +429,17 @@ impl<'a, 's> PartBuilder<'a, 's> {
         &mut self,
         ev: &Event<'a>,
         ph: &str,
-        process: u32,
+        process: ProcessId,
         ts: i64,
         diags: &mut Diagnostics,
     ) {
-        let thread = self.thread_of(ev, process, false);
+        let thread = self.thread_of(ev, process);
         self.note_thread_end(thread, ts);
         let Some((key_id, id, local)) = self.async_id(ev, process, diags) else {
             self.other(ev, process, thread, ts);
             return;
         };
+        let global = ev.id.is_none() && matches!(ev.id2, Some(Id2::Global(_)));
         let legacy = matches!(ph, "S" | "T" | "p" | "F");
         let name = self.str_opt(&ev.name);
         let cat = self.str_opt(&ev.cat);
@@ -478,6 +474,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             id,
             args: self.text(&ev.args),
             step,
+            global,
         };
         self.records.asyncs.push(rec);
         if matches!(ph, "b" | "n") {
@@ -489,13 +486,13 @@ impl<'a, 's> PartBuilder<'a, 's> {
         &mut self,
         ev: &Event<'a>,
         ph: &str,
-        thread: u32,
-        process: u32,
+        thread: ThreadId,
+        process: ProcessId,
         ts: i64,
         diags: &mut Diagnostics,
     ) {
         let Some((key_id, id, _)) = self.async_id(ev, process, diags) else {
-            self.other(ev, process, thread, ts);
+            self.other(ev, process, Some(thread), ts);
             return;
         };
         let cat = self.str_opt(&ev.cat);
@@ -512,7 +509,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
         self.records.flows.push(rec);
     }
 
-    fn object(&mut self, ev: &Event<'a>, ph: &str, process: u32, ts: i64) {
+    fn object(&mut self, ev: &Event<'a>, ph: &str, process: ProcessId, ts: i64) {
         let (id_src, global) = match (&ev.id, &ev.id2) {
             (Some(i), _) => (Some(i), false),
             (None, Some(Id2::Global(g))) => (Some(g), true),
@@ -538,7 +535,13 @@ impl<'a, 's> PartBuilder<'a, 's> {
         self.records.objects.push(rec);
     }
 
-    fn sample_event(&mut self, ev: &Event<'a>, process: u32, ts: i64, diags: &mut Diagnostics) {
+    fn sample_event(
+        &mut self,
+        ev: &Event<'a>,
+        process: ProcessId,
+        ts: i64,
+        diags: &mut Diagnostics,
+    ) {
         let name = ev.name.as_deref().unwrap_or("");
         let input = self.shared.input;
         let (key, id) = match &ev.id {
@@ -547,8 +550,8 @@ impl<'a, 's> PartBuilder<'a, 's> {
         };
         match name {
             "Profile" => {
-                let thread = self.thread_of(ev, process, true);
-                self.note_thread_end(thread, ts);
+                let thread = self.thread_needed(ev, process);
+                self.note_thread_end(Some(thread), ts);
                 let start = ev
                     .args
                     .as_ref()
@@ -568,7 +571,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
                 });
             }
             "ProfileChunk" => {
-                let thread = self.thread_of(ev, process, true);
+                let thread = self.thread_needed(ev, process);
                 let mut chunk = ChunkRec {
                     offset: ev.offset,
                     ts,
@@ -595,8 +598,8 @@ impl<'a, 's> PartBuilder<'a, 's> {
                 self.records.chunks.push(chunk);
             }
             _ => {
-                let thread = self.thread_of(ev, process, true);
-                self.note_thread_end(thread, ts);
+                let thread = self.thread_needed(ev, process);
+                self.note_thread_end(Some(thread), ts);
                 let sf = match &ev.sf {
                     Some(i) => {
                         let s = i.as_written();

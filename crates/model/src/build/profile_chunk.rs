@@ -105,13 +105,14 @@ pub fn node(n: &Value<'_>, id: i64, strings: &SharedStrings) -> NodeRec {
             .map_or(Vec::new(), |c| c.iter().filter_map(Value::as_i64).collect()),
         name,
         url,
+        // V8 writes -1 for an unknown position.
         line: frame
             .get("lineNumber")
             .and_then(Value::as_i64)
-            .unwrap_or(-1),
+            .filter(|&l| l >= 0),
         column: frame
             .get("columnNumber")
             .and_then(Value::as_i64)
-            .unwrap_or(-1),
+            .filter(|&c| c >= 0),
     }
 }

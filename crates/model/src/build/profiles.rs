@@ -12,7 +12,9 @@ use super::records::{ChunkRec, IdK, NodeRec, ProfileRec, SampleRec};
 use super::registry::Registry;
 use crate::args::resolve;
 use crate::strings::{SharedStrings, StrId};
-use crate::tables::{Frame, IdVal, PidK, Profile, SampleTable, NONE};
+use crate::tables::{
+    Frame, FrameId, IdVal, PidK, ProcessId, Profile, ProfileId, SampleTable, ThreadId,
+};
 
 /// What the profile builder needs beyond the records.
 pub struct ProfileInputs<'t> {
@@ -32,7 +34,7 @@ pub struct ProfileOutput {
 }
 
 struct Stream {
-    profile: u32,
+    profile: ProfileId,
     time: i64,
     nodes: Vec<NodeRec>,
     /// (ts, node id)
@@ -40,10 +42,10 @@ struct Stream {
 }
 
 struct Row {
-    thread: u32,
+    thread: ThreadId,
     ts: i64,
-    frame: u32,
-    profile: u32,
+    frame: Option<FrameId>,
+    profile: Option<ProfileId>,
     weight: f64,
 }
 
@@ -59,7 +61,7 @@ pub fn build(
     let mut out = ProfileOutput::default();
     let mut rows: Vec<Row> = Vec::new();
     let mut streams: Vec<Stream> = Vec::new();
-    let mut by_key: FxHashMap<(u32, IdK), usize> = FxHashMap::default();
+    let mut by_key: FxHashMap<(ProcessId, IdK), usize> = FxHashMap::default();
     // Profiles and chunks apply in file order.
     enum Ev {
         P(ProfileRec),
@@ -79,7 +81,7 @@ pub fn build(
                 offset,
             });
             streams.push(Stream {
-                profile: out.profiles.len() as u32 - 1,
+                profile: ProfileId::at(out.profiles.len() - 1),
                 time: start,
                 nodes: Vec::new(),
                 samples: Vec::new(),
@@ -146,24 +148,21 @@ pub fn build(
         );
     }
     for st in streams {
-        let p = &out.profiles[st.profile as usize];
+        let p = &out.profiles[st.profile.index()];
         let (thread, profile) = (p.thread, st.profile);
         let frames = node_frames(&st.nodes, &mut out.frames);
         for (ts, node) in st.samples {
-            let frame = match frames.get(&node) {
-                Some(&f) => f,
-                None => {
-                    diags.add(DiagKind::BadProfile, p.offset, || {
-                        format!("sample of unknown node {node}")
-                    });
-                    NONE
-                }
-            };
+            let frame = frames.get(&node).copied();
+            if frame.is_none() {
+                diags.add(DiagKind::BadProfile, p.offset, || {
+                    format!("sample of unknown node {node}")
+                });
+            }
             rows.push(Row {
                 thread,
                 ts,
                 frame,
-                profile,
+                profile: Some(profile),
                 weight: 1.0,
             });
         }
@@ -183,7 +182,7 @@ pub fn build(
             thread: s.thread,
             ts: s.ts,
             frame,
-            profile: NONE,
+            profile: None,
             weight: s.weight,
         });
     }
@@ -201,8 +200,8 @@ pub fn build(
     rows.sort_by_key(|r| (r.thread, r.ts));
     let t = &mut out.samples;
     for (i, r) in rows.into_iter().enumerate() {
-        if r.profile != NONE {
-            let range = &mut out.profiles[r.profile as usize].samples;
+        if let Some(p) = r.profile {
+            let range = &mut out.profiles[p.index()].samples;
             if range.0 == range.1 {
                 *range = (i as u32, i as u32);
             }
@@ -218,30 +217,30 @@ pub fn build(
 }
 
 /// Frames for a profile's nodes; parents come from `parent` or from `children`.
-fn node_frames(nodes: &[NodeRec], frames: &mut Vec<Frame>) -> FxHashMap<i64, u32> {
-    let mut index: FxHashMap<i64, u32> = FxHashMap::default();
+fn node_frames(nodes: &[NodeRec], frames: &mut Vec<Frame>) -> FxHashMap<i64, FrameId> {
+    let mut index: FxHashMap<i64, FrameId> = FxHashMap::default();
     for n in nodes {
         index.entry(n.id).or_insert_with(|| {
             frames.push(Frame {
-                parent: NONE,
+                parent: None,
                 name: n.name,
                 url: n.url,
                 category: StrId::NONE,
                 line: n.line,
                 column: n.column,
             });
-            frames.len() as u32 - 1
+            FrameId::at(frames.len() - 1)
         });
     }
     for n in nodes {
         let me = index[&n.id];
         if let Some(p) = n.parent.and_then(|p| index.get(&p)) {
-            frames[me as usize].parent = *p;
+            frames[me.index()].parent = Some(*p);
         }
         for c in &n.children {
             if let Some(&ci) = index.get(c) {
                 if ci != me {
-                    frames[ci as usize].parent = me;
+                    frames[ci.index()].parent = Some(me);
                 }
             }
         }
@@ -250,13 +249,13 @@ fn node_frames(nodes: &[NodeRec], frames: &mut Vec<Frame>) -> FxHashMap<i64, u32
     for start in 0..frames.len() {
         let mut seen = 0;
         let mut f = start;
-        while frames[f].parent != NONE {
+        while let Some(p) = frames[f].parent {
             seen += 1;
             if seen > frames.len() {
-                frames[start].parent = NONE;
+                frames[start].parent = None;
                 break;
             }
-            f = frames[f].parent as usize;
+            f = p.index();
         }
     }
     index
@@ -282,8 +281,8 @@ fn cpu_profile(
     let process = registry.process(one);
     let thread = registry.thread(process, one);
     let label = strings.intern(name);
-    registry.processes[process as usize].name = label;
-    registry.threads[thread as usize].name = label;
+    registry.processes[process.index()].name = label;
+    registry.threads[thread.index()].name = label;
     let mut nodes = Vec::new();
     if let Some(list) = v.get("nodes").and_then(Value::as_array) {
         nodes = parse_nodes(list, strings, diags, 0);
@@ -345,7 +344,7 @@ fn cpu_profile(
         offset: 0,
     });
     streams.push(Stream {
-        profile: out.profiles.len() as u32 - 1,
+        profile: ProfileId::at(out.profiles.len() - 1),
         time: start,
         nodes,
         samples: times.into_iter().zip(samples).collect(),
@@ -378,7 +377,7 @@ fn flatten_head(
 /// The `stackFrames` dictionary, turned into frames on demand.
 struct StackFrames<'v> {
     dict: FxHashMap<String, (Option<String>, StrId, StrId)>,
-    made: FxHashMap<String, u32>,
+    made: FxHashMap<String, FrameId>,
     _p: std::marker::PhantomData<&'v ()>,
 }
 
@@ -423,9 +422,9 @@ impl StackFrames<'_> {
         frames: &mut Vec<Frame>,
         diags: &mut Diagnostics,
         offset: u64,
-    ) -> u32 {
+    ) -> Option<FrameId> {
         if let Some(&f) = self.made.get(id) {
-            return f;
+            return Some(f);
         }
         // Walk to the root first, then make frames root-down.
         let mut chain = vec![id.to_string()];
@@ -436,10 +435,10 @@ impl StackFrames<'_> {
             }
             chain.push(p.clone());
         }
-        let mut parent = NONE;
+        let mut parent = None;
         for key in chain.iter().rev() {
             if let Some(&f) = self.made.get(key) {
-                parent = f;
+                parent = Some(f);
                 continue;
             }
             let Some((_, name, cat)) = self.dict.get(key) else {
@@ -453,22 +452,23 @@ impl StackFrames<'_> {
                 name: *name,
                 url: StrId::NONE,
                 category: *cat,
-                line: -1,
-                column: -1,
+                line: None,
+                column: None,
             });
-            parent = frames.len() as u32 - 1;
-            self.made.insert(key.clone(), parent);
+            let made = FrameId::at(frames.len() - 1);
+            parent = Some(made);
+            self.made.insert(key.clone(), made);
         }
-        self.made.get(id).copied().unwrap_or(parent)
+        self.made.get(id).copied().or(parent)
     }
 }
 
 /// A `stack` array of frame names, root first.
-fn raw_stack(text: &str, frames: &mut Vec<Frame>, strings: &SharedStrings) -> u32 {
+fn raw_stack(text: &str, frames: &mut Vec<Frame>, strings: &SharedStrings) -> Option<FrameId> {
     let Ok(Value::Array(items)) = Value::parse(text) else {
-        return NONE;
+        return None;
     };
-    let mut parent = NONE;
+    let mut parent = None;
     for it in items {
         let name = match &it {
             Value::String(s) => strings.intern(s),
@@ -479,10 +479,10 @@ fn raw_stack(text: &str, frames: &mut Vec<Frame>, strings: &SharedStrings) -> u3
             name,
             url: StrId::NONE,
             category: StrId::NONE,
-            line: -1,
-            column: -1,
+            line: None,
+            column: None,
         });
-        parent = frames.len() as u32 - 1;
+        parent = Some(FrameId::at(frames.len() - 1));
     }
     parent
 }
@@ -515,12 +515,12 @@ fn top_samples(
         diags.add(DiagKind::BadField, 0, || "samples is not an array".into());
         return;
     };
-    let mut by_tid: FxHashMap<PidK, u32> = FxHashMap::default();
-    let mut by_pid_tid: FxHashMap<(PidK, PidK), u32> = FxHashMap::default();
+    let mut by_tid: FxHashMap<PidK, ThreadId> = FxHashMap::default();
+    let mut by_pid_tid: FxHashMap<(PidK, PidK), ThreadId> = FxHashMap::default();
     for (i, t) in registry.threads.iter().enumerate() {
-        by_tid.entry(t.tid).or_insert(i as u32);
-        let pid = registry.processes[t.process as usize].pid;
-        by_pid_tid.insert((pid, t.tid), i as u32);
+        by_tid.entry(t.tid).or_insert(ThreadId::at(i));
+        let pid = registry.processes[t.process.index()].pid;
+        by_pid_tid.insert((pid, t.tid), ThreadId::at(i));
     }
     for s in items {
         let zero = PidK::Int(tracescope_format::Int64::I(0));
@@ -552,7 +552,7 @@ fn top_samples(
         let frame = match s.get("sf") {
             Some(Value::String(id)) => dict.frame(id, frames, diags, 0),
             Some(Value::Number(id)) => dict.frame(id, frames, diags, 0),
-            _ => NONE,
+            _ => None,
         };
         let weight = match s.get("weight") {
             Some(Value::String(w)) => w.trim().parse().ok(),
@@ -563,7 +563,7 @@ fn top_samples(
             thread,
             ts,
             frame,
-            profile: NONE,
+            profile: None,
             weight,
         });
     }

@@ -4,9 +4,9 @@ use tracescope_format::Int64;
 
 use crate::args::TextRef;
 use crate::strings::StrId;
-use crate::tables::{IdVal, Scope, NONE};
+use crate::tables::{IdVal, Ns, ProcessId, Scope, ThreadId};
 
-/// "No value" for optional times in records.
+/// "No end yet" for the latest end of a thread (the identity of `max`).
 pub const NO_TIME: i64 = i64::MIN;
 
 /// What an id compares by: an integer, or an interned string (`is_str`).
@@ -31,11 +31,11 @@ pub enum DurKind {
 pub struct DurRec {
     pub offset: u64,
     pub ts: i64,
-    /// `X` duration, or `NO_TIME`.
-    pub dur: i64,
-    pub tts: i64,
-    pub tdur: i64,
-    pub thread: u32,
+    /// `X` duration.
+    pub dur: Option<Ns>,
+    pub tts: Option<Ns>,
+    pub tdur: Option<Ns>,
+    pub thread: ThreadId,
     pub name: StrId,
     pub cat: StrId,
     pub kind: DurKind,
@@ -48,8 +48,8 @@ pub struct InstantRec {
     pub offset: u64,
     pub ts: i64,
     pub scope: Scope,
-    pub process: u32,
-    pub thread: u32,
+    pub process: ProcessId,
+    pub thread: Option<ThreadId>,
     pub name: StrId,
     pub cat: StrId,
     pub args: TextRef,
@@ -64,8 +64,8 @@ pub struct AsyncKey {
     pub a: StrId,
     pub id: IdK,
     pub scope: StrId,
-    /// The process for `id2.local` ids, else `NONE`.
-    pub local_process: u32,
+    /// The process for `id2.local` ids.
+    pub local_process: Option<ProcessId>,
 }
 
 #[derive(Clone, Debug)]
@@ -73,8 +73,8 @@ pub struct AsyncRec {
     pub offset: u64,
     pub ts: i64,
     pub ph: u8,
-    pub process: u32,
-    pub thread: u32,
+    pub process: ProcessId,
+    pub thread: Option<ThreadId>,
     pub name: StrId,
     pub cat: StrId,
     pub key: AsyncKey,
@@ -82,6 +82,8 @@ pub struct AsyncRec {
     pub args: TextRef,
     /// Legacy steps: `args.step`.
     pub step: StrId,
+    /// The id is `id2.global`.
+    pub global: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -89,7 +91,7 @@ pub struct FlowRec {
     pub offset: u64,
     pub ts: i64,
     pub ph: u8,
-    pub thread: u32,
+    pub thread: ThreadId,
     pub key: (StrId, StrId, IdK),
     pub id: IdVal,
     /// `bp: "e"`: an `f` binds to the enclosing slice.
@@ -111,7 +113,7 @@ pub struct FlowV2Rec {
 pub struct CounterRec {
     pub offset: u64,
     pub ts: i64,
-    pub process: u32,
+    pub process: ProcessId,
     pub counter: StrId,
     pub series: StrId,
     pub value: f64,
@@ -123,7 +125,7 @@ pub struct ObjectRec {
     pub offset: u64,
     pub ts: i64,
     pub ph: u8,
-    pub process: u32,
+    pub process: ProcessId,
     pub global: bool,
     pub name: StrId,
     pub cat: StrId,
@@ -136,8 +138,8 @@ pub struct ObjectRec {
 pub struct ProfileRec {
     pub offset: u64,
     pub start: i64,
-    pub process: u32,
-    pub thread: u32,
+    pub process: ProcessId,
+    pub thread: ThreadId,
     pub key: IdK,
     pub id: IdVal,
 }
@@ -149,16 +151,16 @@ pub struct NodeRec {
     pub children: Vec<i64>,
     pub name: StrId,
     pub url: StrId,
-    pub line: i64,
-    pub column: i64,
+    pub line: Option<i64>,
+    pub column: Option<i64>,
 }
 
 #[derive(Clone, Debug)]
 pub struct ChunkRec {
     pub offset: u64,
     pub ts: i64,
-    pub process: u32,
-    pub thread: u32,
+    pub process: ProcessId,
+    pub thread: ThreadId,
     pub key: IdK,
     pub id: IdVal,
     pub nodes: Vec<NodeRec>,
@@ -172,7 +174,7 @@ pub struct ChunkRec {
 pub struct SampleRec {
     pub offset: u64,
     pub ts: i64,
-    pub thread: u32,
+    pub thread: ThreadId,
     /// `sf` id as text (`stackFrames` keys are strings).
     pub sf: StrId,
     /// `stack` array text.
@@ -183,8 +185,8 @@ pub struct SampleRec {
 #[derive(Clone, Debug)]
 pub struct MetaRec {
     pub offset: u64,
-    pub process: u32,
-    pub thread: u32,
+    pub process: ProcessId,
+    pub thread: Option<ThreadId>,
     pub name: StrId,
     pub args: TextRef,
 }
@@ -195,9 +197,9 @@ pub struct OtherRec {
     pub ph: StrId,
     pub name: StrId,
     pub cat: StrId,
-    pub process: u32,
-    pub thread: u32,
-    pub ts: i64,
+    pub process: ProcessId,
+    pub thread: Option<ThreadId>,
+    pub ts: Option<Ns>,
     pub args: TextRef,
 }
 
@@ -285,9 +287,8 @@ impl Records {
 }
 
 impl Records {
-    /// Calls `pm` on every process index and `tm` on every thread index the records
-    /// hold (`NONE` included).
-    pub fn visit(&mut self, mut pm: impl FnMut(&mut u32), mut tm: impl FnMut(&mut u32)) {
+    /// Calls `pm` on every process id and `tm` on every thread id the records hold.
+    pub fn visit(&mut self, mut pm: impl FnMut(&mut ProcessId), mut tm: impl FnMut(&mut ThreadId)) {
         for part in std::iter::once(&mut self.dur).chain(&mut self.dur_parts) {
             part.iter_mut().for_each(|r| tm(&mut r.thread));
         }
@@ -297,12 +298,12 @@ impl Records {
         self.objects.iter_mut().for_each(|r| pm(&mut r.process));
         for r in &mut self.instants {
             pm(&mut r.process);
-            tm(&mut r.thread);
+            r.thread.iter_mut().for_each(&mut tm);
         }
         for r in &mut self.asyncs {
             pm(&mut r.process);
-            tm(&mut r.thread);
-            pm(&mut r.key.local_process);
+            r.thread.iter_mut().for_each(&mut tm);
+            r.key.local_process.iter_mut().for_each(&mut pm);
         }
         for r in &mut self.profiles {
             pm(&mut r.process);
@@ -314,26 +315,30 @@ impl Records {
         }
         for r in &mut self.metadata {
             pm(&mut r.process);
-            tm(&mut r.thread);
+            r.thread.iter_mut().for_each(&mut tm);
         }
         for r in &mut self.other {
             pm(&mut r.process);
-            tm(&mut r.thread);
+            r.thread.iter_mut().for_each(&mut tm);
         }
     }
 
-    /// Rewrites process and thread indexes with old-to-new maps.
-    pub fn remap(&mut self, p: &[u32], t: &[u32]) {
-        let map = |m: &[u32], x: &mut u32| {
-            if *x != NONE {
-                *x = m[*x as usize];
-            }
-        };
-        self.visit(|x| map(p, x), |x| map(t, x));
-        let kept = t.iter().filter(|&&n| n != NONE).count();
+    /// Rewrites process and thread ids with old-to-new maps (`None`: dropped, and
+    /// so used by no record).
+    pub fn remap(&mut self, p: &[Option<ProcessId>], t: &[Option<ThreadId>]) {
+        self.visit(
+            |x| *x = p[x.index()].unwrap_or(*x),
+            |x| *x = t[x.index()].unwrap_or(*x),
+        );
+        let kept = t.iter().flatten().count();
         let mut ends = vec![NO_TIME; kept];
         for (old, e) in self.thread_end.iter().enumerate() {
-            if let Some(slot) = t.get(old).and_then(|&new| ends.get_mut(new as usize)) {
+            if let Some(slot) = t
+                .get(old)
+                .copied()
+                .flatten()
+                .and_then(|new| ends.get_mut(new.index()))
+            {
                 *slot = *e;
             }
         }

@@ -5,14 +5,14 @@ use std::sync::Mutex;
 use rustc_hash::FxHashMap;
 
 use crate::strings::StrId;
-use crate::tables::{PidK, Process, Thread};
+use crate::tables::{PidK, Process, ProcessId, Thread, ThreadId};
 
 #[derive(Debug, Default)]
 pub struct Registry {
     pub processes: Vec<Process>,
     pub threads: Vec<Thread>,
-    process_map: FxHashMap<PidK, u32>,
-    thread_map: FxHashMap<(u32, PidK), u32>,
+    process_map: FxHashMap<PidK, ProcessId>,
+    thread_map: FxHashMap<(ProcessId, PidK), ThreadId>,
     /// Offset of the first event naming each process and thread: parts register
     /// them in a racy order, this gives the deterministic one.
     process_first: Vec<u64>,
@@ -21,22 +21,22 @@ pub struct Registry {
 
 impl Registry {
     /// The process of `pid`, made if new (after reading: ordered after those read).
-    pub fn process(&mut self, pid: PidK) -> u32 {
+    pub fn process(&mut self, pid: PidK) -> ProcessId {
         self.process_at(pid, u64::MAX)
     }
 
-    pub fn thread(&mut self, process: u32, tid: PidK) -> u32 {
+    pub fn thread(&mut self, process: ProcessId, tid: PidK) -> ThreadId {
         self.thread_at(process, tid, u64::MAX)
     }
 
-    fn process_at(&mut self, pid: PidK, offset: u64) -> u32 {
+    fn process_at(&mut self, pid: PidK, offset: u64) -> ProcessId {
         if let Some(&p) = self.process_map.get(&pid) {
-            let f = &mut self.process_first[p as usize];
+            let f = &mut self.process_first[p.index()];
             *f = (*f).min(offset);
             return p;
         }
         self.process_first.push(offset);
-        let p = self.processes.len() as u32;
+        let p = ProcessId::at(self.processes.len());
         self.processes.push(Process {
             pid,
             name: StrId::NONE,
@@ -50,14 +50,14 @@ impl Registry {
         p
     }
 
-    fn thread_at(&mut self, process: u32, tid: PidK, offset: u64) -> u32 {
+    fn thread_at(&mut self, process: ProcessId, tid: PidK, offset: u64) -> ThreadId {
         if let Some(&t) = self.thread_map.get(&(process, tid)) {
-            let f = &mut self.thread_first[t as usize];
+            let f = &mut self.thread_first[t.index()];
             *f = (*f).min(offset);
             return t;
         }
         self.thread_first.push(offset);
-        let t = self.threads.len() as u32;
+        let t = ThreadId::at(self.threads.len());
         self.threads.push(Thread {
             process,
             tid,
@@ -68,15 +68,36 @@ impl Registry {
         t
     }
 
+    /// A process or thread named by a string pid/tid and by no metadata is named by
+    /// that string (spec section 2: "any other string names its own process or
+    /// thread and is also its display name").
+    pub fn name_string_ids(&mut self) {
+        for p in &mut self.processes {
+            if let (PidK::Str(s), true) = (p.pid, p.name.is_none()) {
+                p.name = s;
+            }
+        }
+        for t in &mut self.threads {
+            if let (PidK::Str(s), true) = (t.tid, t.name.is_none()) {
+                t.name = s;
+            }
+        }
+    }
+
     /// Keeps the processes and threads some record uses (a part read from a wrong
     /// guess of an event boundary may have named others before it was discarded),
     /// and renumbers them in order of first appearance in the input. Returns
-    /// old-to-new index maps (`NONE` for those dropped).
-    pub fn canonicalize(&mut self, used_p: &[bool], used_t: &[bool]) -> (Vec<u32>, Vec<u32>) {
+    /// old-to-new id maps (`None` for those dropped).
+    #[allow(clippy::type_complexity)]
+    pub fn canonicalize(
+        &mut self,
+        used_p: &[bool],
+        used_t: &[bool],
+    ) -> (Vec<Option<ProcessId>>, Vec<Option<ThreadId>>) {
         let mut used_p = used_p.to_vec();
         for (t, th) in self.threads.iter().enumerate() {
             if used_t[t] {
-                used_p[th.process as usize] = true;
+                used_p[th.process.index()] = true;
             }
         }
         let order = |first: &[u64], used: &[bool]| {
@@ -84,14 +105,16 @@ impl Registry {
                 .filter(|&i| used[i as usize])
                 .collect();
             o.sort_by_key(|&i| (first[i as usize], i));
-            let mut remap = vec![crate::tables::NONE; first.len()];
+            let mut remap = vec![None; first.len()];
             for (new, &old) in o.iter().enumerate() {
-                remap[old as usize] = new as u32;
+                remap[old as usize] = Some(new);
             }
             (o, remap)
         };
         let (porder, pmap) = order(&self.process_first, &used_p);
         let (torder, tmap) = order(&self.thread_first, used_t);
+        let pmap: Vec<Option<ProcessId>> = pmap.into_iter().map(|n| n.map(ProcessId::at)).collect();
+        let tmap: Vec<Option<ThreadId>> = tmap.into_iter().map(|n| n.map(ThreadId::at)).collect();
         self.processes = porder
             .iter()
             .map(|&i| self.processes[i as usize].clone())
@@ -104,7 +127,7 @@ impl Registry {
             .iter()
             .map(|&i| {
                 let mut t = self.threads[i as usize].clone();
-                t.process = pmap[t.process as usize];
+                t.process = pmap[t.process.index()].unwrap_or(t.process);
                 t
             })
             .collect();
@@ -116,13 +139,13 @@ impl Registry {
             .processes
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.pid, i as u32))
+            .map(|(i, p)| (p.pid, ProcessId::at(i)))
             .collect();
         self.thread_map = self
             .threads
             .iter()
             .enumerate()
-            .map(|(i, t)| ((t.process, t.tid), i as u32))
+            .map(|(i, t)| ((t.process, t.tid), ThreadId::at(i)))
             .collect();
         (pmap, tmap)
     }
@@ -141,13 +164,13 @@ impl SharedRegistry {
 /// for each process and thread.
 #[derive(Default)]
 pub struct LocalRegistry {
-    processes: FxHashMap<PidK, (u32, u64)>,
-    threads: FxHashMap<(u32, PidK), (u32, u64)>,
+    processes: FxHashMap<PidK, (ProcessId, u64)>,
+    threads: FxHashMap<(ProcessId, PidK), (ThreadId, u64)>,
 }
 
 impl LocalRegistry {
     /// `offset` is the event's.
-    pub fn process(&mut self, shared: &SharedRegistry, pid: PidK, offset: u64) -> u32 {
+    pub fn process(&mut self, shared: &SharedRegistry, pid: PidK, offset: u64) -> ProcessId {
         let e = self
             .processes
             .entry(pid)
@@ -156,7 +179,13 @@ impl LocalRegistry {
         e.0
     }
 
-    pub fn thread(&mut self, shared: &SharedRegistry, process: u32, tid: PidK, offset: u64) -> u32 {
+    pub fn thread(
+        &mut self,
+        shared: &SharedRegistry,
+        process: ProcessId,
+        tid: PidK,
+        offset: u64,
+    ) -> ThreadId {
         let e = self
             .threads
             .entry((process, tid))

@@ -11,30 +11,21 @@ use std::mem::MaybeUninit;
 
 use crate::args::TextRef;
 use crate::strings::StrId;
-use crate::tables::{Lane, SliceTable};
+use crate::tables::slices::slice_columns;
+use crate::tables::{Lane, Ns, SliceId, SliceTable, ThreadId};
 
-/// One row of the slice table.
-pub(super) struct Row {
-    pub thread: u32,
-    pub lane: Lane,
-    pub ts: i64,
-    pub dur: i64,
-    pub name: StrId,
-    pub cat: StrId,
-    pub depth: u32,
-    pub parent: u32,
-    pub self_ns: i64,
-    pub flags: u8,
-    pub tts: i64,
-    pub tdur: i64,
-    pub args: TextRef,
-    pub end_args: TextRef,
-    pub cname: StrId,
-    pub offset: u64,
+macro_rules! row {
+    ($($(#[$doc:meta])* $c:ident: $t:ty,)*) => {
+        /// One row of the slice table.
+        pub(super) struct Row {
+            $(pub $c: $t,)*
+        }
+    };
 }
+slice_columns!(row);
 
 macro_rules! columns {
-    ($($c:ident: $t:ty),* $(,)?) => {
+    ($($(#[$doc:meta])* $c:ident: $t:ty,)*) => {
         /// A range of rows of every column, not yet written.
         pub(super) struct RowsMut<'a> {
             $($c: &'a mut [MaybeUninit<$t>],)*
@@ -91,21 +82,4 @@ macro_rules! columns {
     };
 }
 
-columns!(
-    thread: u32,
-    lane: Lane,
-    ts: i64,
-    dur: i64,
-    name: StrId,
-    cat: StrId,
-    depth: u32,
-    parent: u32,
-    self_ns: i64,
-    flags: u8,
-    tts: i64,
-    tdur: i64,
-    args: TextRef,
-    end_args: TextRef,
-    cname: StrId,
-    offset: u64,
-);
+slice_columns!(columns);

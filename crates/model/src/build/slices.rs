@@ -8,7 +8,7 @@ use super::excerpt;
 use super::records::{DurKind, DurRec, NO_TIME};
 use super::slice_rows::{self, Row, RowsMut};
 use crate::args::TextRef;
-use crate::tables::{slice_flags, Lane, SliceTable, SliceTrack, NONE};
+use crate::tables::{slice_flags, Lane, Ns, SliceId, SliceTable, SliceTrack, ThreadId};
 
 /// A slice once its end is known, before it is placed in the tree.
 #[derive(Clone, Debug)]
@@ -18,15 +18,16 @@ struct Built {
     offset: u64,
     rec: u32,
     end_args: TextRef,
-    tdur: i64,
+    tdur: Option<Ns>,
     flags: u8,
     depth: u32,
-    parent: u32,
+    /// Index of the parent in its lane's list.
+    parent: Option<u32>,
 }
 
 /// One thread's slices, per lane, in tree order.
 struct ThreadSlices {
-    thread: u32,
+    thread: ThreadId,
     lanes: Vec<(Lane, Vec<Built>)>,
 }
 
@@ -41,7 +42,7 @@ pub fn build(
     let threads = parts
         .iter()
         .flatten()
-        .map(|r| r.thread as usize + 1)
+        .map(|r| r.thread.index() + 1)
         .max()
         .unwrap_or(0);
     let grouped: Vec<ByThread> = parts
@@ -49,8 +50,13 @@ pub fn build(
         .map(|p| group_by_thread(p, threads))
         .collect();
     // Threads with records, and how many slice rows each will have.
-    let rows: Vec<(u32, usize)> = (0..threads)
-        .map(|t| (t as u32, grouped.iter().map(|g| g.rows[t]).sum::<usize>()))
+    let rows: Vec<(ThreadId, usize)> = (0..threads)
+        .map(|t| {
+            (
+                ThreadId::at(t),
+                grouped.iter().map(|g| g.rows[t]).sum::<usize>(),
+            )
+        })
         .filter(|&(t, _)| grouped.iter().any(|g| !g.of(t).is_empty()))
         .collect();
     let total: usize = rows.iter().map(|r| r.1).sum();
@@ -74,7 +80,7 @@ pub fn build(
                 recs.extend(g.of(thread).iter().map(|&i| part[i as usize]));
             }
             let mut d = Diagnostics::new();
-            let end = thread_end.get(thread as usize).copied().unwrap_or(NO_TIME);
+            let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
             let ts = thread_slices(thread, &recs, end, &mut d, input);
             let tracks = emit(&mut out, base, ts, &recs);
             (tracks, d, out.is_full())
@@ -107,8 +113,8 @@ fn emit(out: &mut RowsMut<'_>, base: u32, ts: ThreadSlices, recs: &[DurRec]) -> 
             .map(|b| b.end.saturating_sub(b.start))
             .collect();
         for b in &built {
-            if b.parent != NONE {
-                let p = &mut self_ns[b.parent as usize];
+            if let Some(p) = b.parent {
+                let p = &mut self_ns[p as usize];
                 *p = p.saturating_sub(b.end.saturating_sub(b.start));
             }
         }
@@ -124,11 +130,7 @@ fn emit(out: &mut RowsMut<'_>, base: u32, ts: ThreadSlices, recs: &[DurRec]) -> 
                 name: r.name,
                 cat: r.cat,
                 depth: b.depth,
-                parent: if b.parent == NONE {
-                    NONE
-                } else {
-                    lane_base + b.parent
-                },
+                parent: b.parent.map(|p| SliceId::new(lane_base + p)),
                 self_ns: s,
                 flags: b.flags,
                 tts: r.tts,
@@ -159,8 +161,8 @@ struct ByThread {
 }
 
 impl ByThread {
-    fn of(&self, thread: u32) -> &[u32] {
-        let t = thread as usize;
+    fn of(&self, thread: ThreadId) -> &[u32] {
+        let t = thread.index();
         &self.order[self.start[t]..self.start[t + 1]]
     }
 }
@@ -169,10 +171,10 @@ fn group_by_thread(recs: &[DurRec], threads: usize) -> ByThread {
     let mut start = vec![0usize; threads + 1];
     let mut rows = vec![0usize; threads];
     for r in recs {
-        start[r.thread as usize + 1] += 1;
+        start[r.thread.index() + 1] += 1;
         // Each of these opens exactly one slice (see `thread_slices`).
         if matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB) {
-            rows[r.thread as usize] += 1;
+            rows[r.thread.index()] += 1;
         }
     }
     for t in 1..start.len() {
@@ -181,7 +183,7 @@ fn group_by_thread(recs: &[DurRec], threads: usize) -> ByThread {
     let mut next = start.clone();
     let mut order = vec![0u32; recs.len()];
     for (i, r) in recs.iter().enumerate() {
-        let slot = &mut next[r.thread as usize];
+        let slot = &mut next[r.thread.index()];
         order[*slot] = i as u32;
         *slot += 1;
     }
@@ -190,13 +192,13 @@ fn group_by_thread(recs: &[DurRec], threads: usize) -> ByThread {
 
 /// One thread's slices from its records (in file order).
 fn thread_slices(
-    thread: u32,
+    thread: ThreadId,
     recs: &[DurRec],
     thread_end: i64,
     diags: &mut Diagnostics,
     input: &str,
 ) -> ThreadSlices {
-    // The seeds require B/E in time order per thread; out-of-band ui-nest events
+    // The reading rules want B/E in time order per thread; out-of-band ui-nest events
     // and X (written when they complete) may come in any order.
     let mut last = i64::MIN;
     let mut unsorted_at = None;
@@ -238,14 +240,13 @@ fn thread_slices(
         tdur: r.tdur,
         flags: slice_flags::BEGIN_END,
         depth: 0,
-        parent: NONE,
+        parent: None,
     };
     let close = |mut b: Built, e: &DurRec, recs: &[DurRec]| {
         b.end = e.ts.max(b.start);
         b.end_args = e.args;
-        let bt = recs[b.rec as usize].tts;
-        if bt != NO_TIME && e.tts != NO_TIME {
-            b.tdur = e.tts - bt;
+        if let (Some(bt), Some(et)) = (recs[b.rec as usize].tts, e.tts) {
+            b.tdur = Some(Ns::new(et.get().saturating_sub(bt.get())));
         }
         b
     };
@@ -256,10 +257,9 @@ fn thread_slices(
             DurKind::X => {
                 let mut b = open(i, r);
                 b.flags = 0;
-                if r.dur == NO_TIME {
-                    b.flags |= slice_flags::DID_NOT_FINISH;
-                } else {
-                    b.end = r.ts.saturating_add(r.dur);
+                match r.dur {
+                    None => b.flags |= slice_flags::DID_NOT_FINISH,
+                    Some(d) => b.end = r.ts.saturating_add(d.get()),
                 }
                 done.push(b);
             }
@@ -338,15 +338,11 @@ fn thread_slices(
             b.end = thread_end.max(b.start);
         }
     }
-    let overlaps = nest(&mut done);
-    if overlaps > 0 {
-        let first = done
-            .iter()
-            .filter(|b| b.flags & slice_flags::OVERLAP != 0)
-            .map(|b| b.offset)
-            .min()
-            .unwrap_or(0);
-        diags.add_n(DiagKind::Overlap, overlaps, first, || excerpt(input, first));
+    if nest(&mut done) > 0 {
+        // One occurrence per slice moved to an extra row, at the event that made it.
+        for b in done.iter().filter(|b| b.flags & slice_flags::OVERLAP != 0) {
+            diags.add(DiagKind::Overlap, b.offset, || excerpt(input, b.offset));
+        }
     }
     nest(&mut ui_done);
     ThreadSlices {
@@ -392,7 +388,7 @@ fn nest(slices: &mut [Built]) -> u64 {
             }
             top => {
                 slices[i].depth = stack.len() as u32;
-                slices[i].parent = top.map_or(NONE, |&t| t as u32);
+                slices[i].parent = top.map(|&t| t as u32);
                 stack.push(i);
             }
         }
@@ -417,7 +413,7 @@ fn nest(slices: &mut [Built]) -> u64 {
             }
         }
         slices[i].depth = depth;
-        slices[i].parent = NONE;
+        slices[i].parent = None;
         placed.push(i);
     }
     overlaps.len() as u64

@@ -5,7 +5,7 @@ use super::flows::{end_id, end_place};
 use super::tracks::TrackRef;
 use super::QueryIndex;
 use crate::strings::StrId;
-use crate::tables::{slice_flags, SliceRef, NONE};
+use crate::tables::{AsyncSliceId, Ns, ProcessId, SliceId, SliceRef, ThreadId};
 use crate::trace::Trace;
 
 /// Children listed at most; `children_total` says how many there are.
@@ -28,7 +28,7 @@ pub struct FlowEnd {
     pub item: SliceRef,
     pub name: StrId,
     pub ts: i64,
-    pub thread: u32,
+    pub thread: Option<ThreadId>,
     pub track: Option<TrackRef>,
     pub row: u32,
 }
@@ -59,8 +59,8 @@ pub struct Details {
     pub depth: u32,
     pub did_not_finish: bool,
     pub overlap: bool,
-    pub process: u32,
-    pub thread: u32,
+    pub process: Option<ProcessId>,
+    pub thread: Option<ThreadId>,
     pub track: TrackRef,
     /// Compact JSON of the merged args.
     pub args: Option<String>,
@@ -76,10 +76,6 @@ pub struct Details {
     pub raw: String,
 }
 
-fn opt(v: i64) -> Option<i64> {
-    (v != i64::MIN).then_some(v)
-}
-
 /// Details of slice row `id`, or `None` when there is no such row.
 pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Details> {
     let s = &trace.tables.slices;
@@ -93,22 +89,22 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         ts: s.ts[j],
         dur: s.dur[j],
     };
-    let parents = chain(id, |j| s.parent[j as usize])
-        .map(|j| brief(j as usize))
+    let parents = chain(i, |j| s.parent[j].map(SliceId::index))
+        .map(brief)
         .collect();
     // Children start inside the slice, after it in the track's start order.
     let track_end = s
         .tracks
         .iter()
-        .find(|t| (t.rows.0..t.rows.1).contains(&id))
+        .find(|t| (t.rows.0 as usize..t.rows.1 as usize).contains(&i))
         .map_or(s.len(), |t| t.rows.1 as usize);
     let end = s.end(i);
     let kids = (i + 1..track_end)
         .take_while(|&j| s.ts[j] < end || (s.ts[j] == end && s.dur[i] == 0 && s.ts[j] == s.ts[i]))
-        .filter(|&j| s.parent[j] == id);
+        .filter(|&j| s.parent[j] == Some(SliceId::at(i)));
     let (children, children_total) = first_n(kids.map(brief));
     let thread = s.thread[i];
-    let item = SliceRef::Thread(id);
+    let item = SliceRef::Thread(SliceId::at(i));
     Some(Details {
         item,
         name: s.name[i],
@@ -116,17 +112,13 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         ts: s.ts[i],
         dur: s.dur[i],
         self_ns: Some(s.self_ns[i]),
-        tts: opt(s.tts[i]),
-        tdur: opt(s.tdur[i]),
+        tts: s.tts[i].map(Ns::get),
+        tdur: s.tdur[i].map(Ns::get),
         depth: s.depth[i],
         did_not_finish: s.did_not_finish(i),
-        overlap: s.flags[i] & slice_flags::OVERLAP != 0,
-        process: trace
-            .tables
-            .threads
-            .get(thread as usize)
-            .map_or(NONE, |t| t.process),
-        thread,
+        overlap: s.overlap(i),
+        process: Some(trace.thread(thread).process),
+        thread: Some(thread),
         track: TrackRef::Slices {
             thread,
             lane: s.lane[i],
@@ -156,16 +148,16 @@ pub fn async_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         ts: a.ts[j],
         dur: a.dur[j],
     };
-    let parents = chain(id, |j| a.parent[j as usize])
-        .map(|j| brief(j as usize))
+    let parents = chain(i, |j| a.parent[j].map(AsyncSliceId::index))
+        .map(brief)
         .collect();
     // An operation's rows are contiguous, its root first: the rows after `id` that
     // have a parent are still in the operation.
     let kids = (i + 1..a.len())
-        .take_while(|&j| a.parent[j] != NONE)
-        .filter(|&j| a.parent[j] == id);
+        .take_while(|&j| a.parent[j].is_some())
+        .filter(|&j| a.parent[j] == Some(AsyncSliceId::at(i)));
     let (children, children_total) = first_n(kids.map(brief));
-    let item = SliceRef::Async(id);
+    let item = SliceRef::Async(AsyncSliceId::at(i));
     Some(Details {
         item,
         name: a.name[i],
@@ -178,7 +170,7 @@ pub fn async_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         depth: a.depth[i],
         did_not_finish: a.did_not_finish[i],
         overlap: false,
-        process: a.process[i],
+        process: Some(a.process[i]),
         thread: a.thread[i],
         track: TrackRef::Async { group: a.group[i] },
         args: trace.merged_args(a.args[i], a.end_args[i]),
@@ -194,11 +186,11 @@ pub fn async_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
 }
 
 /// Ancestors of `id` through `parent`, innermost first (bounded, in case of a cycle).
-fn chain(id: u32, parent: impl Fn(u32) -> u32) -> impl Iterator<Item = u32> {
-    let mut cur = id;
+fn chain(id: usize, parent: impl Fn(usize) -> Option<usize>) -> impl Iterator<Item = usize> {
+    let mut cur = Some(id);
     std::iter::from_fn(move || {
-        cur = parent(cur);
-        (cur != NONE).then_some(cur)
+        cur = parent(cur?);
+        cur
     })
     .take(100_000)
 }
@@ -215,7 +207,7 @@ fn first_n<T>(it: impl Iterator<Item = T>) -> (Vec<T>, usize) {
     (v, n)
 }
 
-fn flow_end(trace: &Trace, r: SliceRef, ts: i64, thread: u32) -> FlowEnd {
+fn flow_end(trace: &Trace, r: SliceRef, ts: i64, thread: Option<ThreadId>) -> FlowEnd {
     let t = &trace.tables;
     let i = end_id(r) as usize;
     let name = match r {

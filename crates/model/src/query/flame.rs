@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use super::lod::Rows;
-use crate::tables::NONE;
+use crate::tables::FrameId;
 use crate::trace::Trace;
 
 /// Intervals of one thread, laid out depth by depth (each depth in start order);
@@ -39,7 +39,7 @@ impl Flame {
         // Open intervals by depth: index into `made`.
         let mut open: Vec<u32> = Vec::new();
         let mut path: Vec<u32> = Vec::new();
-        let mut prev_leaf = NONE;
+        let mut prev_leaf: Option<FrameId> = None;
         let (lo, hi) = (range.start, range.end);
         for i in range {
             let leaf = s.frame[i];
@@ -48,11 +48,13 @@ impl Flame {
             }
             prev_leaf = leaf;
             path.clear();
-            let mut fr = leaf;
+            let mut fr = leaf.map(FrameId::raw);
             // A frame table with a cycle would loop forever: stop at its size.
-            while fr != NONE && (fr as usize) < frames.len() && path.len() <= frames.len() {
-                path.push(fr);
-                fr = frames[fr as usize].parent;
+            while let Some(x) =
+                fr.filter(|&x| (x as usize) < frames.len() && path.len() <= frames.len())
+            {
+                path.push(x);
+                fr = frames[x as usize].parent.map(FrameId::raw);
             }
             path.reverse();
             let keep = open

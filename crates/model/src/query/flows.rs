@@ -21,8 +21,8 @@ pub struct FlowIndex {
 
 fn key(r: SliceRef) -> u64 {
     match r {
-        SliceRef::Thread(i) => i as u64,
-        SliceRef::Async(i) => 1 << 32 | i as u64,
+        SliceRef::Thread(i) => i.raw() as u64,
+        SliceRef::Async(i) => 1 << 32 | i.raw() as u64,
     }
 }
 
@@ -48,8 +48,8 @@ impl FlowIndex {
         let mut async_bits = vec![0u64; t.async_slices.len().div_ceil(64)];
         for r in f.from.iter().chain(&f.to) {
             let (bits, i) = match *r {
-                SliceRef::Thread(i) => (&mut slice_bits, i),
-                SliceRef::Async(i) => (&mut async_bits, i),
+                SliceRef::Thread(i) => (&mut slice_bits, i.raw()),
+                SliceRef::Async(i) => (&mut async_bits, i.raw()),
             };
             if let Some(w) = bits.get_mut(i as usize / 64) {
                 *w |= 1 << (i % 64);
@@ -97,7 +97,7 @@ pub fn end_place(trace: &Trace, r: SliceRef) -> Option<(TrackRef, u32)> {
     let t = &trace.tables;
     match r {
         SliceRef::Thread(i) => {
-            let i = i as usize;
+            let i = i.index();
             let s = &t.slices;
             Some((
                 TrackRef::Slices {
@@ -108,7 +108,7 @@ pub fn end_place(trace: &Trace, r: SliceRef) -> Option<(TrackRef, u32)> {
             ))
         }
         SliceRef::Async(i) => {
-            let i = i as usize;
+            let i = i.index();
             let a = &t.async_slices;
             Some((
                 TrackRef::Async {
@@ -122,9 +122,7 @@ pub fn end_place(trace: &Trace, r: SliceRef) -> Option<(TrackRef, u32)> {
 
 /// The id of an end: its slice or async slice row.
 pub fn end_id(r: SliceRef) -> u32 {
-    match r {
-        SliceRef::Thread(i) | SliceRef::Async(i) => i,
-    }
+    r.raw()
 }
 
 /// Flow rows with an end in `[t0, t1]`, in time order of that end (arrows leaving
@@ -162,6 +160,7 @@ pub fn flows_in_window(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::SliceId;
     use crate::{LoadOptions, Trace};
 
     #[test]
@@ -182,20 +181,26 @@ mod tests {
         let row = |name: &str| (0..s.len()).find(|&i| t.str(s.name[i]) == name).unwrap() as u32;
         let (a, b, c) = (row("A"), row("B"), row("C"));
         assert!(fi.slice_has_flows(a) && fi.slice_has_flows(b) && fi.slice_has_flows(c));
-        assert_eq!(fi.of(SliceRef::Thread(b), false).len(), 1);
-        assert_eq!(fi.of(SliceRef::Thread(b), true).len(), 1);
-        assert_eq!(fi.of(SliceRef::Thread(a), false).len(), 0);
+        assert_eq!(fi.of(SliceRef::Thread(SliceId::new(b)), false).len(), 1);
+        assert_eq!(fi.of(SliceRef::Thread(SliceId::new(b)), true).len(), 1);
+        assert_eq!(fi.of(SliceRef::Thread(SliceId::new(a)), false).len(), 0);
         // Window [90us, 200us] holds only the end of the second flow.
         let (w, more) = flows_in_window(&t, &fi, 90_000, 200_000, 10);
         assert_eq!((w.len(), more), (1, false));
-        assert_eq!(t.tables.flows.to[w[0] as usize], SliceRef::Thread(c));
+        assert_eq!(
+            t.tables.flows.to[w[0] as usize],
+            SliceRef::Thread(SliceId::new(c))
+        );
         // The whole trace, limited to one arrow.
         let (w, more) = flows_in_window(&t, &fi, 0, 200_000, 1);
         assert_eq!((w.len(), more), (1, true));
         let (w, _) = flows_in_window(&t, &fi, 0, 200_000, 10);
         assert_eq!(w.len(), 2);
         assert_eq!(
-            end_place(&t, SliceRef::Thread(b)).unwrap().0.to_string(),
+            end_place(&t, SliceRef::Thread(SliceId::new(b)))
+                .unwrap()
+                .0
+                .to_string(),
             format!("s:{}:0", s.thread[b as usize])
         );
     }

@@ -4,7 +4,7 @@
 use super::details::raw_event;
 use super::tracks::TrackRef;
 use crate::strings::StrId;
-use crate::tables::{Lane, Scope, NONE};
+use crate::tables::{Lane, ProcessId, Scope, ThreadId};
 use crate::trace::Trace;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -17,9 +17,9 @@ pub struct InstantDetails {
     pub scope: Scope,
     /// The phase as written (`I`, `i` or `R`).
     pub ph: u8,
-    /// Model indexes; `NONE` for a global instant (and the thread of a process one).
-    pub process: u32,
-    pub thread: u32,
+    /// `None` for a global instant (and the thread of a process one).
+    pub process: Option<ProcessId>,
+    pub thread: Option<ThreadId>,
     /// The call-stack track a thread instant is drawn on; process instants are
     /// drawn on every thread of their process, global ones across all tracks.
     pub track: Option<TrackRef>,
@@ -36,17 +36,9 @@ pub fn instant_details(trace: &Trace, id: u32) -> Option<InstantDetails> {
         return None;
     }
     let scope = ins.scope[i];
-    let thread = if scope == Scope::Thread {
-        ins.thread[i]
-    } else {
-        NONE
-    };
-    let process = if scope == Scope::Global {
-        NONE
-    } else {
-        ins.process[i]
-    };
-    let track = (thread != NONE).then_some(TrackRef::Slices {
+    let thread = ins.thread[i].filter(|_| scope == Scope::Thread);
+    let process = (scope != Scope::Global).then_some(ins.process[i]);
+    let track = thread.map(|thread| TrackRef::Slices {
         thread,
         lane: Lane::Stack,
     });
@@ -89,10 +81,10 @@ mod tests {
         assert_eq!(t.str(d.name), "mark");
         assert_eq!(t.str(d.cat), "c");
         assert_eq!((d.ts, d.scope, d.ph), (1000, Scope::Thread, b'i'));
-        assert_eq!(t.thread_label(d.thread), "Thread 2");
+        assert_eq!(t.thread_label(d.thread.unwrap()), "Thread 2");
         assert_eq!(
             d.track.map(|r| r.to_string()),
-            Some(format!("s:{}:0", d.thread))
+            Some(format!("s:{}:0", d.thread.unwrap()))
         );
         assert_eq!(d.args.as_deref(), Some(r#"{"n":18446744073709551615}"#));
         assert!(
@@ -103,11 +95,11 @@ mod tests {
         let p = instant_details(&t, 1).unwrap();
         assert_eq!(
             (p.scope, p.thread, p.track, p.args),
-            (Scope::Process, NONE, None, None)
+            (Scope::Process, None, None, None)
         );
-        assert_ne!(p.process, NONE);
+        assert!(p.process.is_some());
         let g = instant_details(&t, 2).unwrap();
-        assert_eq!((g.scope, g.process, g.ph), (Scope::Global, NONE, b'R'));
+        assert_eq!((g.scope, g.process, g.ph), (Scope::Global, None, b'R'));
         assert_eq!(instant_details(&t, 3), None);
     }
 }

@@ -6,11 +6,13 @@
 //! a [`QueryIndex`] next to the trace, each built once on first use (or all at once
 //! with [`QueryIndex::warm`], so no request pays for a build).
 
+pub mod derived;
 pub mod details;
 pub mod flame;
 pub mod flows;
 pub mod instant;
 pub mod lod;
+pub mod screenshots;
 pub mod search;
 pub mod tracks;
 pub mod window;
@@ -19,10 +21,10 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::tables::NONE;
+use crate::tables::{AsyncGroupId, ThreadId};
 use crate::trace::Trace;
 
-pub use tracks::{TrackInfo, TrackKind, TrackRef};
+pub use tracks::{view_order, ProcessView, ThreadView, TrackInfo, TrackKind, TrackRef};
 
 /// Lazily built indexes over one trace. Holds no reference to the trace: pass the
 /// same trace to every call.
@@ -35,12 +37,14 @@ pub struct QueryIndex {
     /// Per counter series: min/max pyramid over its values.
     counters: Vec<OnceLock<lod::MinMax>>,
     /// Sample rows of each thread that has samples: (thread, start, end).
-    sample_ranges: Vec<(u32, u32, u32)>,
+    sample_ranges: Vec<(ThreadId, u32, u32)>,
     flames: Vec<OnceLock<flame::Flame>>,
     objects: OnceLock<tracks::ObjectLanes>,
     instants: OnceLock<window::InstantIndex>,
     flows: OnceLock<flows::FlowIndex>,
     search: OnceLock<search::SearchIndex>,
+    derived: OnceLock<derived::DerivedCounters>,
+    screenshots: OnceLock<screenshots::Screenshots>,
 }
 
 impl QueryIndex {
@@ -49,7 +53,7 @@ impl QueryIndex {
         let t = &trace.tables;
         let mut async_ranges = Vec::with_capacity(t.async_slices.groups.len());
         let groups = &t.async_slices.group;
-        for g in 0..t.async_slices.groups.len() as u32 {
+        for g in (0..t.async_slices.groups.len()).map(AsyncGroupId::at) {
             let a = groups.partition_point(|&x| x < g) as u32;
             let b = groups.partition_point(|&x| x <= g) as u32;
             async_ranges.push((a, b));
@@ -60,9 +64,7 @@ impl QueryIndex {
         while i < st.len() {
             let th = st[i];
             let end = i + st[i..].partition_point(|&x| x == th);
-            if th != NONE {
-                sample_ranges.push((th, i as u32, end as u32));
-            }
+            sample_ranges.push((th, i as u32, end as u32));
             i = end;
         }
         QueryIndex {
@@ -80,6 +82,8 @@ impl QueryIndex {
             instants: OnceLock::new(),
             flows: OnceLock::new(),
             search: OnceLock::new(),
+            derived: OnceLock::new(),
+            screenshots: OnceLock::new(),
         }
     }
 
@@ -101,6 +105,20 @@ impl QueryIndex {
         self.instants(trace);
         self.flows(trace);
         self.search_index(trace);
+        self.derived(trace);
+        self.screenshots(trace);
+    }
+
+    /// Counters derived from `UpdateCounters` and `[memory]` instants.
+    pub fn derived(&self, trace: &Trace) -> &derived::DerivedCounters {
+        self.derived
+            .get_or_init(|| derived::DerivedCounters::build(trace))
+    }
+
+    /// Screenshots, per process.
+    pub fn screenshots(&self, trace: &Trace) -> &screenshots::Screenshots {
+        self.screenshots
+            .get_or_init(|| screenshots::Screenshots::build(trace))
     }
 
     pub(crate) fn search_index(&self, trace: &Trace) -> &search::SearchIndex {
@@ -147,7 +165,7 @@ impl QueryIndex {
     }
 
     /// Index into `sample_ranges`/`flames` of a thread's samples, if it has any.
-    pub(crate) fn flame_slot(&self, thread: u32) -> Option<usize> {
+    pub(crate) fn flame_slot(&self, thread: ThreadId) -> Option<usize> {
         self.sample_ranges
             .binary_search_by_key(&thread, |r| r.0)
             .ok()
@@ -205,5 +223,7 @@ impl QueryIndex {
             + self.instants.get().map_or(0, |o| o.heap_bytes())
             + self.flows.get().map_or(0, |o| o.heap_bytes())
             + self.search.get().map_or(0, |o| o.heap_bytes())
+            + self.derived.get().map_or(0, |o| o.heap_bytes())
+            + self.screenshots.get().map_or(0, |o| o.heap_bytes())
     }
 }

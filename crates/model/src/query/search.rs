@@ -353,8 +353,8 @@ impl SearchIndex {
 fn from_item(trace: &Trace, r: SliceRef) -> Option<(i64, HitKind, u32)> {
     let t = &trace.tables;
     match r {
-        SliceRef::Thread(i) => Some((*t.slices.ts.get(i as usize)?, HitKind::Slice, i)),
-        SliceRef::Async(i) => Some((*t.async_slices.ts.get(i as usize)?, HitKind::Async, i)),
+        SliceRef::Thread(i) => Some((*t.slices.ts.get(i.index())?, HitKind::Slice, i.raw())),
+        SliceRef::Async(i) => Some((*t.async_slices.ts.get(i.index())?, HitKind::Async, i.raw())),
     }
 }
 

@@ -5,7 +5,7 @@ use super::lod::{counter_points, CounterPoints, Grid, Ids, Piece, Rows};
 use super::tracks::{exists, slice_track, TrackRef};
 use super::QueryIndex;
 use crate::strings::StrId;
-use crate::tables::{slice_flags, Lane, Scope, NONE};
+use crate::tables::{slice_flags, Lane, Scope, ThreadId};
 use crate::trace::Trace;
 
 /// Item flags in answers.
@@ -60,7 +60,7 @@ impl SnapshotMarks {
                     continue;
                 }
                 for (k, &sn) in obj.snapshots.iter().enumerate() {
-                    let ts = snaps[sn as usize].ts;
+                    let ts = snaps[sn.index()].ts;
                     if g.t0 <= ts && ts < g.t1 {
                         marks.push((ts, o, k as u32));
                     }
@@ -174,7 +174,7 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
         TrackRef::Async { group } => {
             let a = &t.async_slices;
             let fl = index.flows(trace);
-            out.add_rows(index.async_rows(trace, group as usize), g, |i| {
+            out.add_rows(index.async_rows(trace, group.index()), g, |i| {
                 let i = i as usize;
                 Item {
                     span: (a.ts[i], a.ts[i].saturating_add(a.dur[i])),
@@ -189,7 +189,7 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
         }
         TrackRef::Objects { process } => {
             let objs = &t.objects;
-            let rows = &index.objects(trace).by_process[process as usize];
+            let rows = &index.objects(trace).by_process[process.index()];
             out.add_rows(rows, g, |i| {
                 let o = &objs[i as usize];
                 Item {
@@ -222,11 +222,41 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
                 *id = f.frame[*id as usize] as i64;
             }
         }
+        TrackRef::Screenshots { process } => {
+            let film = index.screenshots(trace);
+            let row = &film.rows(process)?.rows[0];
+            let name = t
+                .strings
+                .find(super::screenshots::SCREENSHOT)
+                .unwrap_or(StrId::NONE);
+            let span = |i: u32| {
+                let s = &film.shots[i as usize];
+                (s.ts, s.end)
+            };
+            // Ids are snapshots; a merged run keeps its first one, for its thumbnail.
+            for p in row.pieces(g, span) {
+                let first = &film.shots[row.ids.get(p.first as usize) as usize];
+                out.ts.push(p.ts);
+                out.dur.push(p.end.saturating_sub(p.ts));
+                out.row.push(0);
+                out.id.push(first.snapshot.raw() as i64);
+                out.name.push(name);
+                out.count.push(p.count);
+                out.flags.push(0);
+                out.color.push(StrId::NONE);
+            }
+        }
+        TrackRef::InstantCounter { series } => {
+            let d = &index.derived(trace).series[series as usize];
+            return Some(Window::Counter(counter_points(
+                &d.ts, &d.value, &d.min_max, g,
+            )));
+        }
         TrackRef::Counter { series } => {
             let c = &t.counters;
-            let (a, b) = c.series[series as usize].rows;
+            let (a, b) = c.series[series.index()].rows;
             let (a, b) = (a as usize, b as usize);
-            let mm = index.counter(trace, series as usize);
+            let mm = index.counter(trace, series.index());
             return Some(Window::Counter(counter_points(
                 &c.ts[a..b],
                 &c.value[a..b],
@@ -243,6 +273,9 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
 pub struct InstantIndex {
     thread: Vec<Rows>,
     process: Vec<Rows>,
+    /// Per process: the thread that gets a track only to show the process's
+    /// instants, when no thread of it has slices or instants of its own.
+    carrier: Vec<Option<ThreadId>>,
 }
 
 impl InstantIndex {
@@ -254,8 +287,8 @@ impl InstantIndex {
         // The table is sorted by time, so each list is too.
         for i in 0..ins.len() {
             let list = match ins.scope[i] {
-                Scope::Thread => thread.get_mut(ins.thread[i] as usize),
-                Scope::Process => process.get_mut(ins.process[i] as usize),
+                Scope::Thread => ins.thread[i].and_then(|t| thread.get_mut(t.index())),
+                Scope::Process => process.get_mut(ins.process[i].index()),
                 Scope::Global => None,
             };
             if let Some(l) = list {
@@ -272,50 +305,58 @@ impl InstantIndex {
                 })
                 .collect()
         };
+        let mut busy: Vec<bool> = thread.iter().map(|l| !l.is_empty()).collect();
+        for tr in &t.slices.tracks {
+            if let Some(b) = busy.get_mut(tr.thread.index()) {
+                *b = true;
+            }
+        }
+        // Per process: whether a thread has something, and its first thread.
+        let mut any_busy = vec![false; t.processes.len()];
+        let mut first: Vec<Option<ThreadId>> = vec![None; t.processes.len()];
+        for (th, x) in t.threads.iter().enumerate() {
+            let p = x.process.index();
+            if p < any_busy.len() {
+                any_busy[p] |= busy[th];
+                first[p] = first[p].or(Some(ThreadId::at(th)));
+            }
+        }
+        let carrier: Vec<Option<ThreadId>> = (0..t.processes.len())
+            .map(|p| first[p].filter(|_| !process[p].is_empty() && !any_busy[p]))
+            .collect();
         InstantIndex {
             thread: rows(thread),
             process: rows(process),
+            carrier,
         }
     }
 
-    /// Whether a thread has instants to show (its own or its process's).
-    pub fn has_thread_instants(&self, trace: &Trace, thread: u32) -> bool {
-        let process = trace
-            .tables
-            .threads
-            .get(thread as usize)
-            .map_or(NONE, |t| t.process);
+    /// Whether a thread has instants that give it a track: its own, or its
+    /// process's when it carries them (no thread of the process has anything else
+    /// to draw). Process instants also show on every thread that has a track.
+    pub fn has_thread_instants(&self, trace: &Trace, thread: ThreadId) -> bool {
+        let process = trace.tables.threads.get(thread.index()).map(|t| t.process);
         self.thread
-            .get(thread as usize)
+            .get(thread.index())
             .is_some_and(|r| !r.rows.is_empty())
-            || self
-                .process
-                .get(process as usize)
-                .is_some_and(|r| !r.rows.is_empty())
+            || process.and_then(|p| self.carrier.get(p.index()).copied().flatten()) == Some(thread)
     }
 
     /// How many instants a thread shows: its own and its process's.
-    pub fn thread_count(&self, trace: &Trace, thread: u32) -> u32 {
-        let process = trace
-            .tables
-            .threads
-            .get(thread as usize)
-            .map_or(NONE, |t| t.process);
+    pub fn thread_count(&self, trace: &Trace, thread: ThreadId) -> u32 {
+        let process = trace.tables.threads.get(thread.index()).map(|t| t.process);
         let n = |rows: Option<&Rows>| rows.and_then(|r| r.rows.first()).map_or(0, |r| r.ids.len());
-        (n(self.thread.get(thread as usize)) + n(self.process.get(process as usize))) as u32
+        (n(self.thread.get(thread.index())) + n(process.and_then(|p| self.process.get(p.index()))))
+            as u32
     }
 
-    fn window(&self, trace: &Trace, thread: u32, g: Grid) -> Instants {
+    fn window(&self, trace: &Trace, thread: ThreadId, g: Grid) -> Instants {
         let ins = &trace.tables.instants;
         let mut out = Instants::default();
-        let process = trace
-            .tables
-            .threads
-            .get(thread as usize)
-            .map_or(NONE, |t| t.process);
+        let process = trace.tables.threads.get(thread.index()).map(|t| t.process);
         for rows in [
-            self.thread.get(thread as usize),
-            self.process.get(process as usize),
+            self.thread.get(thread.index()),
+            process.and_then(|p| self.process.get(p.index())),
         ]
         .into_iter()
         .flatten()
@@ -340,6 +381,7 @@ impl InstantIndex {
             .iter()
             .chain(&self.process)
             .map(|r| r.heap_bytes())
-            .sum()
+            .sum::<usize>()
+            + self.carrier.capacity() * 4
     }
 }

@@ -10,7 +10,7 @@ use tracescope_model::analysis::{
 use tracescope_model::query::search::Pattern;
 use tracescope_model::query::tracks::exists;
 use tracescope_model::query::TrackRef;
-use tracescope_model::{Lane, StrId, Trace};
+use tracescope_model::{Lane, SeriesId, StrId, ThreadId, Trace};
 
 use super::encode::args_json;
 use super::json::Obj;
@@ -73,7 +73,7 @@ pub async fn range(State(s): St, RawQuery(q): RawQuery) -> Response {
             .nums(
                 "thread",
                 g.iter().map(|g| match g.key {
-                    GroupKey::Thread(th) => th as i64,
+                    GroupKey::Thread(th) => th.raw() as i64,
                     _ => -1,
                 }),
             )
@@ -96,7 +96,12 @@ pub async fn range(State(s): St, RawQuery(q): RawQuery) -> Response {
             .strs(
                 "track",
                 cs.iter()
-                    .map(|c| TrackRef::Counter { series: c.series }.to_string())
+                    .map(|c| {
+                        TrackRef::Counter {
+                            series: SeriesId::new(c.series),
+                        }
+                        .to_string()
+                    })
                     .collect::<Vec<_>>()
                     .iter()
                     .map(String::as_str),
@@ -137,9 +142,9 @@ pub async fn range_slices(State(s): St, RawQuery(q): RawQuery) -> Response {
         let key = p.need("key")?;
         let t = &s.trace;
         let key = match by {
-            GroupBy::Thread => GroupKey::Thread(
+            GroupBy::Thread => GroupKey::Thread(ThreadId::new(
                 parse_id(key).map_err(|_| bad("key must be a thread id when by=thread"))?,
-            ),
+            )),
             _ => GroupKey::Str(t.tables.strings.find(key).unwrap_or(StrId(u32::MAX))),
         };
         let limit = p.count("limit", 1, MAX_GROUP_LIMIT, Some(1000))?;
@@ -180,10 +185,11 @@ fn thread_tracks(
     };
     let mut out = Vec::new();
     for id in list.split(',') {
-        let thread = parse_id(id).map_err(|_| bad(format!("no such thread {id:?}")))?;
-        if thread as usize >= s.trace.tables.threads.len() {
-            return Err(bad(format!("no such thread {id:?}")));
-        }
+        let thread = parse_id(id)
+            .ok()
+            .filter(|&t| (t as usize) < s.trace.tables.threads.len())
+            .map(ThreadId::new)
+            .ok_or_else(|| bad(format!("no such thread {id:?}")))?;
         for lane in [Lane::Stack, Lane::UiNest] {
             out.push(TrackRef::Slices { thread, lane });
         }
@@ -203,12 +209,12 @@ fn function_param(t: &Trace, p: &Params, source: Source) -> Result<Function, Api
     if source == Source::Slices {
         return Ok(Function::named(name));
     }
-    let pos = |k: &str| -> Result<i64, ApiError> {
+    let pos = |k: &str| -> Result<Option<i64>, ApiError> {
         match p.get(k) {
-            None => Ok(-1),
+            None => Ok(None),
             Some(v) => match v.parse::<i64>() {
-                Ok(n) if n >= 1 => Ok(n - 1),
-                Ok(-1) => Ok(-1),
+                Ok(n) if n >= 1 => Ok(Some(n - 1)),
+                Ok(-1) => Ok(None),
                 _ => Err(bad(format!("{k} must be a positive integer or -1"))),
             },
         }
@@ -311,12 +317,8 @@ impl Strings {
 }
 
 /// The frame table keeps V8's 0-based positions; people read 1-based ones.
-fn one_based(v: i64) -> i64 {
-    if v >= 0 {
-        v + 1
-    } else {
-        -1
-    }
+fn one_based(v: Option<i64>) -> i64 {
+    v.map_or(-1, |v| v + 1)
 }
 
 fn encode_functions(t: &Trace, source: Source, table: &FunctionTable, max: usize) -> String {
@@ -401,7 +403,7 @@ pub async fn object(
         let snaps: Vec<_> = o
             .snapshots
             .iter()
-            .map(|&k| &t.tables.snapshots[k as usize])
+            .map(|&k| &t.tables.snapshots[k.index()])
             .collect();
         let list: Vec<String> = snaps
             .iter()

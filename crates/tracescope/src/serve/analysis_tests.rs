@@ -20,10 +20,9 @@ pub(super) fn app_of(json: &str) -> Router {
     router(Arc::new(AppState::new(t, "t.json".into())))
 }
 
-fn example(rel: &str) -> Router {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/examples")
-        .join(rel);
+/// The server on a fixture (a path under `tests/fixtures/`).
+fn fixture(rel: &str) -> Router {
+    let p = tracescope_testdata::fixture(rel);
     router(Arc::new(AppState::new(
         crate::load::load(&p).unwrap(),
         rel.into(),
@@ -155,43 +154,44 @@ fn node_rows(v: &Value) -> Vec<(i64, String, i64, i64, i64)> {
 }
 
 #[tokio::test]
-async fn profile_trees_of_the_seed_examples() {
-    let app = example("seed-guide/06-profile-chunks-simple.json");
+async fn profile_trees_of_the_profile_fixtures() {
+    // 8 samples 40 µs apart from 2 µs, 40 µs each (docs/reading-rules.md).
+    let app = fixture("phases/profile-chunks.json");
     let v = ok(&app, "/api/profile").await;
     assert_eq!(
         (v["samples"].clone(), v["total_ns"].clone()),
-        (json!(14), json!(900000))
+        (json!(8), json!(320000))
     );
     assert_eq!(v["view"], "top-down");
     assert_eq!(v["truncated"], false);
     assert_eq!(
         node_rows(&v),
         vec![
-            (0, "(root)".into(), 250, 900, 3),
-            (1, "runMainESM".into(), 350, 650, 5),
-            (2, "main-work".into(), 300, 300, 6)
+            (0, "(root)".into(), 80, 320, 2),
+            (1, "start".into(), 120, 240, 3),
+            (2, "compute".into(), 120, 120, 3)
         ]
     );
     assert_eq!(v["nodes"]["parent"], json!([-1, 0, 1]));
     // 1-based positions (V8 writes 0-based ones); no position for (root).
-    assert_eq!(v["nodes"]["line"], json!([-1, 93, 11]));
-    assert_eq!(v["nodes"]["column"], json!([-1, 20, 1]));
+    assert_eq!(v["nodes"]["line"], json!([-1, 5, 21]));
+    assert_eq!(v["nodes"]["column"], json!([-1, 3, 9]));
     let url = v["nodes"]["url"][2].as_u64().unwrap() as usize;
-    assert_eq!(v["strings"][url], "file:///index.mjs");
+    assert_eq!(v["strings"][url], "file:///srv/app.js");
     assert_eq!(v["nodes"]["url"][0], -1);
 
     let v = ok(&app, "/api/profile?view=bottom-up").await;
     let rows = node_rows(&v);
-    assert_eq!(rows[0], (0, "runMainESM".into(), 350, 650, 5));
-    assert_eq!(rows[2], (0, "main-work".into(), 300, 300, 6));
+    assert_eq!(rows[0], (0, "start".into(), 120, 240, 3));
+    assert_eq!(rows[2], (0, "compute".into(), 120, 120, 3));
 
     let v = ok(&app, "/api/profile?max_nodes=1").await;
     assert_eq!(
         (v["truncated"].clone(), node_rows(&v).len()),
         (json!(true), 1)
     );
-    // A range: 1 µs .. 202 µs holds the samples at 1, 101 and 201.
-    let v = ok(&app, "/api/profile?t0=1000&t1=202000").await;
+    // A range: 1 µs .. 83 µs holds the samples at 2, 42 and 82.
+    let v = ok(&app, "/api/profile?t0=1000&t1=83000").await;
     assert_eq!(v["samples"], 3);
     let s = ok(&app, "/api/summary").await;
     let p = s["processes"][0]["threads"][0]["tracks"]
@@ -204,20 +204,45 @@ async fn profile_trees_of_the_seed_examples() {
         .unwrap()
         .to_string();
     let v = ok(&app, &format!("/api/profile?tracks={p}")).await;
-    assert_eq!(v["samples"], 14);
-    // The page's bounds reach the last sample (851 µs, lasting 50 µs) past the last
-    // event (StopProfiling at 400 µs); the stats keep the spec's event bounds.
+    assert_eq!(v["samples"], 8);
+    // The page's bounds reach the end of the last sample (282 µs, lasting 40 µs)
+    // past the last event (a chunk at 4 µs); the stats keep the events' bounds.
     assert_eq!(
         (s["start_ns"].clone(), s["end_ns"].clone()),
-        (json!(1000), json!(901000))
+        (json!(2000), json!(322000))
     );
-    assert_eq!(s["stats"]["end_ns"], 400000);
+    assert_eq!(s["stats"]["end_ns"], 4000);
 
-    let app = example("seed-guide/07-profile-chunks-streamed.json");
+    let app = fixture("phases/profile-chunks-streamed.json");
     let v = ok(&app, "/api/profile?view=bottom-up").await;
     let rows = node_rows(&v);
-    assert_eq!(rows[0], (0, "runMainESM".into(), 250, 450, 4));
-    assert_eq!(rows[2], (0, "main-work".into(), 200, 200, 4));
+    assert_eq!(rows[0], (0, "render".into(), 90, 90, 3));
+    assert_eq!(rows[1], (1, "serve".into(), 90, 90, 3));
+}
+
+/// Corpus tier: the guide's ProfileChunk example through the same endpoint.
+#[tokio::test]
+async fn profile_tree_of_the_seed_example() {
+    let Some(p) = tracescope_testdata::corpus(
+        "examples/seed-guide/06-profile-chunks-simple.json",
+        "the profile endpoint on the guide's example",
+    ) else {
+        return;
+    };
+    let app = router(Arc::new(AppState::new(
+        crate::load::load(&p).unwrap(),
+        "06".into(),
+    )));
+    let v = ok(&app, "/api/profile").await;
+    assert_eq!(
+        node_rows(&v),
+        vec![
+            (0, "(root)".into(), 250, 900, 3),
+            (1, "runMainESM".into(), 350, 650, 5),
+            (2, "main-work".into(), 300, 300, 6)
+        ]
+    );
+    assert_eq!(v["nodes"]["line"], json!([-1, 93, 11]));
 }
 
 #[tokio::test]
@@ -309,33 +334,35 @@ async fn profiles_from_slices_per_thread_and_range() {
 
 #[tokio::test]
 async fn sandwich_of_a_sampled_function_by_name_and_position() {
-    let app = example("seed-guide/06-profile-chunks-simple.json");
+    // compute (app.js line 21, column 9, 1-based) runs in 3 samples of 40 µs, under
+    // start under (root).
+    let app = fixture("phases/profile-chunks.json");
     let v = ok(&app, "/api/profile?view=functions").await;
     let f = &v["functions"];
     let i = (0..3)
-        .find(|&i| v["strings"][f["name"][i].as_u64().unwrap() as usize] == "main-work")
+        .find(|&i| v["strings"][f["name"][i].as_u64().unwrap() as usize] == "compute")
         .unwrap();
     assert_eq!(
         (f["line"][i].clone(), f["column"][i].clone()),
-        (json!(11), json!(1))
+        (json!(21), json!(9))
     );
     let v = ok(
         &app,
-        "/api/profile?view=sandwich&name=main-work&url=file%3A%2F%2F%2Findex.mjs&line=11&column=1",
+        "/api/profile?view=sandwich&name=compute&url=file%3A%2F%2F%2Fsrv%2Fapp.js&line=21&column=9",
     )
     .await;
     assert_eq!(
         node_rows(&v["callers"]),
         vec![
-            (0, "main-work".into(), 0, 300, 0),
-            (1, "runMainESM".into(), 0, 300, 0),
-            (2, "(root)".into(), 300, 300, 6)
+            (0, "compute".into(), 0, 120, 0),
+            (1, "start".into(), 0, 120, 0),
+            (2, "(root)".into(), 120, 120, 3)
         ]
     );
     // Another line is another function: no calls.
     let v = ok(
         &app,
-        "/api/profile?view=sandwich&name=main-work&url=file%3A%2F%2F%2Findex.mjs&line=12&column=1",
+        "/api/profile?view=sandwich&name=compute&url=file%3A%2F%2F%2Fsrv%2Fapp.js&line=22&column=9",
     )
     .await;
     assert_eq!(v["callees"]["nodes"]["name"], json!([]));
@@ -343,21 +370,21 @@ async fn sandwich_of_a_sampled_function_by_name_and_position() {
 
 #[tokio::test]
 async fn object_details_and_snapshot_markers() {
-    let app = example("seed-guide/08-object-lifecycle.json");
+    let app = fixture("phases/objects.json");
     let v = ok(&app, "/api/object/0").await;
-    assert_eq!(v["name"], "MyWidget");
-    assert_eq!(v["object_id"], "widget-123");
+    assert_eq!(v["name"], "Texture");
+    assert_eq!(v["object_id"], "0x20");
     assert_eq!(
         (v["start"].clone(), v["end"].clone()),
-        (json!(10000), json!(20000))
+        (json!(100000), json!(300000))
     );
     assert_eq!(v["alive_at_end"], false);
-    assert_eq!(v["snapshots"][0]["ts"], 15000);
+    assert_eq!(v["snapshots"][0]["ts"], 150000);
     let snap = &v["snapshots"][0]["args"];
     let fields = snap.get("snapshot").unwrap_or(snap);
-    assert_eq!(fields["width"], 200);
-    assert_eq!(fields["color"], "blue");
-    assert!(v["raw_snapshots"][0].as_str().unwrap().contains("200"));
+    assert_eq!(fields["w"], 64);
+    assert_eq!(fields["format"], "rgba");
+    assert!(v["raw_snapshots"][0].as_str().unwrap().contains("64"));
 
     let s = ok(&app, "/api/summary").await;
     let o = s["processes"][0]["tracks"]
@@ -369,11 +396,11 @@ async fn object_details_and_snapshot_markers() {
         .as_str()
         .unwrap()
         .to_string();
-    let w = ok(&app, &format!("/api/track/{o}?t0=0&t1=30000&px=300")).await;
-    assert_eq!(w["snapshots"]["ts"], json!([15000]));
+    let w = ok(&app, &format!("/api/track/{o}?t0=0&t1=400000&px=300")).await;
+    assert_eq!(w["snapshots"]["ts"], json!([150000]));
     assert_eq!(w["snapshots"]["object"], json!([0]));
     assert_eq!(w["snapshots"]["index"], json!([0]));
-    let w = ok(&app, &format!("/api/track/{o}?t0=16000&t1=30000&px=300")).await;
+    let w = ok(&app, &format!("/api/track/{o}?t0=160000&t1=400000&px=300")).await;
     assert_eq!(w["snapshots"]["ts"], json!([]));
 }
 

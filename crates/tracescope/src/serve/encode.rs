@@ -8,8 +8,8 @@ use tracescope_model::query::lod::CounterPoints;
 use tracescope_model::query::search::{Hit, HitKind};
 use tracescope_model::query::tracks::{process_tracks, thread_tracks, TrackInfo};
 use tracescope_model::query::window::{Instants, Items};
-use tracescope_model::query::{QueryIndex, TrackRef};
-use tracescope_model::{PidK, SliceRef, StrId, Trace, NONE};
+use tracescope_model::query::{view_order, QueryIndex, TrackRef};
+use tracescope_model::{AsyncSliceId, PidK, ProcessId, SliceId, SliceRef, StrId, ThreadId, Trace};
 
 use super::json::{self, Obj};
 
@@ -24,7 +24,7 @@ fn pid_json(trace: &Trace, p: PidK) -> String {
     }
 }
 
-fn track_json(t: &TrackInfo) -> String {
+fn track_json(trace: &Trace, index: &QueryIndex, t: &TrackInfo) -> String {
     let mut o = Obj::new();
     o.str("id", &t.id.to_string())
         .str("kind", t.id.kind().as_str())
@@ -36,6 +36,12 @@ fn track_json(t: &TrackInfo) -> String {
     if t.instants > 0 {
         o.num("instants", t.instants);
     }
+    if let TrackRef::InstantCounter { series } = t.id {
+        o.str(
+            "source",
+            index.derived(trace).series[series as usize].source,
+        );
+    }
     o.finish()
 }
 
@@ -43,43 +49,33 @@ fn track_json(t: &TrackInfo) -> String {
 pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
     let t = &trace.tables;
     let info = &trace.info;
-    let mut threads_of: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-    for &th in &trace.thread_order {
-        threads_of
-            .entry(t.threads[th as usize].process)
-            .or_default()
-            .push(th);
-    }
-    let processes = trace.process_order.iter().map(|&p| {
-        let pr = &t.processes[p as usize];
-        let pid = trace.pid_text(pr.pid);
-        let base = if pr.name.is_none() {
-            format!("Process {pid}")
-        } else {
-            format!("{} (pid {pid})", trace.str(pr.name))
-        };
+    let order = view_order(trace, index);
+    let processes = order.iter().map(|pv| {
+        let p = pv.process;
+        let pr = trace.process(p);
+        let base = trace.process_heading(p);
         let label = if pr.frame_url.is_none() {
             base
         } else {
             format!("{base} {}", trace.str(pr.frame_url))
         };
-        let threads = threads_of.get(&p).map_or(&[][..], |v| v).iter().map(|&th| {
-            let tr = &t.threads[th as usize];
-            let tid = trace.pid_text(tr.tid);
-            let label = if tr.name.is_none() {
-                format!("Thread {tid}")
-            } else {
-                format!("{} (tid {tid})", trace.str(tr.name))
-            };
+        let threads = pv.threads.iter().map(|tv| {
+            let th = tv.thread;
+            let tr = trace.thread(th);
+            let label = trace.thread_heading(th);
             Obj::new()
                 .num("id", th)
                 .raw("tid", &pid_json(trace, tr.tid))
                 .opt_str("name", trace.str(tr.name))
                 .str("label", &label)
                 .opt_num("sort_index", tr.sort_index)
+                .bool("main", tv.main)
+                .num("busy_ns", tv.busy_ns)
                 .raws(
                     "tracks",
-                    thread_tracks(trace, index, th).iter().map(track_json),
+                    thread_tracks(trace, index, th)
+                        .iter()
+                        .map(|x| track_json(trace, index, x)),
                 )
                 .finish()
         });
@@ -91,9 +87,12 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
             .opt_num("sort_index", pr.sort_index)
             .opt_str("labels", trace.str(pr.labels))
             .opt_str("frame_url", trace.str(pr.frame_url))
+            .num("busy_ns", pv.busy_ns)
             .raws(
                 "tracks",
-                process_tracks(trace, index, p).iter().map(track_json),
+                process_tracks(trace, index, p)
+                    .iter()
+                    .map(|x| track_json(trace, index, x)),
             )
             .raws("threads", threads)
             .finish()
@@ -110,6 +109,7 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
     let diagnostics = trace.diagnostics.sorted().into_iter().map(|d| {
         Obj::new()
             .str("kind", d.kind.as_str())
+            .str("severity", d.kind.severity().as_str())
             .num("count", d.count)
             .num("offset", d.offset)
             .str("example", &d.example)
@@ -240,14 +240,10 @@ fn flow_end(trace: &Trace, e: &FlowEnd) -> String {
         .num("id", end_id(e.item))
         .str("name", trace.name(e.name))
         .num("ts", e.ts)
-        .opt_num("thread", (e.thread != NONE).then_some(e.thread))
+        .opt_num("thread", e.thread)
         .opt_str(
             "thread_label",
-            &if (e.thread as usize) < trace.tables.threads.len() {
-                trace.thread_label(e.thread)
-            } else {
-                String::new()
-            },
+            &e.thread.map(|t| trace.thread_label(t)).unwrap_or_default(),
         )
         .opt_str("track", &e.track.map(|t| t.to_string()).unwrap_or_default())
         .num("row", e.row)
@@ -286,15 +282,21 @@ fn id_json(trace: &Trace, p: PidK) -> String {
 
 /// Where an item ran: its thread's and process's labels and ids, times as exact
 /// text (absolute, and relative to the start the page shows).
-fn place(o: &mut Obj, trace: &Trace, process: u32, thread: u32, ts: i64, dur: i64) {
-    let t = &trace.tables;
-    let th = t.threads.get(thread as usize);
-    let process = th.map_or(process, |th| th.process);
-    let pr = t.processes.get(process as usize);
+fn place(
+    o: &mut Obj,
+    trace: &Trace,
+    process: Option<ProcessId>,
+    thread: Option<ThreadId>,
+    ts: i64,
+    dur: i64,
+) {
+    let th = thread.map(|t| trace.thread(t));
+    let process = th.map(|th| th.process).or(process);
+    let pr = process.map(|p| trace.process(p));
     let origin = tracescope_model::analysis::time_bounds(trace).map_or(0, |b| b.0);
     o.opt_str(
         "thread_label",
-        &th.map(|_| trace.thread_label(thread)).unwrap_or_default(),
+        &thread.map(|t| trace.thread_label(t)).unwrap_or_default(),
     )
     .raw(
         "tid",
@@ -302,7 +304,7 @@ fn place(o: &mut Obj, trace: &Trace, process: u32, thread: u32, ts: i64, dur: i6
     )
     .opt_str(
         "process_label",
-        &pr.map(|_| trace.process_label(process)).unwrap_or_default(),
+        &process.map(|p| trace.process_label(p)).unwrap_or_default(),
     )
     .raw("pid", &pr.map_or("null".into(), |p| id_json(trace, p.pid)))
     .str("ts_abs", &ts.to_string())
@@ -325,8 +327,8 @@ pub fn details(trace: &Trace, d: &Details) -> String {
         .num("depth", d.depth)
         .bool("did_not_finish", d.did_not_finish)
         .bool("overlap", d.overlap)
-        .opt_num("process", (d.process != NONE).then_some(d.process))
-        .opt_num("thread", (d.thread != NONE).then_some(d.thread))
+        .opt_num("process", d.process)
+        .opt_num("thread", d.thread)
         .str("track", &d.track.to_string())
         .raw("args", &args_json(d.args.as_deref()))
         .opt_str("args_text", d.args.as_deref().unwrap_or(""))
@@ -351,8 +353,8 @@ pub fn instant(trace: &Trace, d: &InstantDetails) -> String {
         .num("ts", d.ts)
         .str("scope", d.scope.as_str())
         .str("ph", &char::from(d.ph).to_string())
-        .opt_num("process", (d.process != NONE).then_some(d.process))
-        .opt_num("thread", (d.thread != NONE).then_some(d.thread))
+        .opt_num("process", d.process)
+        .opt_num("thread", d.thread)
         .opt_str("track", &d.track.map(|t| t.to_string()).unwrap_or_default())
         .raw("args", &args_json(d.args.as_deref()))
         .opt_str("args_text", d.args.as_deref().unwrap_or(""))
@@ -366,20 +368,20 @@ pub(super) fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
     let i = h.id as usize;
     match h.kind {
         HitKind::Slice => {
-            let (track, row) = end_place(trace, SliceRef::Thread(h.id))
+            let (track, row) = end_place(trace, SliceRef::Thread(SliceId::new(h.id)))
                 .map_or((String::new(), -1), |p| (p.0.to_string(), p.1 as i64));
             (track, row, t.slices.dur[i], t.slices.name[i])
         }
         HitKind::Async => {
-            let (track, row) = end_place(trace, SliceRef::Async(h.id))
+            let (track, row) = end_place(trace, SliceRef::Async(AsyncSliceId::new(h.id)))
                 .map_or((String::new(), -1), |p| (p.0.to_string(), p.1 as i64));
             (track, row, t.async_slices.dur[i], t.async_slices.name[i])
         }
         HitKind::Instant => {
             let ins = &t.instants;
-            let track = match ins.scope[i] {
-                tracescope_model::Scope::Thread => TrackRef::Slices {
-                    thread: ins.thread[i],
+            let track = match (ins.scope[i], ins.thread[i]) {
+                (tracescope_model::Scope::Thread, Some(thread)) => TrackRef::Slices {
+                    thread,
                     lane: tracescope_model::Lane::Stack,
                 }
                 .to_string(),

@@ -1,11 +1,14 @@
 //! `tracescope view`'s HTTP server: the API of `docs/api.md` over one loaded trace,
-//! and the embedded web page. Binds 127.0.0.1 unless told otherwise.
+//! and the embedded web page. Binds 127.0.0.1 unless told otherwise, and answers
+//! only its user ([`guard`]).
 
 mod analysis;
-mod assets;
+pub(crate) mod assets;
 mod encode;
 mod exact;
+pub mod guard;
 mod json;
+mod query;
 pub mod routes;
 mod search;
 
@@ -17,17 +20,47 @@ use anyhow::{Context, Result};
 use axum::serve::ListenerExt;
 use tracescope_model::Trace;
 
+pub use guard::Guard;
 pub use routes::{router, AppState};
+
+/// Queries answered at once; more wait their turn.
+const QUERY_THREADS: usize = 32;
 
 /// How to serve.
 pub struct Options {
     pub bind: IpAddr,
     pub port: u16,
     pub open: bool,
+    /// Whether requests need the token (see [`Options::token_needed`]).
+    pub token: bool,
+}
+
+impl Options {
+    /// The token is needed off loopback unless `--no-token`, and on loopback with
+    /// `--token`.
+    pub fn token_needed(bind: IpAddr, token: bool, no_token: bool) -> bool {
+        if bind.is_loopback() {
+            token
+        } else {
+            !no_token
+        }
+    }
+}
+
+/// The router behind its guard: what `tracescope view` serves.
+#[cfg(test)]
+pub fn app(state: Arc<AppState>, guard: Guard) -> axum::Router {
+    guard.wrap(router(state))
 }
 
 /// Serves `trace` until Ctrl-C.
 pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
+    let state = ready(trace, name);
+    serve(router(state), opts)
+}
+
+/// A trace's state with every index built, reported on standard error.
+pub fn ready(trace: Trace, name: String) -> Arc<AppState> {
     let t0 = Instant::now();
     let rss0 = rss_mb();
     let state = Arc::new(AppState::new(trace, name));
@@ -41,14 +74,36 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
         "tracescope: indexes ready in {:.0} ms ({mb:.1} MB{rss})",
         t0.elapsed().as_secs_f64() * 1e3
     );
+    state
+}
+
+/// Serves `app` (behind its guard) until Ctrl-C.
+pub fn serve(app_router: axum::Router, opts: Options) -> Result<()> {
+    let token = if opts.token {
+        Some(Guard::new_token().context("cannot make a random token")?)
+    } else {
+        None
+    };
     if !opts.bind.is_loopback() {
         eprintln!(
-            "tracescope: warning: listening on {}: anyone who can reach this machine can read the trace",
-            opts.bind
+            "tracescope: warning: listening on {}: anyone who can reach this machine {}",
+            opts.bind,
+            if token.is_some() {
+                "and has the token in the URL below can read the trace (from another machine, \
+                 open it with this machine's address in place of 127.0.0.1)"
+            } else {
+                "can read the trace (--no-token)"
+            }
         );
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // Queries run on the blocking pool: at most this many at once (tokio's
+        // default is 512), so a crowd of clients queues instead of each holding a
+        // thread and a query's working memory. Not fewer: queries share the cores
+        // fairly, and a short tile request does not wait behind a whole-trace
+        // range (with 4, the 16-client load test's median tile went from 6 to 40 ms).
+        .max_blocking_threads(QUERY_THREADS)
         .enable_all()
         .build()
         .context("cannot start the server runtime")?;
@@ -68,12 +123,16 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
             IpAddr::V6(ip) => format!("[{ip}]"),
             ip => ip.to_string(),
         };
-        let url = format!("http://{host}:{}/", local.port());
+        let guard = Guard::new(local.ip(), local.port(), token.clone());
+        let url = match &token {
+            Some(t) => format!("http://{host}:{}/?token={t}", local.port()),
+            None => format!("http://{host}:{}/", local.port()),
+        };
         println!("tracescope: serving at {url} (Ctrl-C to stop)");
         if opts.open {
             open_browser(&url);
         }
-        axum::serve(listener, router(state))
+        axum::serve(listener, guard.wrap(app_router))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
                 eprintln!("tracescope: stopping");
@@ -115,6 +174,10 @@ fn open_browser(url: &str) {
 #[cfg(test)]
 mod analysis_tests;
 #[cfg(test)]
+mod query_tests;
+#[cfg(test)]
 mod search_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
+#[cfg(test)]
+mod timeline_tests;

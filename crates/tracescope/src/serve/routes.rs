@@ -9,13 +9,14 @@ use std::sync::{Arc, OnceLock};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 use tracescope_model::query::details::{async_details, slice_details};
 use tracescope_model::query::flows::flows_in_window;
 use tracescope_model::query::instant::instant_details;
 use tracescope_model::query::lod::Grid;
+use tracescope_model::query::screenshots::{screenshot_image, ImageError};
 use tracescope_model::query::window::{track_window, Window};
 use tracescope_model::query::{QueryIndex, TrackRef};
 use tracescope_model::Trace;
@@ -70,12 +71,14 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/slice/{id}", get(slice))
         .route("/api/async/{id}", get(async_slice))
         .route("/api/instant/{id}", get(instant))
+        .route("/api/screenshot/{id}", get(screenshot))
         .route("/api/search", get(search::search))
         .route("/api/flows", get(flows))
         .route("/api/range", get(analysis::range))
         .route("/api/range/slices", get(analysis::range_slices))
         .route("/api/profile", get(analysis::profile))
         .route("/api/object/{id}", get(analysis::object))
+        .route("/api/query", post(super::query::query))
         .fallback(fallback)
         // The fastest gzip level: answers are compressed per request while panning,
         // and level 1 already shrinks these number columns about 3x.
@@ -140,7 +143,7 @@ pub(super) async fn run(
 }
 
 /// Query string parameters, decoded; a repeated name is an error.
-pub(super) struct Params(Vec<(String, String)>);
+pub(crate) struct Params(Vec<(String, String)>);
 
 fn decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
@@ -162,7 +165,7 @@ fn decode(s: &str) -> Option<String> {
 }
 
 impl Params {
-    pub(super) fn parse(q: Option<String>) -> Result<Params, ApiError> {
+    pub(crate) fn parse(q: Option<String>) -> Result<Params, ApiError> {
         let mut v: Vec<(String, String)> = Vec::new();
         for part in q
             .as_deref()
@@ -182,7 +185,7 @@ impl Params {
         Ok(Params(v))
     }
 
-    pub(super) fn get(&self, k: &str) -> Option<&str> {
+    pub(crate) fn get(&self, k: &str) -> Option<&str> {
         self.0.iter().find(|(e, _)| e == k).map(|(_, v)| v.as_str())
     }
 
@@ -237,7 +240,11 @@ pub(super) fn parse_id(s: &str) -> Result<u32, ApiError> {
     if s.is_empty() || s.len() > 10 || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad("id must be a non-negative integer"));
     }
-    s.parse().map_err(|_| not_found("no such id"))
+    // u32::MAX is no row (ids are row index + 1 in a u32).
+    s.parse()
+        .ok()
+        .filter(|&n| n < u32::MAX)
+        .ok_or_else(|| not_found("no such id"))
 }
 
 async fn summary(State(s): St) -> Response {
@@ -267,49 +274,77 @@ async fn track(
     .await
 }
 
-async fn slice(
-    State(s): St,
-    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
+/// The `{id}` of a path, or why it is not one.
+type IdPath = Result<Path<String>, axum::extract::rejection::PathRejection>;
+
+/// Runs `f` with the id of an item's path (a 400 when it is not an id).
+async fn with_id(
+    s: Arc<AppState>,
+    id: IdPath,
+    f: impl FnOnce(&AppState, u32) -> Answer + Send + 'static,
 ) -> Response {
     let Ok(Path(id)) = id else {
         return bad("bad id").into_response();
     };
-    run(s, move |s| {
-        let d = slice_details(&s.trace, &s.index, parse_id(&id)?)
-            .ok_or_else(|| not_found("no such slice"))?;
+    run(s, move |s| f(s, parse_id(&id)?)).await
+}
+
+async fn slice(State(s): St, id: IdPath) -> Response {
+    with_id(s, id, |s, id| {
+        let d = slice_details(&s.trace, &s.index, id).ok_or_else(|| not_found("no such slice"))?;
         Ok(encode::details(&s.trace, &d))
     })
     .await
 }
 
-async fn async_slice(
-    State(s): St,
-    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
-) -> Response {
-    let Ok(Path(id)) = id else {
-        return bad("bad id").into_response();
-    };
-    run(s, move |s| {
-        let d = async_details(&s.trace, &s.index, parse_id(&id)?)
+async fn async_slice(State(s): St, id: IdPath) -> Response {
+    with_id(s, id, |s, id| {
+        let d = async_details(&s.trace, &s.index, id)
             .ok_or_else(|| not_found("no such async slice"))?;
         Ok(encode::details(&s.trace, &d))
     })
     .await
 }
 
-async fn instant(
-    State(s): St,
-    id: Result<Path<String>, axum::extract::rejection::PathRejection>,
-) -> Response {
-    let Ok(Path(id)) = id else {
-        return bad("bad id").into_response();
-    };
-    run(s, move |s| {
-        let d = instant_details(&s.trace, parse_id(&id)?)
-            .ok_or_else(|| not_found("no such instant"))?;
+async fn instant(State(s): St, id: IdPath) -> Response {
+    with_id(s, id, |s, id| {
+        let d = instant_details(&s.trace, id).ok_or_else(|| not_found("no such instant"))?;
         Ok(encode::instant(&s.trace, &d))
     })
     .await
+}
+
+/// A screenshot's image: the bytes its `args.snapshot` holds in base64.
+async fn screenshot(State(s): St, id: IdPath) -> Response {
+    let Ok(Path(id)) = id else {
+        return bad("bad id").into_response();
+    };
+    let answer = tokio::task::spawn_blocking(move || {
+        let id = parse_id(&id)?;
+        screenshot_image(&s.trace, id).map_err(|e| match e {
+            ImageError::NotAScreenshot => not_found(format!("snapshot {id} is not a screenshot")),
+            ImageError::Unreadable(why) => {
+                not_found(format!("screenshot {id} has no image: {why}"))
+            }
+        })
+    })
+    .await;
+    match answer {
+        Ok(Ok((ty, bytes))) => (
+            [
+                (header::CONTENT_TYPE, HeaderValue::from_static(ty)),
+                // The trace never changes while it is served.
+                (
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_static("private, max-age=86400"),
+                ),
+            ],
+            bytes,
+        )
+            .into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal error"),
+    }
 }
 
 async fn flows(State(s): St, RawQuery(q): RawQuery) -> Response {

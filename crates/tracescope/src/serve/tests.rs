@@ -1,4 +1,5 @@
-//! The HTTP API, in process: the router on the demo trace and the shared examples.
+//! The HTTP API, in process: the router on the demo trace, on every fixture and (when
+//! `../shared` is there) on the seed examples.
 
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ fn demo_app() -> (Router, Arc<AppState>) {
     (router(state.clone()), state)
 }
 
-pub(super) async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
+pub(crate) async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
     let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
     let resp = app.clone().oneshot(req).await.unwrap();
     let status = resp.status();
@@ -34,7 +35,7 @@ pub(super) async fn get(app: &Router, uri: &str) -> (StatusCode, Value) {
     (status, v)
 }
 
-pub(super) async fn ok(app: &Router, uri: &str) -> Value {
+pub(crate) async fn ok(app: &Router, uri: &str) -> Value {
     let (s, v) = get(app, uri).await;
     assert_eq!(s, StatusCode::OK, "{uri}: {v}");
     v
@@ -118,13 +119,14 @@ async fn summary_lists_processes_threads_tracks_in_display_order() {
     assert_eq!(
         kinds,
         [
+            ("screenshots", "Screenshots"),
             ("counter", "Memory heapMB"),
             ("counter", "Memory domNodes"),
             ("async", "Request")
         ]
     );
     // Request 0x10 takes lanes 0-2 (nested Headers, FirstByte); 0x11 overlaps it: lane 3.
-    assert_eq!(browser["tracks"][2]["rows"], 4);
+    assert_eq!(browser["tracks"][3]["rows"], 4);
     let renderer = &v["processes"][0];
     let rk: Vec<_> = renderer["tracks"]
         .as_array()
@@ -132,7 +134,11 @@ async fn summary_lists_processes_threads_tracks_in_display_order() {
         .iter()
         .map(|t| t["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(rk, ["async", "objects"]);
+    // Four counters from UpdateCounters instants, then the async group and objects.
+    assert_eq!(
+        rk,
+        ["counter", "counter", "counter", "counter", "async", "objects"]
+    );
     let main = thread(&v, "CrRendererMain");
     assert_eq!(main["tracks"][1]["kind"], "samples");
     assert_eq!(main["tracks"][1]["rows"], 4);
@@ -151,6 +157,13 @@ async fn summary_lists_processes_threads_tracks_in_display_order() {
         diags.contains(&"misplaced_end") && diags.contains(&"overlap"),
         "{diags:?}"
     );
+    let overlap = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "overlap")
+        .unwrap();
+    assert_eq!(overlap["severity"], "warning");
     assert_eq!(v["stats"]["flows"], 2);
 }
 
@@ -248,7 +261,7 @@ async fn slices_track_flags_and_rows() {
 async fn counter_async_object_and_sample_tracks() {
     let (app, state) = demo_app();
     let v = ok(&app, "/api/summary").await;
-    let c = &v["processes"][1]["tracks"][1];
+    let c = &v["processes"][1]["tracks"][2];
     assert_eq!((c["min"].is_number(), c["max"].is_number()), (true, true));
     let r = ok(
         &app,
@@ -262,10 +275,13 @@ async fn counter_async_object_and_sample_tracks() {
     assert_eq!(r["ts"].as_array().unwrap().len(), 7, "{r}");
     let (mn, mx) = (r["min"][0].as_f64().unwrap(), r["max"][0].as_f64().unwrap());
     assert!(mn <= r["value"][0].as_f64().unwrap() && r["value"][0].as_f64().unwrap() <= mx);
-    let a = v["processes"][1]["tracks"][2]["id"].as_str().unwrap();
+    let a = v["processes"][1]["tracks"][3]["id"].as_str().unwrap();
     let r = ok(&app, &format!("/api/track/{a}?t0=0&t1=20000000&px=1000")).await;
     assert_eq!(r["row"], serde_json::json!([0, 1, 2, 3]));
-    let o = v["processes"][0]["tracks"][1]["id"].as_str().unwrap();
+    let renderer = v["processes"][0]["tracks"].as_array().unwrap();
+    let o = renderer.iter().find(|t| t["kind"] == "objects").unwrap()["id"]
+        .as_str()
+        .unwrap();
     let r = ok(&app, &format!("/api/track/{o}?t0=0&t1=20000000&px=1000")).await;
     assert_eq!(
         (r["row"].clone(), r["flags"].clone()),
@@ -512,9 +528,24 @@ async fn no_route_serves_files_by_path() {
 }
 
 #[tokio::test]
+async fn every_fixture_answers_every_endpoint() {
+    let mut files = tracescope_testdata::fixture_files("");
+    files.extend(tracescope_testdata::fixture_etw_files());
+    files.extend(tracescope_testdata::fixture_ctf_dirs());
+    let n = files.len();
+    let served = serve_every_endpoint(files).await;
+    // Only a fixture that holds no trace at all may fail to load.
+    assert_eq!(served, n);
+}
+
+/// Corpus tier: the format guides' examples.
+#[tokio::test]
 async fn shared_examples_answer_every_endpoint() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/examples");
-    let mut files: Vec<_> = ["seed-guide", "seed-viewer"]
+    let Some(dir) = tracescope_testdata::corpus("examples", "every endpoint on the seed examples")
+    else {
+        return;
+    };
+    let files: Vec<_> = ["seed-guide", "seed-viewer"]
         .iter()
         .flat_map(|d| {
             std::fs::read_dir(dir.join(d))
@@ -522,8 +553,13 @@ async fn shared_examples_answer_every_endpoint() {
                 .map(|e| e.unwrap().path())
         })
         .collect();
-    files.sort();
     assert!(files.len() >= 17, "{}", files.len());
+    assert!(serve_every_endpoint(files).await >= 15);
+}
+
+/// Serves each trace that loads and asks every endpoint; the number served.
+async fn serve_every_endpoint(mut files: Vec<std::path::PathBuf>) -> usize {
+    files.sort();
     let mut served = 0;
     for f in files {
         // Reading every example is the reader's business (and its tests'); here,
@@ -574,5 +610,32 @@ async fn shared_examples_answer_every_endpoint() {
         ok(&app, &format!("/api/range?t0={t0}&t1={t1}&by=thread")).await;
         ok(&app, "/api/profile?view=bottom-up").await;
     }
-    assert!(served >= 15, "{served}");
+    served
+}
+
+#[tokio::test]
+async fn a_string_pid_or_tid_is_the_label_of_its_process_or_thread() {
+    let text = r#"[{"ph":"X","pid":"browser","tid":"main","name":"a","ts":1,"dur":2},
+        {"ph":"M","pid":"browser","tid":"io","name":"thread_name","args":{"name":"IOThread"}}]"#;
+    let trace = tracescope_model::Trace::from_json(
+        Box::new(text.to_string()),
+        text.len() as u64,
+        &tracescope_model::LoadOptions::default(),
+    )
+    .unwrap();
+    let app = router(Arc::new(AppState::new(trace, "s.json".into())));
+    let v = ok(&app, "/api/summary").await;
+    let p = &v["processes"][0];
+    assert_eq!(
+        (&p["pid"], &p["name"], &p["label"]),
+        (&"browser".into(), &"browser".into(), &"browser".into())
+    );
+    let labels: Vec<_> = p["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["label"].as_str().unwrap())
+        .collect();
+    // The viewer's order: the thread with work first, the name-only one after.
+    assert_eq!(labels, ["main", "IOThread (tid io)"]);
 }

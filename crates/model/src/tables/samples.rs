@@ -1,0 +1,294 @@
+//! CPU profiles, their stack frames and samples.
+
+use super::async_slices::IdVal;
+use super::decl::{order_by, Column, ColumnType as T, RowSource, Table, Value};
+use super::ids::{FrameId, ProcessId, ProfileId, ThreadId};
+use crate::strings::StrId;
+use crate::trace::Trace;
+
+/// One node of a call tree: a frame and its caller. Profile nodes and `stackFrames`
+/// entries both live here.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub parent: Option<FrameId>,
+    pub name: StrId,
+    pub url: StrId,
+    pub category: StrId,
+    /// 0-based as V8 writes them.
+    pub line: Option<i64>,
+    pub column: Option<i64>,
+}
+
+/// A CPU profile (`Profile`/`ProfileChunk`, or a raw `.cpuprofile`).
+#[derive(Clone, Debug)]
+pub struct Profile {
+    pub process: ProcessId,
+    pub thread: ThreadId,
+    pub id: IdVal,
+    pub start: i64,
+    /// Rows in `SampleTable` of this profile: start..end.
+    pub samples: (u32, u32),
+    pub offset: u64,
+}
+
+/// Stack samples, sorted by (thread, ts).
+#[derive(Clone, Debug, Default)]
+pub struct SampleTable {
+    pub thread: Vec<ThreadId>,
+    pub ts: Vec<i64>,
+    /// Leaf frame, or `None` for an empty stack.
+    pub frame: Vec<Option<FrameId>>,
+    /// Profile the sample came from (`None`: a `P` event or top-level `samples`).
+    pub profile: Vec<Option<ProfileId>>,
+    pub weight: Vec<f64>,
+}
+
+impl SampleTable {
+    pub fn len(&self) -> usize {
+        self.ts.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ts.is_empty()
+    }
+}
+
+impl Trace {
+    pub fn frame(&self, f: FrameId) -> &Frame {
+        &self.tables.frames[f.index()]
+    }
+
+    /// Frame names from the root to `leaf`, joined by `;`.
+    pub fn stack_text(&self, leaf: Option<FrameId>) -> String {
+        let mut names = Vec::new();
+        let mut f = leaf;
+        while let Some(id) = f {
+            if names.len() > self.tables.frames.len() {
+                break;
+            }
+            let fr = self.frame(id);
+            names.push(self.name(fr.name));
+            f = fr.parent;
+        }
+        names.reverse();
+        names.join(";")
+    }
+}
+
+fn p(t: &Trace, i: usize) -> &Profile {
+    &t.tables.profiles[i]
+}
+
+fn fr(t: &Trace, i: usize) -> &Frame {
+    &t.tables.frames[i]
+}
+
+fn s(t: &Trace) -> &SampleTable {
+    &t.tables.samples
+}
+
+pub static PROFILES_TABLE: Table = Table {
+    name: "profiles",
+    doc: "CPU profiles (Profile/ProfileChunk events, or a raw .cpuprofile).",
+    rows: RowSource::Indexed {
+        len: |t| t.tables.profiles.len(),
+        order: |t| {
+            order_by(t.tables.profiles.len(), |&i| {
+                (p(t, i as usize).start, p(t, i as usize).offset)
+            })
+        },
+        columns: &[
+            Column {
+                name: "pid",
+                ty: T::Pid,
+                nullable: false,
+                doc: "pid of the profile",
+                get: |t, i| t.process_pid_value(p(t, i).process),
+            },
+            Column {
+                name: "tid",
+                ty: T::Pid,
+                nullable: false,
+                doc: "tid of the profile",
+                get: |t, i| t.tid_value(Some(p(t, i).thread)),
+            },
+            Column {
+                name: "id",
+                ty: T::Str,
+                nullable: true,
+                doc: "the profile's id as written",
+                get: |t, i| t.id_value(p(t, i).id),
+            },
+            Column {
+                name: "start_ns",
+                ty: T::Time,
+                nullable: false,
+                doc: "start time of the profile",
+                get: |t, i| Value::Int(p(t, i).start),
+            },
+            Column {
+                name: "samples",
+                ty: T::Int,
+                nullable: false,
+                doc: "number of samples",
+                get: |t, i| {
+                    let r = p(t, i).samples;
+                    Value::Int((r.1 - r.0) as i64)
+                },
+            },
+            Column {
+                name: "profile_id",
+                ty: T::Id("profiles"),
+                nullable: false,
+                doc: "row id (ProfileId; `id` is the trace's own)",
+                get: |_, i| ProfileId::at(i).into(),
+            },
+            Column {
+                name: "thread_id",
+                ty: T::Id("threads"),
+                nullable: false,
+                doc: "the profile's thread (threads.id)",
+                get: |t, i| p(t, i).thread.into(),
+            },
+        ],
+    },
+};
+
+pub static FRAMES_TABLE: Table = Table {
+    name: "frames",
+    doc: "Stack frames: CPU profile nodes and stackFrames entries, each with its caller.",
+    rows: RowSource::Indexed {
+        len: |t| t.tables.frames.len(),
+        order: |t| (0..t.tables.frames.len() as u32).collect(),
+        columns: &[
+            Column {
+                name: "id",
+                ty: T::Id("frames"),
+                nullable: false,
+                doc: "row id (FrameId)",
+                get: |_, i| FrameId::at(i).into(),
+            },
+            Column {
+                name: "parent_id",
+                ty: T::Id("frames"),
+                nullable: true,
+                doc: "the caller's frame (null at a root)",
+                get: |t, i| fr(t, i).parent.into(),
+            },
+            Column {
+                name: "name",
+                ty: T::Str,
+                nullable: false,
+                doc: "function name",
+                get: |t, i| t.name_value(fr(t, i).name),
+            },
+            Column {
+                name: "url",
+                ty: T::Str,
+                nullable: true,
+                doc: "script URL",
+                get: |t, i| t.opt_str_value(fr(t, i).url),
+            },
+            Column {
+                name: "category",
+                ty: T::Str,
+                nullable: true,
+                doc: "stackFrames category",
+                get: |t, i| t.opt_str_value(fr(t, i).category),
+            },
+            Column {
+                name: "line",
+                ty: T::Int,
+                nullable: true,
+                doc: "line number, 0-based as V8 writes it",
+                get: |t, i| Value::opt_int(fr(t, i).line),
+            },
+            Column {
+                name: "column",
+                ty: T::Int,
+                nullable: true,
+                doc: "column number, 0-based",
+                get: |t, i| Value::opt_int(fr(t, i).column),
+            },
+        ],
+    },
+};
+
+pub static TABLE: Table = Table {
+    name: "samples",
+    doc: "CPU samples (profiles, P events, top-level samples) with their stacks.",
+    rows: RowSource::Indexed {
+        len: |t| s(t).len(),
+        order: |t| {
+            let (_, trank) = t.ranks();
+            let s = s(t);
+            order_by(s.len(), |&i| {
+                (s.ts[i as usize], trank[s.thread[i as usize].index()])
+            })
+        },
+        columns: &[
+            Column {
+                name: "pid",
+                ty: T::Pid,
+                nullable: false,
+                doc: "pid of the sampled thread",
+                get: |t, i| t.thread_pid_value(Some(s(t).thread[i])),
+            },
+            Column {
+                name: "tid",
+                ty: T::Pid,
+                nullable: false,
+                doc: "tid of the sampled thread",
+                get: |t, i| t.tid_value(Some(s(t).thread[i])),
+            },
+            Column {
+                name: "ts_ns",
+                ty: T::Time,
+                nullable: false,
+                doc: "time of the sample",
+                get: |t, i| Value::Int(s(t).ts[i]),
+            },
+            Column {
+                name: "stack",
+                ty: T::Str,
+                nullable: false,
+                doc: "frame names from the root, joined by ';'",
+                get: |t, i| Value::String(t.stack_text(s(t).frame[i])),
+            },
+            Column {
+                name: "weight",
+                ty: T::Float,
+                nullable: false,
+                doc: "sample weight (1 unless the trace says)",
+                get: |t, i| Value::Float(s(t).weight[i]),
+            },
+            Column {
+                name: "id",
+                ty: T::Id("samples"),
+                nullable: false,
+                doc: "row id",
+                get: |_, i| Value::Int(i as i64),
+            },
+            Column {
+                name: "thread_id",
+                ty: T::Id("threads"),
+                nullable: false,
+                doc: "the sampled thread (threads.id)",
+                get: |t, i| s(t).thread[i].into(),
+            },
+            Column {
+                name: "frame_id",
+                ty: T::Id("frames"),
+                nullable: true,
+                doc: "the leaf frame (frames.id; null for an empty stack)",
+                get: |t, i| s(t).frame[i].into(),
+            },
+            Column {
+                name: "profile_id",
+                ty: T::Id("profiles"),
+                nullable: true,
+                doc: "the profile (null for P events and top-level samples)",
+                get: |t, i| s(t).profile[i].into(),
+            },
+        ],
+    },
+};

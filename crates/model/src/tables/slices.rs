@@ -1,0 +1,283 @@
+//! Thread slices: `B`/`E` pairs, `X`, `ui-nest` lanes, did-not-finish ones.
+
+use super::arg_sets::ArgOwner;
+use super::decl::{order_by, Column, ColumnType as T, RowSource, Table, Value};
+use super::ids::{Ns, SliceId, ThreadId};
+use crate::args::TextRef;
+use crate::strings::StrId;
+use crate::trace::Trace;
+
+/// Which lane of its thread a slice is drawn on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Lane {
+    /// The call stack (`B`/`E`, `X`), including extra rows for improper overlaps.
+    Stack = 0,
+    /// Out-of-band `ui-nest` operations (`docs/reading-rules.md`, section 3).
+    UiNest = 1,
+}
+
+impl Lane {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lane::Stack => "stack",
+            Lane::UiNest => "ui-nest",
+        }
+    }
+}
+
+/// Slice flags.
+pub mod slice_flags {
+    /// Never closed (`B` without `E`, `X` without `dur`): ends at the thread's last end.
+    pub const DID_NOT_FINISH: u8 = 1;
+    /// Kept on an extra row because it overlaps a sibling improperly.
+    pub const OVERLAP: u8 = 2;
+    /// Made from `B`/`E` (else from `X`).
+    pub const BEGIN_END: u8 = 4;
+}
+
+/// Calls `$then!` with the slice table's storage columns: the struct below and the
+/// builder's in-place row writer (`build::slice_rows`) are made from this one list.
+macro_rules! slice_columns {
+    ($then:ident) => {
+        $then! {
+            thread: ThreadId,
+            lane: Lane,
+            ts: i64,
+            dur: i64,
+            name: StrId,
+            cat: StrId,
+            depth: u32,
+            parent: Option<SliceId>,
+            self_ns: i64,
+            flags: u8,
+            /// Thread time at start (`tts`).
+            tts: Option<Ns>,
+            /// Thread duration (`tdur`, or `tts` of the `E` minus that of the `B`).
+            tdur: Option<Ns>,
+            args: TextRef,
+            /// `args` of the closing `E`, merged over `args` when read.
+            end_args: TextRef,
+            cname: StrId,
+            /// Byte offset of the `B`/`X` event.
+            offset: u64,
+        }
+    };
+}
+pub(crate) use slice_columns;
+
+macro_rules! storage {
+    ($($(#[$doc:meta])* $c:ident: $t:ty,)*) => {
+        /// Thread slices, sorted by (thread, lane, start, longer first, file order):
+        /// row `i` is `SliceId::new(i)`.
+        #[derive(Clone, Debug, Default)]
+        pub struct SliceTable {
+            $($(#[$doc])* pub $c: Vec<$t>,)*
+            /// Row ranges per thread and lane, sorted by (thread, lane).
+            pub tracks: Vec<SliceTrack>,
+        }
+
+        impl SliceTable {
+            pub fn reserve(&mut self, n: usize) {
+                $(self.$c.reserve_exact(n);)*
+            }
+        }
+    };
+}
+slice_columns!(storage);
+
+/// A contiguous run of slice rows: one lane of one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceTrack {
+    pub thread: ThreadId,
+    pub lane: Lane,
+    pub rows: (u32, u32),
+    pub max_depth: u32,
+}
+
+impl SliceTable {
+    pub fn len(&self) -> usize {
+        self.ts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ts.is_empty()
+    }
+
+    pub fn end(&self, i: usize) -> i64 {
+        self.ts[i].saturating_add(self.dur[i])
+    }
+
+    pub fn did_not_finish(&self, i: usize) -> bool {
+        self.flags[i] & slice_flags::DID_NOT_FINISH != 0
+    }
+
+    pub fn overlap(&self, i: usize) -> bool {
+        self.flags[i] & slice_flags::OVERLAP != 0
+    }
+}
+
+fn s(t: &Trace) -> &SliceTable {
+    &t.tables.slices
+}
+
+fn thread(t: &Trace, i: usize) -> Option<ThreadId> {
+    Some(s(t).thread[i])
+}
+
+pub static TABLE: Table = Table {
+    name: "slices",
+    doc: "Thread slices: B/E pairs, X events, ui-nest lanes; nested per thread.",
+    rows: RowSource::Indexed {
+        len: |t| s(t).len(),
+        order: |t| {
+            let (_, trank) = t.ranks();
+            let s = s(t);
+            order_by(s.len(), |&i| {
+                let i = i as usize;
+                (
+                    s.ts[i],
+                    trank[s.thread[i].index()],
+                    s.lane[i],
+                    s.depth[i],
+                    s.offset[i],
+                )
+            })
+        },
+        columns: &[
+            Column {
+                name: "pid",
+                ty: T::Pid,
+                nullable: false,
+                doc: "pid of the slice's thread",
+                get: |t, i| t.thread_pid_value(thread(t, i)),
+            },
+            Column {
+                name: "tid",
+                ty: T::Pid,
+                nullable: false,
+                doc: "tid of the slice's thread",
+                get: |t, i| t.tid_value(thread(t, i)),
+            },
+            Column {
+                name: "thread_name",
+                ty: T::Str,
+                nullable: true,
+                doc: "name of the slice's thread",
+                get: |t, i| t.thread_name_value(thread(t, i)),
+            },
+            Column {
+                name: "name",
+                ty: T::Str,
+                nullable: false,
+                doc: "event name ('(unnamed)' when absent)",
+                get: |t, i| t.name_value(s(t).name[i]),
+            },
+            Column {
+                name: "cat",
+                ty: T::Str,
+                nullable: true,
+                doc: "event category",
+                get: |t, i| t.opt_str_value(s(t).cat[i]),
+            },
+            Column {
+                name: "ts_ns",
+                ty: T::Time,
+                nullable: false,
+                doc: "start",
+                get: |t, i| Value::Int(s(t).ts[i]),
+            },
+            Column {
+                name: "dur_ns",
+                ty: T::Duration,
+                nullable: false,
+                doc: "duration (to the thread's last end when it did not finish)",
+                get: |t, i| Value::Int(s(t).dur[i]),
+            },
+            Column {
+                name: "depth",
+                ty: T::Int,
+                nullable: false,
+                doc: "nesting depth on its lane (0: root)",
+                get: |t, i| Value::Int(s(t).depth[i] as i64),
+            },
+            Column {
+                name: "self_ns",
+                ty: T::Duration,
+                nullable: false,
+                doc: "duration minus that of its children",
+                get: |t, i| Value::Int(s(t).self_ns[i]),
+            },
+            Column {
+                name: "did_not_finish",
+                ty: T::Bool,
+                nullable: false,
+                doc: "never closed (B without E, X without dur)",
+                get: |t, i| Value::Bool(s(t).did_not_finish(i)),
+            },
+            Column {
+                name: "args",
+                ty: T::Json,
+                nullable: true,
+                doc: "args as compact JSON (the closing E's args merged over the B's)",
+                get: |t, i| t.args_value(s(t).args[i], s(t).end_args[i]),
+            },
+            Column {
+                name: "lane",
+                ty: T::Str,
+                nullable: false,
+                doc: "'stack' or 'ui-nest'",
+                get: |t, i| Value::Str(s(t).lane[i].as_str()),
+            },
+            Column {
+                name: "overlap",
+                ty: T::Bool,
+                nullable: false,
+                doc: "on an extra row: it overlaps a sibling improperly",
+                get: |t, i| Value::Bool(s(t).overlap(i)),
+            },
+            Column {
+                name: "tts_ns",
+                ty: T::Time,
+                nullable: true,
+                doc: "thread time at start (tts)",
+                get: |t, i| Value::opt_int(s(t).tts[i].map(Ns::get)),
+            },
+            Column {
+                name: "tdur_ns",
+                ty: T::Duration,
+                nullable: true,
+                doc: "thread time duration (tdur)",
+                get: |t, i| Value::opt_int(s(t).tdur[i].map(Ns::get)),
+            },
+            Column {
+                name: "id",
+                ty: T::Id("slices"),
+                nullable: false,
+                doc: "row id (SliceId)",
+                get: |_, i| SliceId::at(i).into(),
+            },
+            Column {
+                name: "parent_id",
+                ty: T::Id("slices"),
+                nullable: true,
+                doc: "the enclosing slice (null for roots and overlap rows)",
+                get: |t, i| s(t).parent[i].into(),
+            },
+            Column {
+                name: "thread_id",
+                ty: T::Id("threads"),
+                nullable: false,
+                doc: "the slice's thread (threads.id)",
+                get: |t, i| s(t).thread[i].into(),
+            },
+            Column {
+                name: "arg_set_id",
+                ty: T::Id("args"),
+                nullable: true,
+                doc: "the slice's args in the args table (null without args)",
+                get: |t, i| t.arg_set_id(ArgOwner::Slice(i)).into(),
+            },
+        ],
+    },
+};

@@ -1,0 +1,342 @@
+//! tracescope-parquet: the model's declared tables (`tracescope_model::TABLES`) as
+//! Parquet files in Hive partitions, `DIR/<table>/trace=<name>/part-0.parquet`, so
+//! Spark, DuckDB, Polars and Trino read `DIR/slices` as one table with a `trace`
+//! column. Columns and ids are those of `tracescope tables` and `query`, typed:
+//! INT64 nanoseconds and ids, DOUBLE, BOOLEAN, UTF-8 strings (dictionary-encoded),
+//! nulls where a value is absent; zstd-compressed.
+//!
+//! Each partition is written in a hidden temporary directory beside its final
+//! place and renamed into it, so a reader never sees half a file and a failed
+//! export leaves what was there before.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical, ZstdLevel};
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type as SchemaType;
+use tracescope_model::{ColumnInfo, ColumnType, Table, Trace, Value, TABLES};
+
+/// Rows per row group: big enough for good compression and dictionary pages,
+/// small enough to keep the buffered columns to tens of MB.
+const ROW_GROUP: usize = 1 << 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}: {1}")]
+    Io(PathBuf, std::io::Error),
+    #[error("writing {0}: {1}")]
+    Parquet(PathBuf, parquet::errors::ParquetError),
+}
+
+/// One file written: its table, trace, path, rows and bytes.
+#[derive(Clone, Debug)]
+pub struct Written {
+    pub table: &'static str,
+    pub trace: String,
+    pub path: PathBuf,
+    pub rows: usize,
+    pub bytes: u64,
+    /// Values that have no Parquet form in their column and were written as null
+    /// (a pid named by a string in the INT64 `pid` column).
+    pub nulled: usize,
+}
+
+/// A value of the `trace=` partition as Hive escapes it (`%XX` for the characters
+/// a path or a partition name cannot hold).
+pub fn hive_escape(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_control() || "\"#%'*/:=?\\\u{7f}{[]^".contains(c) {
+            for b in c.to_string().bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Writes every declared table of each trace (name, trace) under `dir`.
+pub fn export(dir: &Path, traces: &[(String, &Trace)]) -> Result<Vec<Written>, Error> {
+    let mut out = Vec::new();
+    for (name, trace) in traces {
+        for table in TABLES {
+            out.push(write_partition(dir, table, name, trace)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The Parquet type of a declared column.
+fn physical(ty: ColumnType) -> (Physical, Option<LogicalType>) {
+    match ty {
+        ColumnType::Id(_)
+        | ColumnType::Int
+        | ColumnType::Pid
+        | ColumnType::Time
+        | ColumnType::Duration => (Physical::INT64, None),
+        ColumnType::Float | ColumnType::Number => (Physical::DOUBLE, None),
+        ColumnType::Bool => (Physical::BOOLEAN, None),
+        ColumnType::Str => (Physical::BYTE_ARRAY, Some(LogicalType::String)),
+        ColumnType::Json => (Physical::BYTE_ARRAY, Some(LogicalType::Json)),
+    }
+}
+
+/// A pid column may meet a pid named by a string, which INT64 cannot hold.
+fn optional(c: &ColumnInfo) -> bool {
+    c.nullable || c.ty == ColumnType::Pid
+}
+
+fn schema(columns: &[ColumnInfo]) -> parquet::errors::Result<SchemaType> {
+    let fields = columns
+        .iter()
+        .map(|c| {
+            let (p, l) = physical(c.ty);
+            let rep = if optional(c) {
+                Repetition::OPTIONAL
+            } else {
+                Repetition::REQUIRED
+            };
+            SchemaType::primitive_type_builder(c.name, p)
+                .with_repetition(rep)
+                .with_logical_type(l)
+                .build()
+                .map(Arc::new)
+        })
+        .collect::<parquet::errors::Result<Vec<_>>>()?;
+    SchemaType::group_type_builder("schema")
+        .with_fields(fields)
+        .build()
+}
+
+/// One column's buffered values and definition levels (1 present, 0 null).
+enum Buf {
+    Int(Vec<i64>, Vec<i16>),
+    Double(Vec<f64>, Vec<i16>),
+    Bool(Vec<bool>, Vec<i16>),
+    Bytes(Vec<ByteArray>, Vec<i16>),
+}
+
+impl Buf {
+    fn new(ty: ColumnType) -> Buf {
+        match physical(ty).0 {
+            Physical::INT64 => Buf::Int(Vec::new(), Vec::new()),
+            Physical::DOUBLE => Buf::Double(Vec::new(), Vec::new()),
+            Physical::BOOLEAN => Buf::Bool(Vec::new(), Vec::new()),
+            _ => Buf::Bytes(Vec::new(), Vec::new()),
+        }
+    }
+
+    /// Adds a cell; `false` when it has no form in this column (written as null,
+    /// or as 0 / "" / false in a column declared never null).
+    fn push(&mut self, v: &Value<'_>, optional: bool) -> bool {
+        let text = |v: &Value<'_>| -> Option<String> {
+            match v {
+                Value::Null => None,
+                Value::Bool(b) => Some(b.to_string()),
+                Value::Int(i) => Some(i.to_string()),
+                Value::UInt(u) => Some(u.to_string()),
+                Value::Float(f) => Some(f.to_string()),
+                Value::Str(s) => Some(s.to_string()),
+                Value::String(s) | Value::Json(s) => Some(s.clone()),
+            }
+        };
+        let (present, kept) = match self {
+            Buf::Int(vals, defs) => {
+                let x = match v {
+                    Value::Int(i) => Some(*i),
+                    // Above i64::MAX: the same 64 bits (a pid or count written as u64).
+                    Value::UInt(u) => Some(*u as i64),
+                    Value::Bool(b) => Some(*b as i64),
+                    _ => None,
+                };
+                defs.push(x.is_some() as i16);
+                vals.extend(x);
+                (x.is_some(), x.is_some() || *v == Value::Null)
+            }
+            Buf::Double(vals, defs) => {
+                let x = match v {
+                    Value::Int(i) => Some(*i as f64),
+                    Value::UInt(u) => Some(*u as f64),
+                    Value::Float(f) => Some(*f),
+                    _ => None,
+                };
+                defs.push(x.is_some() as i16);
+                vals.extend(x);
+                (x.is_some(), x.is_some() || *v == Value::Null)
+            }
+            Buf::Bool(vals, defs) => {
+                let x = match v {
+                    Value::Bool(b) => Some(*b),
+                    _ => None,
+                };
+                defs.push(x.is_some() as i16);
+                vals.extend(x);
+                (x.is_some(), x.is_some() || *v == Value::Null)
+            }
+            Buf::Bytes(vals, defs) => {
+                let x = text(v);
+                defs.push(x.is_some() as i16);
+                let present = x.is_some();
+                vals.extend(x.map(|s| ByteArray::from(s.into_bytes())));
+                (present, true)
+            }
+        };
+        if !present && !optional {
+            match self {
+                Buf::Int(vals, _) => vals.push(0),
+                Buf::Double(vals, _) => vals.push(0.0),
+                Buf::Bool(vals, _) => vals.push(false),
+                Buf::Bytes(vals, _) => vals.push(ByteArray::from(Vec::new())),
+            }
+            return false;
+        }
+        kept
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Buf::Int(v, d) => (v.clear(), d.clear()),
+            Buf::Double(v, d) => (v.clear(), d.clear()),
+            Buf::Bool(v, d) => (v.clear(), d.clear()),
+            Buf::Bytes(v, d) => (v.clear(), d.clear()),
+        };
+    }
+}
+
+/// Writes one table of one trace into its partition, through a temporary
+/// directory renamed into place.
+pub fn write_partition(
+    dir: &Path,
+    table: &'static Table,
+    name: &str,
+    trace: &Trace,
+) -> Result<Written, Error> {
+    let part = format!("trace={}", hive_escape(name));
+    let table_dir = dir.join(table.name);
+    let final_dir = table_dir.join(&part);
+    let tmp_dir = table_dir.join(format!(".{part}.tmp-{}", std::process::id()));
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |e| Error::Io(p, e)
+    };
+    std::fs::create_dir_all(&tmp_dir).map_err(io(&tmp_dir))?;
+    let file_path = tmp_dir.join("part-0.parquet");
+    let written = write_file(&file_path, table, trace);
+    let (rows, nulled) = match written {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp_dir);
+            return Err(e);
+        }
+    };
+    // Replace what was there: the old partition moves aside, the new one takes its
+    // place, then the old one goes.
+    let old = table_dir.join(format!(".{part}.old-{}", std::process::id()));
+    let had_old = final_dir.exists();
+    if had_old {
+        std::fs::rename(&final_dir, &old).map_err(io(&final_dir))?;
+    }
+    std::fs::rename(&tmp_dir, &final_dir).map_err(io(&final_dir))?;
+    if had_old {
+        std::fs::remove_dir_all(&old).map_err(io(&old))?;
+    }
+    let path = final_dir.join("part-0.parquet");
+    let bytes = std::fs::metadata(&path).map_err(io(&path))?.len();
+    Ok(Written {
+        table: table.name,
+        trace: name.to_string(),
+        path,
+        rows,
+        bytes,
+        nulled,
+    })
+}
+
+/// Rows and nulled values written.
+fn write_file(path: &Path, table: &Table, trace: &Trace) -> Result<(usize, usize), Error> {
+    let pq = |e| Error::Parquet(path.to_path_buf(), e);
+    let columns = table.columns();
+    let schema = Arc::new(schema(&columns).map_err(pq)?);
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).map_err(pq)?))
+            .set_dictionary_enabled(true)
+            .set_created_by(format!("tracescope {}", env!("CARGO_PKG_VERSION")))
+            .build(),
+    );
+    let file = File::create(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    let mut writer = SerializedFileWriter::new(file, schema, props).map_err(pq)?;
+    let mut bufs: Vec<Buf> = columns.iter().map(|c| Buf::new(c.ty)).collect();
+    let (mut rows, mut pending, mut nulled) = (0usize, 0usize, 0usize);
+    let mut failed: Option<Error> = None;
+    table.for_each_row(trace, |cells| {
+        if failed.is_some() {
+            return;
+        }
+        for ((b, v), c) in bufs.iter_mut().zip(cells).zip(&columns) {
+            nulled += !b.push(v, optional(c)) as usize;
+        }
+        rows += 1;
+        pending += 1;
+        if pending == ROW_GROUP {
+            if let Err(e) = flush(&mut writer, &mut bufs, &columns) {
+                failed = Some(pq(e));
+            }
+            pending = 0;
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if pending > 0 || rows == 0 {
+        flush(&mut writer, &mut bufs, &columns).map_err(pq)?;
+    }
+    writer.close().map_err(pq)?;
+    Ok((rows, nulled))
+}
+
+/// Definition levels for an optional column.
+fn defs(opt: bool, d: &[i16]) -> Option<&[i16]> {
+    opt.then_some(d)
+}
+
+/// Writes the buffered rows as one row group.
+fn flush(
+    writer: &mut SerializedFileWriter<File>,
+    bufs: &mut [Buf],
+    columns: &[ColumnInfo],
+) -> parquet::errors::Result<()> {
+    let mut rg = writer.next_row_group()?;
+    let mut k = 0;
+    while let Some(mut col) = rg.next_column()? {
+        let opt = optional(&columns[k]);
+        match &bufs[k] {
+            Buf::Int(v, d) => {
+                col.typed::<Int64Type>()
+                    .write_batch(v, defs(opt, d), None)?;
+            }
+            Buf::Double(v, d) => {
+                col.typed::<DoubleType>()
+                    .write_batch(v, defs(opt, d), None)?;
+            }
+            Buf::Bool(v, d) => {
+                col.typed::<BoolType>().write_batch(v, defs(opt, d), None)?;
+            }
+            Buf::Bytes(v, d) => {
+                col.typed::<ByteArrayType>()
+                    .write_batch(v, defs(opt, d), None)?;
+            }
+        }
+        col.close()?;
+        bufs[k].clear();
+        k += 1;
+    }
+    rg.close()?;
+    Ok(())
+}

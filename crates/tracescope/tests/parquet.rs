@@ -1,0 +1,175 @@
+//! `tracescope export --format parquet` read back by DuckDB and pyarrow (installed
+//! by scripts/setup): per table and trace, the same row counts and sums as
+//! `tracescope tables`, the Hive `trace` column, typed columns and nulls.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_tracescope")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/sql")
+        .join(name)
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tracescope-pq-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// (table, numeric column summed) checked for every trace.
+const CHECKS: &[(&str, &str)] = &[
+    ("slices", "dur_ns"),
+    ("slices", "parent_id"),
+    ("threads", "id"),
+    ("instants", "ts_ns"),
+    ("async_slices", "dur_ns"),
+    ("flows", "from_ts_ns"),
+    ("counters", "value"),
+    ("args", "arg_set_id"),
+    ("metadata", "id"),
+];
+
+/// Rows and the sum of `column` (numbers only; nulls and strings skipped) as
+/// `tracescope tables` prints them.
+fn from_tables(file: &Path, table: &str, column: &str) -> (u64, f64) {
+    let out = Command::new(bin())
+        .args(["tables", file.to_str().unwrap(), "--table", table])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut n = 0;
+    let mut sum = 0.0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        n += 1;
+        sum += v[column].as_f64().unwrap_or(0.0);
+    }
+    (n, sum)
+}
+
+const READ_BACK: &str = r#"
+import json, sys
+import duckdb, pyarrow.dataset as ds, pyarrow.compute as pc
+out, checks = sys.argv[1], json.loads(sys.argv[2])
+res = {}
+for table, col in checks:
+    glob = f"{out}/{table}/*/*.parquet"
+    rows = duckdb.sql(f"SELECT trace, COUNT(*), COALESCE(SUM({col}), 0) FROM read_parquet('{glob}', hive_partitioning=true) GROUP BY trace").fetchall()
+    t = ds.dataset(f"{out}/{table}", format="parquet", partitioning="hive").to_table()
+    for trace in set(t.column("trace").to_pylist()):
+        part = t.filter(pc.equal(t.column("trace"), trace))
+        s = pc.sum(part.column(col)).as_py() or 0
+        res[f"pyarrow {table}.{col} {trace}"] = [part.num_rows, float(s)]
+    for trace, n, s in rows:
+        res[f"duckdb {table}.{col} {trace}"] = [n, float(s)]
+types = duckdb.sql(f"DESCRIBE SELECT * FROM read_parquet('{out}/slices/*/*.parquet', hive_partitioning=true)").fetchall()
+res["types"] = {name: ty for name, ty, *_ in types}
+print(json.dumps(res))
+"#;
+
+#[test]
+fn duckdb_and_pyarrow_read_the_export_as_tables_prints_it() {
+    let py_ok = Command::new("python3")
+        .args(["-c", "import duckdb, pyarrow"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        py_ok,
+        "python3 with duckdb and pyarrow is needed: run scripts/setup"
+    );
+    let out = tmp("interop");
+    let files = [fixture("browser.json"), fixture("renderer.json")];
+    let run = Command::new(bin())
+        .args([
+            "export",
+            "--format",
+            "parquet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args(&files)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).to_string();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.starts_with(&format!(
+            "wrote 17 tables of 2 traces to {}:",
+            out.display()
+        )),
+        "{stdout}"
+    );
+    // renderer.json names a process and a thread "gpu" / "main": INT64 pid columns
+    // cannot hold them, and the report says so.
+    assert!(
+        stdout.contains("pids named by strings were written as null"),
+        "{stdout}"
+    );
+    assert!(out
+        .join("slices/trace=browser.json/part-0.parquet")
+        .is_file());
+    let checks: Vec<[&str; 2]> = CHECKS.iter().map(|(t, c)| [*t, *c]).collect();
+    let py = Command::new("python3")
+        .args(["-c", READ_BACK, out.to_str().unwrap()])
+        .arg(serde_json::to_string(&checks).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    let got: serde_json::Value = serde_json::from_slice(&py.stdout).unwrap();
+    for (table, col) in CHECKS {
+        for f in &files {
+            let name = f.file_name().unwrap().to_str().unwrap();
+            let (n, sum) = from_tables(f, table, col);
+            for reader in ["duckdb", "pyarrow"] {
+                let key = format!("{reader} {table}.{col} {name}");
+                let v = &got[&key];
+                let (rn, rs) = (v[0].as_u64().unwrap_or(0), v[1].as_f64().unwrap_or(0.0));
+                assert_eq!((rn, rs), (n, sum), "{key}");
+            }
+        }
+    }
+    let types = &got["types"];
+    assert_eq!(types["ts_ns"], "BIGINT");
+    assert_eq!(types["name"], "VARCHAR");
+    assert_eq!(types["did_not_finish"], "BOOLEAN");
+    assert_eq!(types["trace"], "VARCHAR");
+    // Exporting again replaces the partitions, leaving no temporary directories.
+    let again = Command::new(bin())
+        .args([
+            "export",
+            "--format",
+            "parquet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .arg(&files[0])
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    let names: Vec<String> = std::fs::read_dir(out.join("slices"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut names = names;
+    names.sort();
+    assert_eq!(names, ["trace=browser.json", "trace=renderer.json"]);
+    std::fs::remove_dir_all(&out).unwrap();
+}
