@@ -78,7 +78,10 @@ export class Analysis {
     this.profiled = this.profile.sources.length > 0;
     if (this.profiled) {
       this.profile.open({ t0: null, t1: null, threads: null, label: 'Whole trace' });
-      this.tabs.enable('profile');
+      // A CPU profile's tab is there from the start (as before slices had trees); a
+      // trace of slices only gets it from the Profile button or a range, so closing
+      // the details (Escape) still closes the panel.
+      if (this.profile.sources.includes('samples')) this.tabs.enable('profile');
       const b = $('profile-button');
       b.hidden = false;
       b.addEventListener('click', () => this.tabs.show('profile'));
