@@ -35,10 +35,12 @@ pub struct Options<'a> {
     pub output: Option<&'a PathBuf>,
 }
 
-pub fn run(path: &Path, o: &Options) -> Result<()> {
+pub fn run(inputs: &crate::load::Inputs, o: &Options) -> Result<()> {
     // Checked before the trace is read: a refused output costs nothing.
-    let file = o.output.map(|p| Output::file(p, &[path])).transpose()?;
-    let trace = crate::load::load_until_exit(path)?;
+    let paths: Vec<PathBuf> = inputs.files()?.into_iter().map(|f| f.path).collect();
+    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let file = o.output.map(|p| Output::file(p, &refs)).transpose()?;
+    let trace = inputs.load_until_exit()?;
     let mut out: Box<dyn Write> = match &file {
         Some(f) => Box::new(f.writer()?),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
@@ -52,10 +54,7 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
             .map_err(anyhow::Error::from),
         Format::Svg => {
             let mut opts = inferno::flamegraph::Options::default();
-            opts.title = format!(
-                "{} CPU profile",
-                path.file_name().map_or("".into(), |n| n.to_string_lossy())
-            );
+            opts.title = format!("{} CPU profile", inputs.title());
             opts.count_name = match o.weight {
                 Weight::Samples => "samples".into(),
                 Weight::Time => "µs".into(),

@@ -2,8 +2,6 @@
 //! grouped by name, thread or category with count, total, self, thread time,
 //! average, minimum and maximum; counters with min/max/average.
 
-use std::path::Path;
-
 use anyhow::Result;
 use serde_json::{json, Value};
 use tracescope_model::analysis::{
@@ -37,8 +35,8 @@ pub struct Options<'a> {
     pub json: bool,
 }
 
-pub fn run(path: &Path, o: &Options) -> Result<()> {
-    let trace = crate::load::load_until_exit(path)?;
+pub fn run(inputs: &crate::load::Inputs, o: &Options) -> Result<()> {
+    let trace = inputs.load_until_exit()?;
     let v = summary_json(trace, o)?;
     if o.json {
         println!("{v}");
