@@ -15,7 +15,8 @@ pub fn stats_json(trace: &Trace) -> Value {
         .diagnostics
         .sorted()
         .into_iter()
-        .map(|d| json!({"kind": d.kind.as_str(), "severity": d.kind.severity().as_str(), "count": d.count, "offset": d.offset, "example": d.example}))
+        // Of several files, the offset within the file the example names.
+        .map(|d| json!({"kind": d.kind.as_str(), "severity": d.kind.severity().as_str(), "count": d.count, "offset": trace.text_at(d.offset).1, "example": d.example}))
         .collect();
     json!({
         "format": s.format,
