@@ -187,7 +187,6 @@ impl Trace {
         info.events = events;
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
         let origins = label_processes(&mut tables, &facts.process_file, &names);
-        drop(top);
         drop(read);
         drop(texts);
         let inputs = files

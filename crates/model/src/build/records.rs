@@ -304,34 +304,42 @@ impl Records {
             }
         }
         for r in &mut self.instants {
-            (r.offset += base, t(&mut r.ts));
+            r.offset += base;
+            t(&mut r.ts);
             r.args = r.args.moved(base);
         }
         for r in &mut self.asyncs {
-            (r.offset += base, t(&mut r.ts));
+            r.offset += base;
+            t(&mut r.ts);
             r.args = r.args.moved(base);
         }
         for r in &mut self.flows {
-            (r.offset += base, t(&mut r.ts));
+            r.offset += base;
+            t(&mut r.ts);
         }
         for r in &mut self.flows_v2 {
             r.offset += base;
         }
         for r in &mut self.counters {
-            (r.offset += base, t(&mut r.ts));
+            r.offset += base;
+            t(&mut r.ts);
         }
         for r in &mut self.objects {
-            (r.offset += base, t(&mut r.ts));
+            r.offset += base;
+            t(&mut r.ts);
             r.args = r.args.moved(base);
         }
         for r in &mut self.profiles {
-            (r.offset += base, t(&mut r.start));
+            r.offset += base;
+            t(&mut r.start);
         }
         for r in &mut self.chunks {
-            (r.offset += base, t(&mut r.ts));
+            r.offset += base;
+            t(&mut r.ts);
         }
         for r in &mut self.samples {
-            (r.offset += base, t(&mut r.ts));
+            r.offset += base;
+            t(&mut r.ts);
             r.stack = r.stack.moved(base);
         }
         for r in &mut self.metadata {
@@ -344,7 +352,8 @@ impl Records {
             r.args = r.args.moved(base);
         }
         for (offset, args) in &mut self.tracing_started {
-            (*offset += base, *args = args.moved(base));
+            *offset += base;
+            *args = args.moved(base);
         }
         for e in &mut self.thread_end {
             if *e != NO_TIME {
