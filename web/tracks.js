@@ -245,20 +245,24 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
  */
 export function rasterInstants(raster, tiles, scale, dpr, top, theme) {
   const edge = pack(theme.fg);
-  for (const tile of tiles) {
-    const ins = tile.data.instants;
-    if (!ins) continue;
-    const p = prepared(tile, theme);
-    for (let i = 0; i < ins.ts.length; i++) {
-      const x = scale.toPx(ins.ts[i]);
-      if (x < -6 || x > scale.width + 6) continue;
-      const cx = x * dpr;
-      // A triangle 9 px wide narrowing over 8 lines, with a dark edge.
-      for (let l = 0; l < 8 * dpr; l++) {
-        const half = (4.5 * dpr * (8 * dpr - l)) / (8 * dpr);
-        const y = Math.round(top + dpr + l);
-        raster.span(y, cx - half - dpr * 0.5, cx + half + dpr * 0.5, edge);
-        if (half > dpr) raster.span(y, cx - half + dpr * 0.5, cx + half - dpr * 0.5, p.instants[i]);
+  // Two passes, all dark edges and then all fills, so instants closer than a flag's
+  // width merge into one outlined band instead of a smear of edges.
+  for (const pass of [0, 1]) {
+    for (const tile of tiles) {
+      const ins = tile.data.instants;
+      if (!ins) continue;
+      const p = prepared(tile, theme);
+      for (let i = 0; i < ins.ts.length; i++) {
+        const x = scale.toPx(ins.ts[i]);
+        if (x < -6 || x > scale.width + 6) continue;
+        const cx = x * dpr;
+        // A triangle 9 px wide narrowing over 8 lines, with a dark edge.
+        for (let l = 0; l < 8 * dpr; l++) {
+          const half = (4.5 * dpr * (8 * dpr - l)) / (8 * dpr);
+          const y = Math.round(top + dpr + l);
+          if (pass === 0) raster.span(y, cx - half - dpr * 0.5, cx + half + dpr * 0.5, edge);
+          else if (half > dpr) raster.span(y, cx - half + dpr * 0.5, cx + half - dpr * 0.5, p.instants[i]);
+        }
       }
     }
   }
