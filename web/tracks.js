@@ -3,6 +3,7 @@
 import { colorFor, needsDarkText } from './colors.js';
 import { pack } from './raster.js';
 import { ROW_H } from './layout.js';
+import { formatValue } from './format.js';
 import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
 
 /** @typedef {import('./types.js').SliceTile} SliceTile */
@@ -361,4 +362,37 @@ export function drawCounter(ctx, pts, scale, x0, y, h, min, max, color) {
   ctx.strokeStyle = color;
   ctx.lineWidth = 1;
   ctx.stroke();
+}
+
+/**
+ * The scale of a counter chart, written in its top-left corner: the value at its
+ * top, and the one at its bottom when that is below zero (charts start at 0).
+ * @param {number} min
+ * @param {number} max
+ */
+export function counterScaleText(min, max) {
+  const lo = Math.min(0, min);
+  return lo < 0 ? `${formatValue(max)} (min ${formatValue(lo)})` : formatValue(max);
+}
+
+/**
+ * Write a counter's scale over its chart, on a faint background (canvas px).
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} text
+ * @param {number} x
+ * @param {number} y
+ * @param {Theme} theme
+ */
+export function drawCounterScale(ctx, text, x, y, theme) {
+  ctx.save();
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.textBaseline = 'top';
+  const w = textWidth(ctx, text);
+  ctx.globalAlpha = 0.75;
+  ctx.fillStyle = theme.bg;
+  ctx.fillRect(x, y, w + 6, 13);
+  ctx.globalAlpha = 1;
+  ctx.fillStyle = theme.muted;
+  ctx.fillText(text, x + 3, y + 1.5);
+  ctx.restore();
 }
