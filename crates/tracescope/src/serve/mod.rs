@@ -172,6 +172,8 @@ fn open_browser(url: &str) {
 #[cfg(test)]
 mod analysis_tests;
 #[cfg(test)]
+mod params_fuzz_tests;
+#[cfg(test)]
 mod query_tests;
 #[cfg(test)]
 pub(crate) mod tests;
