@@ -4,6 +4,7 @@ import { colorFor, needsDarkText } from './colors.js';
 import { pack } from './raster.js';
 import { ROW_H } from './layout.js';
 import { formatValue } from './format.js';
+import { DIAMOND } from './snapshots.js';
 import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
 
 /** @typedef {import('./types.js').SliceTile} SliceTile */
@@ -188,6 +189,9 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
   // An item crossing a tile edge is in both tiles: mark and name it once, since
   // text drawn twice looks bold.
   const done = new Set();
+  // Snapshots of every tile: an object's name may be drawn from a tile that does
+  // not hold the snapshot next to it.
+  const diamonds = tiles.some((t) => t.data.snapshots) ? diamondsByRow(tiles) : null;
   for (const tile of tiles) {
     const d = tile.data;
     const p = prepared(tile, theme);
@@ -219,18 +223,60 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
         ctx.strokeRect(x0 + Math.max(x, -2) + 1, yy + 1, Math.max(2, Math.min(w, width + 4) - 2), ROW_H - 3);
       }
       if (w < 20) continue;
-      const left = Math.max(x, 0) + 3;
-      const avail = Math.min(x + w, width) - left - 3;
-      if (avail < 12) continue;
       let name = d.strings[d.name[i]] ?? '';
       if (d.count && d.count[i] > 1) name = `${name} (+${d.count[i] - 1})`;
       if (f & FLAG_DID_NOT_FINISH) name += ' (did not finish)';
+      let left = Math.max(x, 0) + 3;
+      // An object's name starts after the snapshot diamonds over its first letters.
+      const here = diamonds?.get(row[i]);
+      if (here) left = pastDiamonds(here, left, t0, r, Math.min(24, textWidth(ctx, name)));
+      const avail = Math.min(x + w, width) - left - 3;
+      if (avail < 12) continue;
       const text = fitText(ctx, name, avail);
       if (text === null) continue;
       ctx.fillStyle = p.darkText[i] ? theme.textDark : theme.textLight;
       ctx.fillText(text, x0 + left, yy + ROW_H / 2);
     }
   }
+}
+
+/**
+ * Snapshot times of some tiles by row, each row's in time order.
+ * @param {Array<{data: SliceTile}>} tiles
+ */
+function diamondsByRow(tiles) {
+  /** @type {Map<number, number[]>} */
+  const out = new Map();
+  for (const { data } of tiles) {
+    const snaps = data.snapshots;
+    if (!snaps) continue;
+    for (let i = 0; i < snaps.ts.length; i++) {
+      const list = out.get(snaps.row[i]);
+      if (list) list.push(snaps.ts[i]);
+      else out.set(snaps.row[i], [snaps.ts[i]]);
+    }
+  }
+  for (const list of out.values()) list.sort((a, b) => a - b);
+  return out;
+}
+
+/**
+ * Where a name that would start at `left` (px) starts instead so that no diamond
+ * at `times` (ns, sorted) covers its first `textW` px: after each diamond there.
+ * @param {number[]} times
+ * @param {number} left
+ * @param {number} t0
+ * @param {number} nsPerPx
+ * @param {number} textW
+ */
+export function pastDiamonds(times, left, t0, nsPerPx, textW) {
+  for (const t of times) {
+    const x = (t - t0) / nsPerPx;
+    if (x + DIAMOND < left) continue;
+    if (x - DIAMOND > left + textW) break;
+    left = x + DIAMOND + 3;
+  }
+  return left;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prepareSlices, mergeCounterTiles, rasterSlices, rasterInstants, counterScaleText } from '../tracks.js';
+import { prepareSlices, mergeCounterTiles, rasterSlices, rasterInstants, counterScaleText, pastDiamonds } from '../tracks.js';
 import { Raster, pack, toRgb } from '../raster.js';
 import { colorFor } from '../colors.js';
 
@@ -82,4 +82,13 @@ test('instants closer than a flag: one band, no dark edge between them', () => {
   // On the top line, between the two flags' centres, every pixel is fill.
   for (let x = 20; x <= 26; x++) assert.equal(px(x, 1), fill, `x ${x}`);
   assert.deepEqual([px(15, 1), px(30, 1)], [pack('rgb(0 0 0)'), pack('rgb(0 0 0)')], 'the band keeps its outer edges');
+});
+
+test("an object's name starts after the snapshot diamonds it would run into", () => {
+  // A name 30 px wide at 13 px; diamonds (5 px half width) at 15, 22 and 50 px
+  // (each within the name once it moved), one far later at 200.
+  assert.equal(pastDiamonds([15, 22, 50, 200], 13, 0, 1, 30), 50 + 5 + 3);
+  assert.equal(pastDiamonds([200], 13, 0, 1, 30), 13, 'a diamond further on leaves it');
+  assert.equal(pastDiamonds([2], 13, 0, 1, 30), 13, 'a diamond before it too');
+  assert.equal(pastDiamonds([1000, 1010], 10, 0, 100, 30), 10 + 5 + 3, 'in ns at 100 ns/px');
 });
