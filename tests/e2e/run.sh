@@ -10,7 +10,7 @@
 #    a corpus trace in ../shared (corpus tier: each test skipped, saying so, without it).
 #  - multi.test.mjs: several traces on one timeline (tests/fixtures/multi).
 #  - workbench.test.mjs: track layout, pin, hide, filter, drag, instants, filmstrip,
-#    URL hash, theme, export, empty traces, on tests/fixtures/timeline.
+#    URL hash, theme, export, empty and objects-only traces, on tests/fixtures/timeline.
 # Screenshots go to artifacts/screenshots/ at the repository root.
 # Needs: chromium (apt-get install chromium), node >= 20, cargo.
 set -euo pipefail
