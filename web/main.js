@@ -40,7 +40,8 @@ async function main() {
   document.title = `${summary.name} · tracescope`;
   $('trace-name').textContent = summary.name;
   const n = summary.processes.length;
-  $('trace-facts').textContent = `${formatCount(summary.events)} event${summary.events === 1 ? '' : 's'} · ${formatCount(n)} process${n === 1 ? '' : 'es'}`;
+  const facts = $('trace-facts');
+  facts.textContent = facts.title = `${formatCount(summary.events)} event${summary.events === 1 ? '' : 's'} · ${formatCount(n)} process${n === 1 ? '' : 'es'}`;
   setupDiagnostics(/** @type {HTMLButtonElement} */ ($('diag-badge')), $('diag-popup'), summary.diagnostics);
   const help = setupHelp($('help'));
   $('help-button').addEventListener('click', () => help.toggle());

@@ -8,8 +8,9 @@
 #    the fixtures;
 #  - examples.test.mjs, analysis.test.mjs: the same on the format guides' examples and
 #    a corpus trace in ../shared (corpus tier: each test skipped, saying so, without it).
+#  - multi.test.mjs: several traces on one timeline (tests/fixtures/multi).
 #  - workbench.test.mjs: track layout, pin, hide, filter, drag, instants, filmstrip,
-#    URL hash, theme, export, empty traces, on tests/fixtures/timeline.
+#    URL hash, theme, export, empty and objects-only traces, on tests/fixtures/timeline.
 #  - aggregate.test.mjs: call trees, flame graph and sandwich of slices, search over
 #    every field with its list, exact details (tests/fixtures/aggregate-*.json).
 # Screenshots go to artifacts/screenshots/ at the repository root.
@@ -33,6 +34,6 @@ cd "$HERE"
 mkdir -p "$SCREENSHOTS"
 if [ "$#" -eq 0 ]; then
   set -- page.test.mjs analysis-page.test.mjs fixtures.test.mjs fixtures-analysis.test.mjs examples.test.mjs analysis.test.mjs \
-    token.test.mjs query.test.mjs workbench.test.mjs aggregate.test.mjs
+    token.test.mjs query.test.mjs workbench.test.mjs multi.test.mjs aggregate.test.mjs
 fi
 node --test --test-concurrency=1 "$@"

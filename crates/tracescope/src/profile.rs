@@ -67,10 +67,12 @@ fn weight(o: &Options, source: Source) -> Weight {
     })
 }
 
-pub fn run(path: &Path, o: &Options) -> Result<()> {
+pub fn run(inputs: &crate::load::Inputs, o: &Options) -> Result<()> {
     // Checked before the trace is read: a refused output costs nothing.
-    let file = o.output.map(|p| Output::file(p, &[path])).transpose()?;
-    let trace = crate::load::load_until_exit(path)?;
+    let paths: Vec<PathBuf> = inputs.files()?.into_iter().map(|f| f.path).collect();
+    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let file = o.output.map(|p| Output::file(p, &refs)).transpose()?;
+    let trace = inputs.load_until_exit()?;
     let source = source(trace, o.from);
     if o.from == From::Auto && source == Source::Slices {
         eprintln!("tracescope: no CPU samples in this trace: stacks of slices (--from slices)");
@@ -90,7 +92,7 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
             let mut opts = inferno::flamegraph::Options::default();
             opts.title = format!(
                 "{} {}",
-                path.file_name().map_or("".into(), |n| n.to_string_lossy()),
+                inputs.title(),
                 match source {
                     Source::Samples => "CPU profile",
                     Source::Slices => "slices",

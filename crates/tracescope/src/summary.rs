@@ -4,8 +4,6 @@
 //! thread time; filtered by name, category and thread; counters with
 //! min/max/average.
 
-use std::path::Path;
-
 use anyhow::{Context, Result};
 use regex::Regex;
 use serde_json::{json, Value};
@@ -54,8 +52,8 @@ fn regex(flag: &str, re: Option<&str>) -> Result<Option<Regex>> {
         .transpose()
 }
 
-pub fn run(path: &Path, o: &Options) -> Result<()> {
-    let trace = crate::load::load_until_exit(path)?;
+pub fn run(inputs: &crate::load::Inputs, o: &Options) -> Result<()> {
+    let trace = inputs.load_until_exit()?;
     let v = summary_json(trace, o)?;
     if o.json {
         println!("{v}");
