@@ -11,18 +11,12 @@ server's startup report (index build time and memory).
 """
 import http.client, json, subprocess, sys, time, re
 
+from viewserver import start_view
+
 trace = sys.argv[1]
 binary = sys.argv[2] if len(sys.argv) > 2 else "target/release/tracescope"
 t_start = time.time()
-proc = subprocess.Popen([binary, "view", "--no-open", trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-port = None
-while port is None:
-    line = proc.stdout.readline()
-    if not line:
-        sys.exit("server exited: " + proc.stderr.read())
-    m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-    if m:
-        port = int(m.group(1))
+proc, port = start_view(binary, trace)
 ready = time.time() - t_start
 conn = http.client.HTTPConnection("127.0.0.1", port)
 times = {}

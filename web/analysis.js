@@ -1,11 +1,11 @@
 // Wires the analysis together: a range (shift-drag, M) or a name ("select all with
-// this name") opens the Range tab; the Profile tab follows the range (or the whole
-// trace); stack frames, objects and snapshots picked on the timeline fill the
-// details panel.
+// this name") opens the Range tab; the Profile tab (call trees, flame graph and
+// sandwich of slices or CPU samples) follows the range (or the whole trace); stack
+// frames, objects and snapshots picked on the timeline fill the details panel.
 import { Tabs } from './tabs.js';
 import { RangePanel } from './rangepanel.js';
-import { ProfilePanel } from './profilepanel.js';
-import { rangeTracks, profileTracks } from './range.js';
+import { ProfilePanel, threadChoices, threadsOf } from './profilepanel.js';
+import { rangeTracks } from './range.js';
 import { formatLocation, str } from './calltree.js';
 import { formatDuration, formatTime } from './format.js';
 
@@ -34,11 +34,17 @@ export class Analysis {
     this.samples = new Set();
     /** @type {Map<string, string>} track names by id */
     const names = new Map();
+    /** @type {Map<string, string>} what a track is part of: its process */
+    this.processOf = new Map();
     for (const p of s.processes) {
-      for (const t of p.tracks) names.set(t.id, t.name);
+      for (const t of p.tracks) {
+        names.set(t.id, t.name);
+        this.processOf.set(t.id, p.label);
+      }
       for (const th of p.threads) {
         for (const t of th.tracks) {
           names.set(t.id, t.name);
+          this.processOf.set(t.id, p.label);
           if (t.kind === 'samples') this.samples.add(t.id);
         }
       }
@@ -55,7 +61,8 @@ export class Analysis {
     };
     this.tabs.onClose = () => tl.store.set({ tab: null });
     $('bottom-close').addEventListener('click', () => this.tabs.setOpen(false));
-    details.onShow = (front) => (front ? this.tabs.show('details') : this.tabs.offer('details'));
+    // While the user walks through the search's list, the list stays in front.
+    details.onShow = (front) => (front && this.tabs.active !== 'search' ? this.tabs.show('details') : this.tabs.offer('details'));
     details.onHide = () => this.tabs.remove('details');
     details.onSelectAll = (name) => this.selectAll(name);
     this.range = new RangePanel($('range-panel'), api, this.origin,
@@ -66,16 +73,29 @@ export class Analysis {
         tl.requestDraw();
       },
       (id) => names.get(id) ?? null);
-    this.profile = new ProfilePanel($('profile-panel'), api, onHover);
-    if (this.samples.size) {
-      this.profile.open({ t0: null, t1: null, tracks: null, label: 'Whole trace' });
-      this.tabs.enable('profile');
+    this.profile = new ProfilePanel($('profile-panel'), api, onHover, threadChoices(s));
+    /** Whether the trace has anything to aggregate (slices or CPU samples). */
+    this.profiled = this.profile.sources.length > 0;
+    if (this.profiled) {
+      this.profile.open({ t0: null, t1: null, threads: null, label: 'Whole trace' });
+      // A CPU profile's tab is there from the start (as before slices had trees); a
+      // trace of slices only gets it from the Profile button or a range, so closing
+      // the details (Escape) still closes the panel.
+      if (this.profile.sources.includes('samples')) this.tabs.enable('profile');
       const b = $('profile-button');
       b.hidden = false;
       b.addEventListener('click', () => this.tabs.show('profile'));
     }
+    this.names = names;
     tl.onRange = (r) => this.setRange(r);
     this.itemSeq = 0;
+  }
+
+  /** A track's label and its process's ("CrRendererMain (tid 7) · Renderer (pid 3)"). @param {string} id */
+  trackName(id) {
+    const n = this.names.get(id);
+    const p = this.processOf.get(id);
+    return n ? (p ? `${n} · ${p}` : n) : id;
   }
 
   /** Show the statistics (and profile) of a range, and mark it on the timeline. @param {Range} r */
@@ -88,8 +108,8 @@ export class Analysis {
     const by = prev && prev.name === null ? prev.by : 'name';
     this.range.open({ t0: r.t0, t1: r.t1, tracks: rangeTracks(r.tracks), name: null, by }, `Range of ${span} · ${where}`);
     this.tabs.show('range');
-    if (this.samples.size) {
-      this.profile.open({ t0: r.t0, t1: r.t1, tracks: profileTracks(r.tracks, this.samples),
+    if (this.profiled) {
+      this.profile.open({ t0: r.t0, t1: r.t1, threads: threadsOf(r.tracks),
         label: `Range ${formatTime(r.t0 - this.origin)} – ${formatTime(r.t1 - this.origin)} · ${where}` });
       this.tabs.offer('profile');
     }
@@ -100,7 +120,7 @@ export class Analysis {
     this.tl.store.set({ mark: null, highlight: null });
     this.range.clear();
     this.tabs.remove('range');
-    if (this.samples.size) this.profile.open({ t0: null, t1: null, tracks: null, label: 'Whole trace' });
+    if (this.profiled) this.profile.open({ t0: null, t1: null, threads: null, label: 'Whole trace' });
   }
 
   /** Statistics of every slice named `name` over the whole trace, per thread. @param {string} name */

@@ -68,7 +68,9 @@ export async function getJSON(url, signal) {
  * @typedef {{t0: number, t1: number, tracks: string[]|null, name: string|null,
  *   by: import('./types.js').GroupBy}} RangeQuery
  * @typedef {{t0: number|null, t1: number|null, tracks: string[]|null,
- *   view: 'top-down'|'bottom-up', maxNodes?: number}} ProfileQuery
+ *   view: 'top-down'|'bottom-up'|'functions'|'sandwich', maxNodes?: number,
+ *   source?: 'samples'|'slices', threads?: number[]|null, filter?: string, regex?: boolean,
+ *   fn?: {name: string, url: string|null, line: number, column: number}}} ProfileQuery
  */
 
 /**
@@ -84,6 +86,24 @@ export function rangeParams(q) {
 }
 
 /**
+ * @typedef {{q: string, regex: boolean, offset?: number, limit?: number, sort?: 'time'|'duration',
+ *   order?: 'asc'|'desc', until?: 'page'|'done', wait?: number, fields?: string}} SearchQuery
+ */
+
+/**
+ * Query string of a search request.
+ * @param {SearchQuery} q
+ */
+export function searchParams(q) {
+  const p = new URLSearchParams({ q: q.q, regex: q.regex ? '1' : '0' });
+  for (const k of /** @type {const} */ (['offset', 'limit', 'sort', 'order', 'until', 'wait', 'fields'])) {
+    const v = q[k];
+    if (v !== undefined) p.set(k, String(v));
+  }
+  return p.toString();
+}
+
+/**
  * Query string of a profile request; no times means the whole trace.
  * @param {ProfileQuery} q
  */
@@ -94,7 +114,19 @@ export function profileParams(q) {
     p.set('t1', String(Math.ceil(q.t1)));
   }
   if (q.tracks) p.set('tracks', q.tracks.join(','));
+  if (q.threads) p.set('threads', q.threads.join(','));
+  if (q.source) p.set('source', q.source);
+  if (q.filter) {
+    p.set('filter', q.filter);
+    if (q.regex) p.set('regex', '1');
+  }
   p.set('view', q.view);
+  if (q.fn) {
+    p.set('name', q.fn.name);
+    if (q.fn.url) p.set('url', q.fn.url);
+    if (q.fn.line >= 0) p.set('line', String(q.fn.line));
+    if (q.fn.column >= 0) p.set('column', String(q.fn.column));
+  }
   p.set('max_nodes', String(q.maxNodes ?? 20000));
   return p.toString();
 }
@@ -307,13 +339,14 @@ export class Api {
   }
 
   /**
-   * @param {string} q
-   * @param {boolean} regex
+   * A page of a search's matches: `/api/search` (the server keeps the search while
+   * its pages are asked for).
+   * @param {SearchQuery} q
    * @param {AbortSignal} [signal]
    * @returns {Promise<import('./types.js').SearchAnswer>}
    */
-  search(q, regex, signal) {
-    return getJSON(`${this.base}/api/search?q=${encodeURIComponent(q)}&regex=${regex ? 1 : 0}&limit=1000`, signal);
+  search(q, signal) {
+    return getJSON(`${this.base}/api/search?${searchParams(q)}`, signal);
   }
 
   /**
@@ -339,10 +372,10 @@ export class Api {
   }
 
   /**
-   * A CPU-profile call tree: `/api/profile`.
+   * A call tree, a function table or a sandwich: `/api/profile`.
    * @param {ProfileQuery} q
    * @param {AbortSignal} [signal]
-   * @returns {Promise<import('./types.js').ProfileAnswer>}
+   * @returns {Promise<any>} ProfileAnswer, FunctionsAnswer or SandwichAnswer by view
    */
   profile(q, signal) {
     return getJSON(`${this.base}/api/profile?${profileParams(q)}`, signal);

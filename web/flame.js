@@ -1,7 +1,10 @@
-// The flame graph of a top-down call tree: an icicle (callers above callees),
-// each node as wide as its total time. Zooming into a node makes it full width;
-// its ancestors stay above it, full width, as the way back out.
+// The flame graph of a call tree: an icicle (callers above callees, or, flipped,
+// roots at the bottom as for a callers tree), each node as wide as its total
+// time, siblings heaviest first (left-heavy, as speedscope's). Zooming into a node
+// makes it full width; its ancestors stay above it, full width, as the way back
+// out. The same layout exports as a standalone SVG.
 import { colorFor, needsDarkText } from './colors.js';
+import { esc, formatDuration } from './format.js';
 import { fitText } from './tracks.js';
 
 /** @typedef {import('./types.js').ProfileNodes} ProfileNodes */
@@ -80,6 +83,14 @@ function push(out, node, x, w, depth, ancestor) {
 }
 
 /**
+ * The level drawn at row `row` from the top: levels go down, or up when flipped.
+ * @param {FlameLayout} l @param {number} row @param {boolean} flip
+ */
+export function levelAt(l, row, flip) {
+  return flip ? l.levels - 1 - row : row;
+}
+
+/**
  * The box at fraction `fx` of the width on level `level`, or -1.
  * @param {FlameLayout} l
  * @param {number} fx
@@ -93,25 +104,29 @@ export function flameHit(l, fx, level) {
 }
 
 /**
- * Paint the layout: `width` px wide, from y = 0; boxes under half a pixel are skipped.
+ * Paint the layout: `width` px wide, from y = 0; boxes under half a pixel are
+ * skipped. Boxes `dim` says no to are drawn faded (a search that found others).
  * @param {CanvasRenderingContext2D} ctx
  * @param {FlameLayout} l
  * @param {(node: number) => string} nameOf
  * @param {number} width
  * @param {{dark: boolean, bg: string, fg: string, muted: string}} theme
  * @param {number} hover box index under the pointer, or -1
+ * @param {{flip?: boolean, dim?: ((node: number) => boolean)|null}} [opts]
  */
-export function drawFlame(ctx, l, nameOf, width, theme, hover) {
+export function drawFlame(ctx, l, nameOf, width, theme, hover, opts = {}) {
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
+  const flip = opts.flip ?? false;
   for (let k = 0; k < l.node.length; k++) {
     const x = l.x[k] * width;
     const w = l.w[k] * width;
     if (w < 0.5) continue;
-    const y = l.depth[k] * FLAME_ROW_H;
+    const y = levelAt(l, l.depth[k], flip) * FLAME_ROW_H;
     const name = nameOf(l.node[k]);
     const fill = colorFor(name, null, theme.dark);
-    ctx.globalAlpha = l.ancestor[k] ? 0.45 : 1;
+    const faded = opts.dim ? opts.dim(l.node[k]) : false;
+    ctx.globalAlpha = l.ancestor[k] ? 0.45 : faded ? 0.25 : 1;
     ctx.fillStyle = fill;
     ctx.fillRect(x, y, Math.max(0.5, w - (w > 3 ? 1 : 0)), FLAME_ROW_H - 1);
     ctx.globalAlpha = 1;
@@ -123,7 +138,51 @@ export function drawFlame(ctx, l, nameOf, width, theme, hover) {
     if (w < 24) continue;
     const text = fitText(ctx, name, w - 6);
     if (text === null) continue;
-    ctx.fillStyle = l.ancestor[k] ? theme.fg : needsDarkText(fill) ? '#111' : '#fff';
+    ctx.fillStyle = l.ancestor[k] || faded ? theme.fg : needsDarkText(fill) ? '#111' : '#fff';
     ctx.fillText(text, x + 3, y + FLAME_ROW_H / 2);
   }
+}
+
+/** Width of one character of the SVG's 11 px font, an estimate (no text metrics there). */
+const SVG_CHAR_W = 6.2;
+
+/**
+ * The layout as a standalone SVG document `width` px wide: a title, one `<rect>`
+ * per box (with a tooltip: name, total, share, self) and its name where it fits.
+ * @param {FlameLayout} l
+ * @param {{name: (node: number) => string, total: (node: number) => number, self: (node: number) => number,
+ *   whole: number, title: string, width?: number, flip?: boolean, unit?: 'time'|'count'}} o
+ */
+export function flameSvg(l, o) {
+  const width = o.width ?? 1200;
+  const top = 28;
+  const height = top + Math.max(1, l.levels) * FLAME_ROW_H + 4;
+  const amount = (/** @type {number} */ v) => (o.unit === 'count' ? String(v) : formatDuration(v));
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+    `<text x="${width / 2}" y="18" text-anchor="middle" font-size="14">${esc(o.title)}</text>`,
+  ];
+  for (let k = 0; k < l.node.length; k++) {
+    const w = l.w[k] * width;
+    if (w < 0.5) continue;
+    const x = l.x[k] * width;
+    const y = top + levelAt(l, l.depth[k], o.flip ?? false) * FLAME_ROW_H;
+    const n = l.node[k];
+    const name = o.name(n) || '(anonymous)';
+    const fill = colorFor(name, null, false);
+    const share = o.whole > 0 ? ` (${((100 * o.total(n)) / o.whole).toFixed(1)}%)` : '';
+    const tip = `${name}: ${amount(o.total(n))}${share}, self ${amount(o.self(n))}`;
+    out.push(`<g><title>${esc(tip)}</title><rect x="${x.toFixed(2)}" y="${y}" width="${Math.max(0.5, w - (w > 3 ? 1 : 0)).toFixed(2)}" height="${FLAME_ROW_H - 1}" fill="${fill}"${l.ancestor[k] ? ' fill-opacity="0.45"' : ''}/>`);
+    const fits = Math.floor((w - 6) / SVG_CHAR_W);
+    if (fits >= 3) {
+      const text = name.length <= fits ? name : `${name.slice(0, fits - 1)}…`;
+      const color = needsDarkText(fill) ? '#111' : '#fff';
+      out.push(`<text x="${(x + 3).toFixed(2)}" y="${y + 12}" fill="${color}">${esc(text)}</text>`);
+    }
+    out.push('</g>');
+  }
+  out.push('</svg>');
+  return `${out.join('\n')}\n`;
 }

@@ -7,7 +7,8 @@ import { contentTop } from './layout.js';
 /** @typedef {import('./api.js').Api} Api */
 /** @typedef {import('./analysis.js').Analysis} Analysis */
 /** @typedef {import('./state.js').Store} Store */
-/** @typedef {{api: Api, tl: Timeline, analysis: Analysis, store: Store}} App */
+/** @typedef {{api: Api, tl: Timeline, analysis: Analysis, store: Store, search: import('./search.js').Search,
+ *   results: import('./searchlist.js').SearchList}} App */
 
 /**
  * @param {Window & {__tracescope?: unknown}} win
@@ -223,13 +224,34 @@ export function createHook(win, booted, rulerH) {
       const { analysis } = need();
       analysis.tabs.show('profile');
       analysis.profile.view = view;
-      await analysis.profile.open({ t0: null, t1: null, tracks: null, label: 'Whole trace' });
+      await analysis.profile.open({ t0: null, t1: null, threads: null, label: 'Whole trace' });
     },
     /** The profile tab: its view and the tree rows shown (times in ns). */
     profile() {
       const { analysis } = need();
       const p = analysis.profile;
-      return { view: p.view, title: p.scope?.label ?? null, samples: p.tree?.answer.samples ?? null, rows: p.rows(), zoom: p.zoom };
+      return { view: p.view, title: p.scope?.label ?? null, samples: p.tree?.answer.samples ?? null, rows: p.rows(), zoom: p.zoom,
+        source: p.source, sources: p.sources, threads: p.picker.all.map((t) => t.label), picked: p.picked };
+    },
+    /** The sandwich on screen: the function chosen, its callers' and callees' trees as [depth, name, total ns]. */
+    sandwich() {
+      const sw = need().analysis.profile.sandwich;
+      /** @param {import('./flamechart.js').FlameChart} f */
+      const rows = (f) => {
+        const a = f.answer;
+        return a ? a.nodes.parent.map((_, i) => [a.nodes.depth[i], a.strings[a.nodes.name[i]], a.nodes.total[i]]) : [];
+      };
+      return { chosen: sw.chosen ? sw.chosen.name : null, functions: sw.rows.map((r) => [r.name, r.total, r.self, r.count]),
+        callers: rows(sw.callers), callees: rows(sw.callees) };
+    },
+    /** The search: status, current index, matches known, and the Search tab's rows drawn. */
+    async search() {
+      const { search, results } = need();
+      await search.done;
+      await results.done;
+      const r = search.current;
+      return { status: /** @type {HTMLElement} */ (document.getElementById('search-status')).textContent, index: search.index,
+        total: r ? r.total : 0, done: r ? r.done : true, order: search.order, rows: results.shown() };
     },
     arrows() {
       const s = need().store.state;

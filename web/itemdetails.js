@@ -1,7 +1,7 @@
 // Details of the items the details panel does not know by itself: an instant
 // (name, category, scope, time, thread, process, args, the raw event) and a
 // screenshot (the image, its time). Written into the details panel's element.
-import { argsTree } from './details.js';
+import { argsSection, rawEvent } from './details.js';
 import { esc, formatDuration, formatTime } from './format.js';
 
 /** @typedef {import('./details.js').DetailsPanel} DetailsPanel */
@@ -45,18 +45,9 @@ export function showInstant(panel, d, summary) {
   panel.el.innerHTML = `<h2>${esc(d.name || '(unnamed)')} <span class="muted">instant ${d.id}</span></h2>` +
     `<div class="cols"><section class="facts-col">${facts(rows)}</section></div>`;
   const cols = /** @type {HTMLElement} */ (panel.el.querySelector('.cols'));
-  const args = document.createElement('section');
-  args.className = 'args';
-  args.innerHTML = '<h3>Args</h3>';
-  args.append(d.args === null || d.args === undefined ? Object.assign(document.createElement('p'), { className: 'muted', textContent: 'none' }) : argsTree(d.args));
-  cols.append(args);
-  if (d.raw) {
-    const raw = document.createElement('details');
-    raw.className = 'raw';
-    raw.innerHTML = '<summary>Event as written</summary>';
-    raw.append(Object.assign(document.createElement('pre'), { textContent: d.raw }));
-    panel.el.append(raw);
-  }
+  cols.append(argsSection(d));
+  const raw = rawEvent(d.raw);
+  if (raw) panel.el.append(raw);
 }
 
 /**

@@ -161,7 +161,7 @@ const rowsOf = (list) => list.reduce((n, t) => n + Math.max(1, t.rows), 0);
 /** Tracks get a group header when there are several, or one very tall. @param {Track[]} list */
 const grouped = (list) => list.length > 1 || rowsOf(list) > 2 * MANY;
 
-/** A group starts folded when it holds many tracks or rows. @param {Track[]} list */
+/** A group starts folded when it holds many tracks or rows (and some thread has work). @param {Track[]} list */
 const foldedByDefault = (list) => list.length > MANY || rowsOf(list) > 2 * MANY;
 
 /**
@@ -309,6 +309,9 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   /** @type {Map<number, {y0: number, y1: number}>} */
   const groups = new Map();
   const fold = (/** @type {string} */ key, /** @type {boolean} */ dflt) => folds[key] ?? dflt;
+  // With no thread doing anything (a trace of objects, async or counters only),
+  // the groups are the work: they start open however many tracks they hold.
+  const anyBusy = summary.processes.some((p) => p.threads.some((th) => th.tracks.length > 0));
   let y = 0;
   let cache = rowCache.get(summary);
   if (!cache) rowCache.set(summary, (cache = new Map()));
@@ -418,7 +421,7 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
           continue;
         }
         const gk = `${pk}:${kind}`;
-        const closed = match && !all ? false : fold(gk, foldedByDefault(list));
+        const closed = match && !all ? false : fold(gk, anyBusy && foldedByDefault(list));
         const sub = list.length > 1 ? `${tracks.length} tracks` : `${rowsOf(list)} rows`;
         push(row('group', gk, GROUP_H, GROUP_LABEL[kind], sub, p, null, null, closed, 1, tracks.length, null));
         if (closed) continue;

@@ -4,7 +4,8 @@
 import { Api } from './api.js';
 import { Timeline, RULER_H } from './timeline.js';
 import { DetailsPanel } from './details.js';
-import { Search } from './search.js';
+import { Search, instantWindow } from './search.js';
+import { SearchList } from './searchlist.js';
 import { installKeys } from './keys.js';
 import { setupHelp } from './help.js';
 import { setupDiagnostics } from './diagnostics.js';
@@ -39,7 +40,8 @@ async function main() {
   document.title = `${summary.name} · tracescope`;
   $('trace-name').textContent = summary.name;
   const n = summary.processes.length;
-  $('trace-facts').textContent = `${formatCount(summary.events)} event${summary.events === 1 ? '' : 's'} · ${formatCount(n)} process${n === 1 ? '' : 'es'}`;
+  const facts = $('trace-facts');
+  facts.textContent = facts.title = `${formatCount(summary.events)} event${summary.events === 1 ? '' : 's'} · ${formatCount(n)} process${n === 1 ? '' : 'es'}`;
   setupDiagnostics(/** @type {HTMLButtonElement} */ ($('diag-badge')), $('diag-popup'), summary.diagnostics);
   const help = setupHelp($('help'));
   $('help-button').addEventListener('click', () => help.toggle());
@@ -198,19 +200,35 @@ async function main() {
   tl.onFrame = refreshFlows;
 
   const search = new Search(
-    /** @type {HTMLInputElement} */ ($('search')), $('search-status'),
-    /** @type {HTMLButtonElement} */ ($('search-prev')), /** @type {HTMLButtonElement} */ ($('search-next')), api,
+    {
+      input: /** @type {HTMLInputElement} */ ($('search')), status: $('search-status'),
+      prev: /** @type {HTMLButtonElement} */ ($('search-prev')), next: /** @type {HTMLButtonElement} */ ($('search-next')),
+      regex: /** @type {HTMLInputElement} */ ($('search-regex')), list: /** @type {HTMLButtonElement} */ ($('search-list')),
+    },
+    api,
     (hl) => store.set({ search: hl }),
     (m) => {
       if (m.kind === 'slice' || m.kind === 'async') {
         goTo(m.kind, m.id).catch((e) => panel.error(e.message));
       } else {
-        // Instants come with row -1 (and track "" unless thread-scoped).
+        // Instants come with row -1 (and track "" unless thread-scoped); the view
+        // zooms in on them, so the one chosen stands out from its neighbours.
         tl.reveal(m.track, -1, m.ts, m.dur);
+        const w = instantWindow(tl.scale, m.ts, summary.end_ns - summary.start_ns);
+        tl.scale.set(w.t0, w.t1);
+        tl.requestDraw();
         tl.select({ kind: 'instant', id: m.id, track: m.track, row: -1, ts: m.ts, dur: 0, name: m.name });
       }
     },
   );
+  const results = new SearchList($('search-panel'), search, summary.start_ns, (id) => analysis.trackName(id));
+  analysis.tabs.add('search', 'Search', $('search-panel'));
+  search.onChange = () => {
+    if (search.current) analysis.tabs.enable('search');
+    else analysis.tabs.remove('search');
+    results.update();
+  };
+  search.onList = () => analysis.tabs.show('search');
 
   /** Arrow keys: parent, first child, siblings (from the parent's children, or
    * for a top-level slice the neighbours drawn on its row). @param {'left'|'right'|'up'|'down'} dir */
@@ -280,7 +298,7 @@ async function main() {
   tl.resize();
   await syncHash(window, store, summary, { analysis, goTo, tl });
   await tl.nextFrame();
-  return { api, tl, search, panel, analysis, store, query };
+  return { api, tl, search, results, panel, analysis, store, query };
 }
 
 const booted = main();

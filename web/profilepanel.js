@@ -1,23 +1,53 @@
-// The Profile tab: the CPU-profile call tree of the selected range (or the whole
-// trace) as a top-down tree, a bottom-up tree (heaviest functions first, expanding
-// to their callers) and a flame graph of the top-down tree.
+// The Profile tab: where the time went in the selected range (or the whole
+// trace), from thread slices (stacks by nesting) or CPU samples, for all threads
+// or those picked: a top-down call tree, a bottom-up tree (heaviest functions
+// first, expanding to their callers), a left-heavy flame graph of the top-down
+// tree, and a sandwich view (a function's callers and callees). A search box
+// keeps the tree rows that match (with their ancestors and callees) and makes the
+// flame graph fade the rest.
 import { subtreeEnds, visibleNodes, allExpandable, defaultExpanded, formatLocation, percent, str } from './calltree.js';
-import { flameLayout, flameHit, drawFlame, FLAME_ROW_H } from './flame.js';
+import { FlameChart, download } from './flamechart.js';
+import { SandwichView } from './sandwich.js';
+import { ThreadPicker } from './threadpicker.js';
 import { formatCount, formatDuration, esc } from './format.js';
 
 /** @typedef {import('./api.js').Api} Api */
 /** @typedef {import('./types.js').ProfileAnswer} ProfileAnswer */
-/** @typedef {'top-down'|'bottom-up'|'flame'} ProfileView */
-/** @typedef {{t0: number|null, t1: number|null, tracks: string[]|null, label: string}} ProfileScope */
+/** @typedef {import('./types.js').FunctionsAnswer} FunctionsAnswer */
+/** @typedef {'top-down'|'bottom-up'|'flame'|'sandwich'} ProfileView */
+/** @typedef {'samples'|'slices'} Source */
+/**
+ * What the tab is about: a time range (null: the whole trace) and the threads
+ * under it (null: every thread).
+ * @typedef {{t0: number|null, t1: number|null, threads: number[]|null, label: string}} ProfileScope
+ */
 /** @typedef {{answer: ProfileAnswer, end: Int32Array, expanded: Set<number>}} Tree */
+/** @typedef {import('./threadpicker.js').ThreadChoice} ThreadChoice */
 
 /** Rows of a tree drawn at most (the rest is summarised). */
 export const MAX_ROWS = 3000;
 
-/** @param {'top-down'|'bottom-up'} view @returns {ProfileAnswer} */
-function emptyProfile(view) {
-  const nodes = { parent: [], depth: [], name: [], url: [], line: [], column: [], self: [], total: [], self_samples: [], total_samples: [] };
-  return { samples: 0, total_ns: 0, view, truncated: false, nodes, strings: [] };
+const LABELS = { samples: 'CPU samples', slices: 'Slices' };
+
+/**
+ * A name matcher for the search box: a case-insensitive substring, or a regex
+ * (null when the text is empty or the regex is invalid).
+ * @param {string} text
+ * @param {boolean} regex
+ * @returns {((name: string) => boolean)|null}
+ */
+export function nameMatcher(text, regex) {
+  if (!text) return null;
+  if (regex) {
+    try {
+      const re = new RegExp(text, 'i');
+      return (s) => re.test(s);
+    } catch {
+      return null;
+    }
+  }
+  const q = text.toLowerCase();
+  return (s) => s.toLowerCase().includes(q);
 }
 
 export class ProfilePanel {
@@ -25,21 +55,28 @@ export class ProfilePanel {
    * @param {HTMLElement} el
    * @param {Api} api
    * @param {(html: string|null, x: number, y: number) => void} onHover
+   * @param {{samples: ThreadChoice[], slices: ThreadChoice[]}} threads the threads with data of each source
    */
-  constructor(el, api, onHover) {
+  constructor(el, api, onHover, threads = { samples: [], slices: [] }) {
     this.el = el;
     this.api = api;
-    this.onHover = onHover;
+    this.threadsOf = threads;
+    /** @type {Source[]} sources the trace has */
+    this.sources = /** @type {Source[]} */ (['samples', 'slices'].filter((s) => threads[/** @type {Source} */ (s)].length > 0));
+    /** @type {Source} */
+    this.source = this.sources[0] ?? 'samples';
     /** @type {ProfileScope|null} */
     this.scope = null;
     /** @type {ProfileView} */
     this.view = 'bottom-up';
-    /** @type {Map<string, Promise<Tree>>} trees of the current scope by view */
-    this.trees = new Map();
+    /** @type {number[]|null} threads picked (null: all of the scope's) */
+    this.picked = null;
+    this.filter = '';
+    this.regex = false;
+    /** @type {Map<string, Promise<any>>} answers of the current scope by question */
+    this.cache = new Map();
     /** @type {Tree|null} the tree on screen */
     this.tree = null;
-    this.zoom = -1;
-    this.hover = -1;
     this.seq = 0;
     /** The scope changed since the last rendering. */
     this.stale = false;
@@ -47,25 +84,53 @@ export class ProfilePanel {
     this.done = Promise.resolve();
     el.innerHTML =
       '<div class="panel-head"><b class="profile-title"></b><span class="profile-facts muted"></span>' +
-      '<span class="seg" role="group" aria-label="View"><button type="button" data-view="top-down">Top-down</button>' +
-      '<button type="button" data-view="bottom-up">Bottom-up</button><button type="button" data-view="flame">Flame graph</button></span>' +
+      '<span class="seg source" role="group" aria-label="Made of"></span>' +
+      '<span class="seg views" role="group" aria-label="View"><button type="button" data-view="top-down">Top-down</button>' +
+      '<button type="button" data-view="bottom-up">Bottom-up</button><button type="button" data-view="flame">Flame graph</button>' +
+      '<button type="button" data-view="sandwich">Sandwich</button></span>' +
+      '<span class="picker-slot"></span>' +
+      '<span class="profile-find"><input type="search" class="profile-filter" placeholder="Find function" aria-label="Find function" spellcheck="false">' +
+      '<label class="toggle" title="Regular expression"><input type="checkbox" class="profile-regex"> .*</label></span>' +
       '<button type="button" class="expand-all">Expand all</button><button type="button" class="collapse-all">Collapse all</button>' +
-      '<button type="button" class="flame-reset" hidden>Reset zoom</button></div>' +
+      '<button type="button" class="flame-reset" hidden>Reset zoom</button>' +
+      '<button type="button" class="export-svg" hidden title="Download the flame graph as an SVG file">Export SVG</button></div>' +
       '<p class="profile-status muted"></p><div class="profile-body"></div>';
     const q = (/** @type {string} */ s) => /** @type {HTMLElement} */ (el.querySelector(s));
     this.status = q('.profile-status');
     this.body = q('.profile-body');
-    this.canvas = document.createElement('canvas');
-    this.canvas.className = 'flame';
-    /** @type {import('./flame.js').FlameLayout|null} */
-    this.layout = null;
-    q('.seg').addEventListener('click', (e) => {
+    this.flame = new FlameChart(onHover);
+    this.flame.onZoom = () => this.showButtons();
+    this.sandwich = new SandwichView((fn) => this.ask('sandwich', fn), onHover);
+    this.picker = new ThreadPicker((chosen) => {
+      this.picked = chosen;
+      this.render();
+    });
+    q('.picker-slot').append(this.picker.el);
+    const src = q('.source');
+    src.innerHTML = this.sources.map((s) => `<button type="button" data-source="${s}">${LABELS[s]}</button>`).join('');
+    src.hidden = this.sources.length < 2;
+    src.addEventListener('click', (e) => {
+      const b = /** @type {HTMLElement} */ (e.target).closest('button[data-source]');
+      if (b) this.setSource(/** @type {Source} */ (/** @type {HTMLElement} */ (b).dataset.source));
+    });
+    q('.views').addEventListener('click', (e) => {
       const b = /** @type {HTMLElement} */ (e.target).closest('button[data-view]');
       if (b) this.setView(/** @type {ProfileView} */ (/** @type {HTMLElement} */ (b).dataset.view));
     });
+    const find = /** @type {HTMLInputElement} */ (q('.profile-filter'));
+    const regex = /** @type {HTMLInputElement} */ (q('.profile-regex'));
+    let timer = 0;
+    const refind = () => {
+      clearTimeout(timer);
+      timer = window.setTimeout(() => this.setFilter(find.value, regex.checked), 200);
+    };
+    find.addEventListener('input', refind);
+    regex.addEventListener('change', refind);
+    find.addEventListener('keydown', (e) => e.key === 'Enter' && (clearTimeout(timer), this.setFilter(find.value, regex.checked)));
     q('.expand-all').addEventListener('click', () => this.tree && this.expand(allExpandable(this.tree.end)));
     q('.collapse-all').addEventListener('click', () => this.tree && this.expand(new Set()));
-    q('.flame-reset').addEventListener('click', () => this.zoomTo(-1));
+    q('.flame-reset').addEventListener('click', () => this.flame.zoomTo(-1));
+    q('.export-svg').addEventListener('click', () => this.exportSvg());
     this.body.addEventListener('click', (e) => {
       const tr = /** @type {HTMLElement} */ (e.target).closest('tr[data-node]');
       const t = this.tree;
@@ -76,20 +141,25 @@ export class ProfilePanel {
       else if (t.end[i] > i + 1) s.add(i);
       this.expand(s);
     });
-    this.installFlamePointer();
-    new ResizeObserver(() => this.view === 'flame' && this.drawFlame()).observe(this.body);
-    // The canvas takes its colours from the theme: redraw when the system's changes.
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => this.view === 'flame' && this.drawFlame());
+    new ResizeObserver(() => this.redraw()).observe(this.body);
   }
 
-  /** Show the profile of a new scope (fetched when the tab is visible). @param {ProfileScope} scope */
+  /** Show a new scope (fetched when the tab is visible). @param {ProfileScope} scope */
   open(scope) {
     this.scope = scope;
-    this.trees = new Map();
-    this.zoom = -1;
+    this.cache = new Map();
     this.stale = true;
     /** @type {HTMLElement} */ (this.el.querySelector('.profile-title')).textContent = scope.label;
+    this.offerThreads();
     return this.ensure();
+  }
+
+  /** The threads of the scope that have data of the source. */
+  offerThreads() {
+    const s = this.scope;
+    const all = this.threadsOf[this.source];
+    this.picker.offer(s && s.threads ? all.filter((t) => /** @type {number[]} */ (s.threads).includes(t.id)) : all);
+    this.picked = null;
   }
 
   /** Render the current scope if it is not on screen yet and the tab is visible. */
@@ -107,50 +177,110 @@ export class ProfilePanel {
     return this.render();
   }
 
-  /** The tree of a view in the current scope, fetched once. @param {'top-down'|'bottom-up'} view */
-  treeOf(view) {
-    let p = this.trees.get(view);
+  /** @param {Source} source */
+  setSource(source) {
+    if (!this.sources.includes(source) || source === this.source) return this.done;
+    this.source = source;
+    this.offerThreads();
+    return this.render();
+  }
+
+  /** @param {string} text @param {boolean} regex */
+  setFilter(text, regex) {
+    if (text === this.filter && regex === this.regex) return this.done;
+    this.filter = text;
+    this.regex = regex;
+    return this.render();
+  }
+
+  /** The threads asked for: those picked, else the scope's (null: all). */
+  threadParam() {
+    if (this.picked) return this.picked;
+    return this.scope ? this.scope.threads : null;
+  }
+
+  /**
+   * An answer of the current scope, fetched once.
+   * @param {'top-down'|'bottom-up'|'functions'|'sandwich'} view
+   * @param {import('./sandwich.js').FunctionRow|null} [fn] the sandwich's function
+   * @param {string} [filter] the search: tree views keep the rows it finds
+   */
+  ask(view, fn = null, filter = '') {
     const s = this.scope;
+    const threads = this.threadParam();
+    const key = JSON.stringify([this.source, view, threads, filter, this.regex, fn ? [fn.name, fn.url, fn.line, fn.column] : null]);
+    let p = this.cache.get(key);
     if (!p && s) {
-      // A selection without any samples track has no profile: nothing to ask.
-      const ask = s.tracks && s.tracks.length === 0 ? Promise.resolve(emptyProfile(view)) : this.api.profile({ t0: s.t0, t1: s.t1, tracks: s.tracks, view });
-      p = ask.then((answer) => {
-        const end = subtreeEnds(answer.nodes);
-        return { answer, end, expanded: defaultExpanded(answer.nodes, end, view) };
-      });
-      p.catch(() => this.trees.delete(view));
-      this.trees.set(view, p);
+      p = threads && threads.length === 0
+        ? Promise.resolve(empty(view))
+        : this.api.profile({ t0: s.t0, t1: s.t1, tracks: null, threads, view, source: this.source, filter, regex: this.regex, fn: fn ?? undefined });
+      p.catch(() => this.cache.delete(key));
+      this.cache.set(key, p);
     }
-    return /** @type {Promise<Tree>} */ (p);
+    return /** @type {Promise<any>} */ (p);
+  }
+
+  showButtons() {
+    const v = this.view;
+    const tree = v === 'top-down' || v === 'bottom-up';
+    const q = (/** @type {string} */ s) => /** @type {HTMLElement} */ (this.el.querySelector(s));
+    q('.expand-all').hidden = !tree;
+    q('.collapse-all').hidden = !tree;
+    q('.flame-reset').hidden = v !== 'flame' || this.flame.zoom < 0;
+    q('.export-svg').hidden = v !== 'flame' && v !== 'sandwich';
+    for (const b of this.el.querySelectorAll('.views button')) {
+      b.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (b).dataset.view === v));
+    }
+    for (const b of this.el.querySelectorAll('.source button')) {
+      b.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (b).dataset.source === this.source));
+    }
+  }
+
+  countName() {
+    return this.source === 'slices' ? 'slices' : 'samples';
   }
 
   render() {
     const seq = ++this.seq;
-    for (const b of this.el.querySelectorAll('.seg button')) {
-      b.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (b).dataset.view === this.view));
-    }
     const view = this.view;
-    const flame = view === 'flame';
-    /** @type {HTMLElement} */ (this.el.querySelector('.expand-all')).hidden = flame;
-    /** @type {HTMLElement} */ (this.el.querySelector('.collapse-all')).hidden = flame;
-    /** @type {HTMLElement} */ (this.el.querySelector('.flame-reset')).hidden = !flame || this.zoom < 0;
+    this.showButtons();
     this.status.textContent = 'Loading…';
-    this.done = this.treeOf(view === 'flame' ? 'top-down' : view).then(
-      (t) => {
+    const facts = /** @type {HTMLElement} */ (this.el.querySelector('.profile-facts'));
+    const what = view === 'sandwich' ? 'functions' : view === 'flame' ? 'top-down' : view;
+    // The flame graph fades what the search does not find instead of leaving it out.
+    const filter = view === 'top-down' || view === 'bottom-up' ? this.filter : '';
+    this.done = this.ask(what, null, filter).then(
+      (/** @type {ProfileAnswer|FunctionsAnswer} */ a) => {
         if (seq !== this.seq) return;
-        this.tree = t;
-        const a = t.answer;
-        /** @type {HTMLElement} */ (this.el.querySelector('.profile-facts')).textContent =
-          `${formatCount(a.samples)} samples · ${formatDuration(a.total_ns)}`;
+        facts.textContent = `${formatCount(a.samples)} ${this.countName()} · ${formatDuration(a.total_ns)}`;
         if (a.samples === 0) {
-          this.status.textContent = 'No CPU samples in this range.';
+          this.tree = null;
+          this.status.textContent = this.source === 'slices' ? 'No slices in this range.' : 'No CPU samples in this range.';
           this.body.replaceChildren();
           return;
         }
-        this.status.textContent = a.truncated ? `Only the ${formatCount(a.nodes.parent.length)} heaviest nodes are shown.` : '';
-        if (flame) {
-          this.body.replaceChildren(this.canvas);
-          this.drawFlame();
+        if (view === 'sandwich') {
+          const fa = /** @type {FunctionsAnswer} */ (a);
+          this.tree = null;
+          this.status.textContent = fa.truncated ? `Only the ${formatCount(fa.functions.name.length)} heaviest of ${formatCount(fa.count)} functions are listed.` : '';
+          this.body.replaceChildren(this.sandwich.el);
+          return this.sandwich.show(fa, nameMatcher(this.filter, this.regex), this.countName());
+        }
+        const pa = /** @type {ProfileAnswer} */ (a);
+        const end = subtreeEnds(pa.nodes);
+        // With a search, every row found is shown open.
+        const expanded = this.filter ? allExpandable(end) : defaultExpanded(pa.nodes, end, view === 'flame' ? 'top-down' : view);
+        this.tree = { answer: pa, end, expanded };
+        const found = this.filter && pa.nodes.parent.length === 0 ? 'Nothing matches the search. ' : '';
+        this.status.textContent = found + (pa.truncated ? `Only the ${formatCount(pa.nodes.parent.length)} heaviest nodes are shown.` : '');
+        if (view === 'flame') {
+          const flame = this.flame;
+          if (flame.answer !== pa) flame.set(pa);
+          flame.countName = this.countName();
+          flame.match = nameMatcher(this.filter, this.regex);
+          this.body.replaceChildren(flame.canvas);
+          this.redraw();
+          this.showButtons();
         } else {
           this.renderTree();
         }
@@ -160,6 +290,20 @@ export class ProfilePanel {
       },
     );
     return this.done;
+  }
+
+  redraw() {
+    if (this.view === 'flame') this.flame.draw(this.body.clientWidth - 2);
+    else if (this.view === 'sandwich' && this.sandwich.chosen) this.sandwich.draw();
+  }
+
+  /** Kept for the theme switch: redraws whichever graph is on screen. */
+  drawFlame() {
+    this.redraw();
+  }
+
+  get zoom() {
+    return this.flame.zoom;
   }
 
   /** @param {Set<number>} expanded */
@@ -172,12 +316,12 @@ export class ProfilePanel {
   /** The rows shown, with their values (also for the test hook). */
   rows() {
     const t = this.tree;
-    if (!t || this.view === 'flame') return [];
+    if (!t || this.view === 'flame' || this.view === 'sandwich') return [];
     const n = t.answer.nodes;
     const s = t.answer.strings;
     return visibleNodes(t.end, t.expanded).map((i) => ({
       node: i, name: str(s, n.name[i]) ?? '', depth: n.depth[i], self: n.self[i], total: n.total[i],
-      samples: n.total_samples[i], location: formatLocation(str(s, n.url[i]), n.line[i], n.column[i]),
+      samples: n.total_samples[i], count: n.self_samples[i], location: formatLocation(str(s, n.url[i]), n.line[i], n.column[i]),
       expanded: t.expanded.has(i), leaf: t.end[i] === i + 1,
     }));
   }
@@ -188,88 +332,83 @@ export class ProfilePanel {
     const whole = t.answer.total_ns;
     const rows = this.rows();
     const shown = rows.slice(0, MAX_ROWS);
+    const match = nameMatcher(this.filter, this.regex);
+    const slices = this.source === 'slices';
     const body = shown
       .map((r) => {
         const twisty = r.leaf ? '<span class="twisty"></span>' : `<span class="twisty">${r.expanded ? '▾' : '▸'}</span>`;
-        return `<tr data-node="${r.node}"><td class="fn" style="padding-left:${6 + r.depth * 14}px">${twisty}${esc(r.name || '(anonymous)')}</td>` +
+        const hit = match && match(r.name) ? ' class="found"' : '';
+        return `<tr data-node="${r.node}"${hit}><td class="fn" style="padding-left:${6 + r.depth * 14}px">${twisty}${esc(r.name || '(anonymous)')}</td>` +
           `<td class="n">${formatDuration(r.self)}</td><td class="n pct">${percent(r.self, whole)}</td>` +
           `<td class="n">${formatDuration(r.total)}</td><td class="n pct">${percent(r.total, whole)}</td>` +
-          `<td class="n">${formatCount(r.samples)}</td><td class="loc">${esc(r.location)}</td></tr>`;
+          `<td class="n">${formatCount(slices ? r.count : r.samples)}</td>${slices ? '' : `<td class="loc">${esc(r.location)}</td>`}</tr>`;
       })
       .join('');
-    const more = rows.length > shown.length ? `<tr><td colspan="7" class="muted">and ${formatCount(rows.length - shown.length)} more rows</td></tr>` : '';
+    const cols = slices ? 6 : 7;
+    const more = rows.length > shown.length ? `<tr><td colspan="${cols}" class="muted">and ${formatCount(rows.length - shown.length)} more rows</td></tr>` : '';
     const head = this.view === 'bottom-up' ? 'Function (callers below)' : 'Function (callees below)';
+    const count = slices ? '<th class="n" title="Slices at this node">Count</th>' : '<th class="n">Samples</th><th>Location</th>';
     this.body.innerHTML = `<table class="calltree ${this.view}"><thead><tr><th>${head}</th><th class="n">Self</th><th class="n">%</th>` +
-      `<th class="n">Total</th><th class="n">%</th><th class="n">Samples</th><th>Location</th></tr></thead><tbody>${body}${more}</tbody></table>`;
+      `<th class="n">Total</th><th class="n">%</th>${count}</tr></thead><tbody>${body}${more}</tbody></table>`;
   }
 
-  drawFlame() {
-    const t = this.tree;
-    if (!t || this.view !== 'flame') return;
-    this.layout = flameLayout(t.answer.nodes, t.end, this.zoom);
-    const w = Math.max(100, this.body.clientWidth - 2);
-    const h = Math.max(1, this.layout.levels) * FLAME_ROW_H;
-    const dpr = window.devicePixelRatio || 1;
-    this.canvas.style.width = `${w}px`;
-    this.canvas.style.height = `${h}px`;
-    this.canvas.width = Math.round(w * dpr);
-    this.canvas.height = Math.round(h * dpr);
-    const ctx = /** @type {CanvasRenderingContext2D} */ (this.canvas.getContext('2d'));
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const cs = getComputedStyle(document.documentElement);
-    const theme = { dark: cs.getPropertyValue('--is-dark').trim() === '1', bg: cs.getPropertyValue('--panel-bg').trim(),
-      fg: cs.getPropertyValue('--fg').trim(), muted: cs.getPropertyValue('--muted').trim() };
-    ctx.fillStyle = theme.bg;
-    ctx.fillRect(0, 0, w, h);
-    const a = t.answer;
-    drawFlame(ctx, this.layout, (i) => str(a.strings, a.nodes.name[i]) ?? '', w, theme, this.hover);
+  /** The graph on screen as SVG files: the flame graph, or a sandwich's two. */
+  svgs() {
+    const scope = this.scope ? this.scope.label : '';
+    const title = `${LABELS[this.source]} · ${scope}`;
+    if (this.view === 'sandwich') {
+      const s = this.sandwich.svgs(title, 'time');
+      return [{ name: 'callers.svg', text: s.callers }, { name: 'callees.svg', text: s.callees }].filter((x) => x.text);
+    }
+    return [{ name: 'flame.svg', text: this.flame.svg(title, 'time') }].filter((x) => x.text);
   }
 
-  /** @param {number} node the node to make full width, -1 for the whole tree */
-  zoomTo(node) {
-    this.zoom = node;
-    this.hover = -1;
-    /** @type {HTMLElement} */ (this.el.querySelector('.flame-reset')).hidden = node < 0;
-    this.drawFlame();
+  exportSvg() {
+    for (const f of this.svgs()) download(f.name, f.text, 'image/svg+xml');
   }
+}
 
-  /** The flame box under a pointer event, or -1. @param {MouseEvent} e */
-  flameBoxAt(e) {
-    const l = this.layout;
-    if (!l) return -1;
-    const r = this.canvas.getBoundingClientRect();
-    return flameHit(l, (e.clientX - r.left) / r.width, Math.floor((e.clientY - r.top) / FLAME_ROW_H));
+/** An answer with nothing in it (no thread picked). @param {string} view */
+function empty(view) {
+  const z = /** @type {number[]} */ ([]);
+  if (view === 'functions') {
+    return { view, samples: 0, total_ns: 0, count: 0, truncated: false, functions: { name: z, url: z, line: z, column: z, self: z, total: z, self_samples: z, total_samples: z }, strings: [] };
   }
+  const nodes = { parent: z, depth: z, name: z, url: z, line: z, column: z, self: z, total: z, self_samples: z, total_samples: z };
+  return { samples: 0, total_ns: 0, view, truncated: false, nodes, strings: [] };
+}
 
-  installFlamePointer() {
-    const c = this.canvas;
-    c.addEventListener('pointermove', (e) => {
-      const k = this.flameBoxAt(e);
-      if (k !== this.hover) {
-        this.hover = k;
-        this.drawFlame();
-      }
-      if (k < 0 || !this.tree || !this.layout) return this.onHover(null, 0, 0);
-      const a = this.tree.answer;
-      const i = this.layout.node[k];
-      const n = a.nodes;
-      const loc = formatLocation(str(a.strings, n.url[i]), n.line[i], n.column[i]);
-      this.onHover(
-        `<b>${esc(str(a.strings, n.name[i]) || '(anonymous)')}</b> ${formatDuration(n.total[i])} (${percent(n.total[i], a.total_ns)})` +
-          ` · self ${formatDuration(n.self[i])}${loc ? `<br><span class="muted">${esc(loc)}</span>` : ''}`,
-        e.clientX, e.clientY);
-    });
-    c.addEventListener('pointerleave', () => {
-      this.hover = -1;
-      this.drawFlame();
-      this.onHover(null, 0, 0);
-    });
-    c.addEventListener('click', (e) => {
-      const k = this.flameBoxAt(e);
-      if (k < 0 || !this.tree || !this.layout) return;
-      const i = this.layout.node[k];
-      // Clicking the zoomed node again zooms out to its parent.
-      this.zoomTo(i === this.zoom ? this.tree.answer.nodes.parent[i] : i);
-    });
+/**
+ * The threads of some tracks (a slices or samples track stands for its thread);
+ * null (every track) stays null.
+ * @param {string[]|null} tracks
+ * @returns {number[]|null}
+ */
+export function threadsOf(tracks) {
+  if (!tracks) return null;
+  const out = new Set();
+  for (const t of tracks) {
+    const m = t.match(/^(?:s:(\d+):\d+|p:(\d+))$/);
+    if (m) out.add(Number(m[1] ?? m[2]));
   }
+  return [...out];
+}
+
+/**
+ * The threads with slices and those with CPU samples, in display order, labelled.
+ * @param {import('./types.js').Summary} summary
+ * @returns {{samples: ThreadChoice[], slices: ThreadChoice[]}}
+ */
+export function threadChoices(summary) {
+  /** @type {{samples: ThreadChoice[], slices: ThreadChoice[]}} */
+  const out = { samples: [], slices: [] };
+  for (const p of summary.processes) {
+    for (const th of p.threads) {
+      const c = { id: th.id, label: th.label, process: p.label };
+      // A thread with instants only has a slices track of no rows.
+      if (th.tracks.some((t) => t.kind === 'slices' && t.rows > 0)) out.slices.push(c);
+      if (th.tracks.some((t) => t.kind === 'samples')) out.samples.push(c);
+    }
+  }
+  return out;
 }

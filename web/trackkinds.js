@@ -3,7 +3,7 @@
 // lies under the pointer. The timeline and the pointer code look a kind up here
 // and know nothing else about it.
 import { ROW_H, TRACK_PAD, INSTANT_H, contentTop } from './layout.js';
-import { rasterSlices, rasterInstants, decorateSlices, drawProcessInstants, drawCounter, mergeCounterTiles } from './tracks.js';
+import { rasterSlices, rasterInstants, decorateSlices, drawProcessInstants, drawCounter, mergeCounterTiles, counterScaleText, drawCounterScale } from './tracks.js';
 import { drawSnapshots, hitSnapshot, DIAMOND } from './snapshots.js';
 import { hitItem, hitInstant, rowAt, counterValueAt } from './hittest.js';
 import { colorFor } from './colors.js';
@@ -140,8 +140,11 @@ export const TRACK_KINDS = {
       const track = /** @type {Track} */ (row.track);
       const level = tiles[tiles.length - 1]?.level;
       const pts = mergeCounterTiles(tiles.filter((t) => t.level === level).map((t) => t.data));
-      drawCounter(tl.ctx, pts, tl.scale, tl.labelW, y, row.h, track.min ?? 0, track.max ?? Math.max(1, ...pts.value),
-        colorFor(track.name, null, tl.theme.dark));
+      const min = track.min ?? 0;
+      const max = track.max ?? Math.max(1, ...pts.value);
+      drawCounter(tl.ctx, pts, tl.scale, tl.labelW, y, row.h, min, max, colorFor(track.name, null, tl.theme.dark));
+      // The chart's scale, so heights read as values without hovering.
+      if (pts.ts.length > 0) drawCounterScale(tl.ctx, counterScaleText(min, max), tl.labelW + 2, y + 2, tl.theme);
     },
     pick(tl, row, tiles, t) {
       const pts = mergeCounterTiles(tiles.map((x) => x.data));

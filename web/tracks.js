@@ -3,6 +3,8 @@
 import { colorFor, needsDarkText } from './colors.js';
 import { pack } from './raster.js';
 import { ROW_H } from './layout.js';
+import { formatValue } from './format.js';
+import { DIAMOND } from './snapshots.js';
 import { FLAG_DID_NOT_FINISH, FLAG_OVERLAP } from './types.js';
 
 /** @typedef {import('./types.js').SliceTile} SliceTile */
@@ -187,6 +189,9 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
   // An item crossing a tile edge is in both tiles: mark and name it once, since
   // text drawn twice looks bold.
   const done = new Set();
+  // Snapshots of every tile: an object's name may be drawn from a tile that does
+  // not hold the snapshot next to it.
+  const diamonds = tiles.some((t) => t.data.snapshots) ? diamondsByRow(tiles) : null;
   for (const tile of tiles) {
     const d = tile.data;
     const p = prepared(tile, theme);
@@ -218,18 +223,60 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
         ctx.strokeRect(x0 + Math.max(x, -2) + 1, yy + 1, Math.max(2, Math.min(w, width + 4) - 2), ROW_H - 3);
       }
       if (w < 20) continue;
-      const left = Math.max(x, 0) + 3;
-      const avail = Math.min(x + w, width) - left - 3;
-      if (avail < 12) continue;
       let name = d.strings[d.name[i]] ?? '';
       if (d.count && d.count[i] > 1) name = `${name} (+${d.count[i] - 1})`;
       if (f & FLAG_DID_NOT_FINISH) name += ' (did not finish)';
+      let left = Math.max(x, 0) + 3;
+      // An object's name starts after the snapshot diamonds over its first letters.
+      const here = diamonds?.get(row[i]);
+      if (here) left = pastDiamonds(here, left, t0, r, Math.min(24, textWidth(ctx, name)));
+      const avail = Math.min(x + w, width) - left - 3;
+      if (avail < 12) continue;
       const text = fitText(ctx, name, avail);
       if (text === null) continue;
       ctx.fillStyle = p.darkText[i] ? theme.textDark : theme.textLight;
       ctx.fillText(text, x0 + left, yy + ROW_H / 2);
     }
   }
+}
+
+/**
+ * Snapshot times of some tiles by row, each row's in time order.
+ * @param {Array<{data: SliceTile}>} tiles
+ */
+function diamondsByRow(tiles) {
+  /** @type {Map<number, number[]>} */
+  const out = new Map();
+  for (const { data } of tiles) {
+    const snaps = data.snapshots;
+    if (!snaps) continue;
+    for (let i = 0; i < snaps.ts.length; i++) {
+      const list = out.get(snaps.row[i]);
+      if (list) list.push(snaps.ts[i]);
+      else out.set(snaps.row[i], [snaps.ts[i]]);
+    }
+  }
+  for (const list of out.values()) list.sort((a, b) => a - b);
+  return out;
+}
+
+/**
+ * Where a name that would start at `left` (px) starts instead so that no diamond
+ * at `times` (ns, sorted) covers its first `textW` px: after each diamond there.
+ * @param {number[]} times
+ * @param {number} left
+ * @param {number} t0
+ * @param {number} nsPerPx
+ * @param {number} textW
+ */
+export function pastDiamonds(times, left, t0, nsPerPx, textW) {
+  for (const t of times) {
+    const x = (t - t0) / nsPerPx;
+    if (x + DIAMOND < left) continue;
+    if (x - DIAMOND > left + textW) break;
+    left = x + DIAMOND + 3;
+  }
+  return left;
 }
 
 /**
@@ -245,20 +292,24 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
  */
 export function rasterInstants(raster, tiles, scale, dpr, top, theme) {
   const edge = pack(theme.fg);
-  for (const tile of tiles) {
-    const ins = tile.data.instants;
-    if (!ins) continue;
-    const p = prepared(tile, theme);
-    for (let i = 0; i < ins.ts.length; i++) {
-      const x = scale.toPx(ins.ts[i]);
-      if (x < -6 || x > scale.width + 6) continue;
-      const cx = x * dpr;
-      // A triangle 9 px wide narrowing over 8 lines, with a dark edge.
-      for (let l = 0; l < 8 * dpr; l++) {
-        const half = (4.5 * dpr * (8 * dpr - l)) / (8 * dpr);
-        const y = Math.round(top + dpr + l);
-        raster.span(y, cx - half - dpr * 0.5, cx + half + dpr * 0.5, edge);
-        if (half > dpr) raster.span(y, cx - half + dpr * 0.5, cx + half - dpr * 0.5, p.instants[i]);
+  // Two passes, all dark edges and then all fills, so instants closer than a flag's
+  // width merge into one outlined band instead of a smear of edges.
+  for (const pass of [0, 1]) {
+    for (const tile of tiles) {
+      const ins = tile.data.instants;
+      if (!ins) continue;
+      const p = prepared(tile, theme);
+      for (let i = 0; i < ins.ts.length; i++) {
+        const x = scale.toPx(ins.ts[i]);
+        if (x < -6 || x > scale.width + 6) continue;
+        const cx = x * dpr;
+        // A triangle 9 px wide narrowing over 8 lines, with a dark edge.
+        for (let l = 0; l < 8 * dpr; l++) {
+          const half = (4.5 * dpr * (8 * dpr - l)) / (8 * dpr);
+          const y = Math.round(top + dpr + l);
+          if (pass === 0) raster.span(y, cx - half - dpr * 0.5, cx + half + dpr * 0.5, edge);
+          else if (half > dpr) raster.span(y, cx - half + dpr * 0.5, cx + half - dpr * 0.5, p.instants[i]);
+        }
       }
     }
   }
@@ -357,4 +408,37 @@ export function drawCounter(ctx, pts, scale, x0, y, h, min, max, color) {
   ctx.strokeStyle = color;
   ctx.lineWidth = 1;
   ctx.stroke();
+}
+
+/**
+ * The scale of a counter chart, written in its top-left corner: the value at its
+ * top, and the one at its bottom when that is below zero (charts start at 0).
+ * @param {number} min
+ * @param {number} max
+ */
+export function counterScaleText(min, max) {
+  const lo = Math.min(0, min);
+  return lo < 0 ? `${formatValue(max)} (min ${formatValue(lo)})` : formatValue(max);
+}
+
+/**
+ * Write a counter's scale over its chart, on a faint background (canvas px).
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} text
+ * @param {number} x
+ * @param {number} y
+ * @param {Theme} theme
+ */
+export function drawCounterScale(ctx, text, x, y, theme) {
+  ctx.save();
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.textBaseline = 'top';
+  const w = textWidth(ctx, text);
+  ctx.globalAlpha = 0.75;
+  ctx.fillStyle = theme.bg;
+  ctx.fillRect(x, y, w + 6, 13);
+  ctx.globalAlpha = 1;
+  ctx.fillStyle = theme.muted;
+  ctx.fillText(text, x + 3, y + 1.5);
+  ctx.restore();
 }

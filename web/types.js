@@ -22,17 +22,20 @@
  * @typedef {{ts: number[], value: number[], min: number[], max: number[]}} CounterTile
  * @typedef {{id: number, name: string, ts: number, dur: number}} Ref
  * @typedef {{kind: 'slice'|'async', id: number, name: string, ts: number, thread: number|null,
- *   track?: string|null, row?: number}} FlowEnd
+ *   thread_label?: string|null, track?: string|null, row?: number}} FlowEnd
  * @typedef {{id: number, from: FlowEnd, to: FlowEnd, from_ts: number, to_ts: number}} Flow
  * @typedef {{id: number, name: string, cat: string|null, ts: number, dur: number,
  *   self: number|null, tts: number|null, tdur: number|null, depth: number, row?: number,
  *   did_not_finish: boolean, overlap: boolean, process: number|null, thread: number|null,
- *   track: string, args: unknown, parents: Ref[], children: Ref[],
- *   flows_in: Flow[], flows_out: Flow[], raw: string}} Details
+ *   track: string, args: unknown, args_text?: string|null, parents: Ref[], children: Ref[],
+ *   children_total?: number, flows_in: Flow[], flows_out: Flow[], raw: string, async_id?: string|null,
+ *   thread_label?: string|null, process_label?: string|null, tid?: number|string|null, pid?: number|string|null,
+ *   ts_abs?: string, end_abs?: string, rel_ts?: number}} Details
  * @typedef {{from_ts: number[], to_ts: number[], from_track: string[], from_row: number[],
  *   to_track: string[], to_row: number[], from_id: number[], to_id: number[]}} FlowsAnswer
- * @typedef {{total: number, ts: number[], dur: number[], kind: string[], id: number[],
- *   track: string[], row: number[], name: string[]}} SearchAnswer
+ * @typedef {{search: number, done: boolean, capped: boolean, total: number, offset: number,
+ *   sort: 'time'|'duration', order: 'asc'|'desc', ts: number[], dur: number[], kind: string[], id: number[],
+ *   track: string[], row: number[], name: string[], field: string[]}} SearchAnswer
  * @typedef {{ts: number[], row: number[], object: number[], index: number[]}} TileSnapshots
  * @typedef {'name'|'thread'|'category'} GroupBy
  * @typedef {{key: string[], thread: number[], count: number[], total: number[], self: number[],
@@ -49,9 +52,15 @@
  *   total_samples: number[]}} ProfileNodes
  * @typedef {{samples: number, total_ns: number, view: 'top-down'|'bottom-up', truncated: boolean,
  *   nodes: ProfileNodes, strings: string[]}} ProfileAnswer
+ * @typedef {{name: number[], url: number[], line: number[], column: number[], self: number[], total: number[],
+ *   self_samples: number[], total_samples: number[]}} FunctionColumns
+ * @typedef {{view: 'functions', source: string, samples: number, total_ns: number, count: number,
+ *   truncated: boolean, functions: FunctionColumns, strings: string[]}} FunctionsAnswer
+ * @typedef {{view: 'sandwich', source: string, callers: ProfileAnswer, callees: ProfileAnswer}} SandwichAnswer
  * @typedef {{ts: number, args: unknown}} Snapshot
  * @typedef {{id: number, name: string, cat: string|null, ts: number, scope: string, ph: string,
- *   process: number|null, thread: number|null, track: string|null, args: unknown, raw: string}} InstantDetails
+ *   process: number|null, thread: number|null, track: string|null, args: unknown, args_text?: string|null,
+ *   raw: string}} InstantDetails
  * @typedef {{id: number, name: string, cat: string|null, object_id: string, process: number|null,
  *   start: number, end: number, alive_at_end: boolean, snapshots: Snapshot[],
  *   raw_snapshots: string[]}} ObjectAnswer

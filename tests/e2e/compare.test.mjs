@@ -70,7 +70,9 @@ test('the table holds the CLI numbers, largest change first, and sorts', () => w
   await page.fill('#group-filter', 'A');
   assert.deepEqual((await groups(page)).map((x) => x.key), ['frame', 'hydrate', 'layout', 'paint']);
   const row = await page.locator('table.diff-table tbody tr').first().innerText();
-  assert.match(row, /frame\tchanged\t2\t2\t22 ms\t28 ms\t\+6 ms\t\+27\.3%/);
+  // ... Δ self, mean base and new, p95 base and new (nearest rank of 10, 12 ms and
+  // 13, 15 ms), Δ max.
+  assert.match(row, /frame\tchanged\t2\t2\t22 ms\t28 ms\t\+6 ms\t\+27\.3%\t0\t11 ms\t14 ms\t12 ms\t15 ms\t\+3 ms/);
   await shot(page, 'compare-table');
 }));
 

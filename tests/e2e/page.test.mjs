@@ -114,7 +114,7 @@ test('flows: arrows for the selected slice, and all flows in view', async () => 
   await page.waitForFunction(() => window.__tracescope.arrows().selected.length === 1);
   const a = await hook(() => window.__tracescope.arrows().selected[0]);
   assert.deepEqual(a, { fromTs: 7_200_000, fromTrack: 's:0:0', fromRow: 1, toTs: 8_100_000, toTrack: 's:1:0', toRow: 0 });
-  assert.match(await page.locator('#details').innerText(), /Flows out\s+OnMessage/i);
+  assert.match(await page.locator('#details').innerText(), /Flows out\s+→ OnMessage/i);
   await page.keyboard.press('Escape');
   await page.check('#show-flows');
   await page.waitForFunction(() => window.__tracescope.arrows().all.length === 1);

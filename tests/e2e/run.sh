@@ -8,8 +8,11 @@
 #    the fixtures;
 #  - examples.test.mjs, analysis.test.mjs: the same on the format guides' examples and
 #    a corpus trace in ../shared (corpus tier: each test skipped, saying so, without it).
+#  - multi.test.mjs: several traces on one timeline (tests/fixtures/multi).
 #  - workbench.test.mjs: track layout, pin, hide, filter, drag, instants, filmstrip,
-#    URL hash, theme, export, empty traces, on tests/fixtures/timeline.
+#    URL hash, theme, export, empty and objects-only traces, on tests/fixtures/timeline.
+#  - aggregate.test.mjs: call trees, flame graph and sandwich of slices, search over
+#    every field with its list, exact details (tests/fixtures/aggregate-*.json).
 #  - compare.test.mjs, query.test.mjs, token.test.mjs: the compare view, the Query
 #    tab, the server's token.
 # Without arguments every *.test.mjs here runs (none can be left out by accident).

@@ -489,3 +489,24 @@ test('a PyTorch-like trace: [memory] counters; the empty GPU processes wait behi
     await k.close();
   }
 });
+
+test('a trace of objects only opens with its objects shown, not folded away', async () => {
+  const k = await startServer(BIN, path.join(FIXTURES, 'objects-only.json'));
+  try {
+    const o = await openPage(browser.ctx, k.url);
+    const r = await o.page.evaluate(() => window.__tracescope.tracks());
+    assert.deepEqual(r.map((x) => [x.kind, x.label, x.collapsed]), [
+      ['process', 'Renderer (pid 7)', false],
+      ['toggle', '2 empty threads', true],
+      ['group', 'Objects', false],
+      ['track', 'Objects', false],
+    ]);
+    const d = await o.page.evaluate(() => window.__tracescope.drawn());
+    assert.deepEqual([d.slices.length, d.snapshots.length], [14, 14]);
+    await shot(o.page, 'workbench-objects-only');
+    assert.deepEqual(o.errors, []);
+    await o.page.close();
+  } finally {
+    await k.close();
+  }
+});

@@ -50,3 +50,29 @@ test('an empty profile lays out nothing', () => {
   const t = { parent: z, depth: z, name: z, url: z, line: z, column: z, self: z, total: z, self_samples: z, total_samples: z };
   assert.deepEqual(flameLayout(t, subtreeEnds(t), -1).node, []);
 });
+
+test('a flipped flame graph puts the roots on the bottom row', async () => {
+  const { levelAt } = await import('../flame.js');
+  const t = tree();
+  const l = flameLayout(t, subtreeEnds(t), -1);
+  assert.deepEqual([0, 1, 2].map((r) => levelAt(l, r, true)), [2, 1, 0]);
+  assert.deepEqual([0, 1, 2].map((r) => levelAt(l, r, false)), [0, 1, 2]);
+});
+
+test('the SVG export has a box per node, tooltips and fitted names', async () => {
+  const { flameSvg, FLAME_ROW_H } = await import('../flame.js');
+  const t = tree();
+  const names = ['main', 'parse<html>', 'c', 'd', 'z', 'e', 'f'];
+  const l = flameLayout(t, subtreeEnds(t), -1);
+  const svg = flameSvg(l, { name: (n) => names[n], total: (n) => t.total[n] * 1000, self: () => 0, whole: 100000, title: 'Slices · whole trace', width: 1000 });
+  assert.ok(svg.startsWith('<?xml') && svg.includes('<svg xmlns="http://www.w3.org/2000/svg" width="1000"'));
+  assert.equal((svg.match(/<rect x=/g) ?? []).length, 6, 'Z takes no time and is left out');
+  assert.ok(svg.includes('<title>parse&#60;html&#62;: 30 µs (30.0%), self 0 ns</title>'), 'names are escaped');
+  assert.ok(svg.includes(`<rect x="0.00" y="${28 + 2 * FLAME_ROW_H}" width="149.00"`), 'c: 15% of 1000 px on level 2');
+  assert.ok(svg.includes('>Slices · whole trace</text>'));
+  // 60 px for "d": its name fits; a long name in a narrow box is cut with an ellipsis.
+  const narrow = flameSvg(l, { name: (n) => (n === 2 ? 'averyveryverylongname' : names[n]), total: (n) => t.total[n], self: () => 0, whole: 100, title: 't', width: 400, unit: 'count' });
+  // 15% of 400 px: 60 px, 8 characters of which the last is the ellipsis.
+  assert.ok(narrow.includes('>averyve…</text>'), narrow);
+  assert.ok(narrow.includes('<title>main: 60 (60.0%), self 0</title>'));
+});

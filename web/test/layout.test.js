@@ -89,6 +89,17 @@ test('a very tall objects track gets a folded group of its own', () => {
   assert.equal(l.byTrack.get('o:0')?.indent, 2);
 });
 
+test('with no thread at work, groups start open however many tracks they hold', () => {
+  const s = summary();
+  s.processes[0].tracks = [tr('o:0', 'objects', 'Objects', 2 * MANY + 1), ...Array.from({ length: MANY + 2 }, (_, i) => tr(`a:${i}`, 'async', `load${i}`))];
+  for (const p of s.processes) for (const th of p.threads) th.tracks = [];
+  const l = buildLayout(s, NO_OPTIONS);
+  assert.deepEqual(['P0:async', 'P0:objects'].map((k) => l.rows.find((r) => r.key === k)?.collapsed), [false, false]);
+  assert.equal(l.byTrack.get('o:0')?.indent, 2);
+  assert.equal(l.byTrack.get(`a:${MANY + 1}`)?.indent, 2);
+  assert.equal(buildLayout(s, { ...NO_OPTIONS, folds: { 'P0:objects': true } }).byTrack.has('o:0'), false, 'a fold the user chose stays');
+});
+
 test('slices sit under the instants row', () => {
   assert.equal(contentTop(tr('s:0:0', 'slices', 'x', 3, { instants: 1 })), TRACK_PAD / 2 + INSTANT_H);
   assert.equal(contentTop(tr('s:0:0', 'slices', 'x', 3)), TRACK_PAD / 2);

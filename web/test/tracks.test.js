@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prepareSlices, mergeCounterTiles, rasterSlices } from '../tracks.js';
+import { prepareSlices, mergeCounterTiles, rasterSlices, rasterInstants, counterScaleText, pastDiamonds } from '../tracks.js';
 import { Raster, pack, toRgb } from '../raster.js';
 import { colorFor } from '../colors.js';
 
@@ -59,4 +59,36 @@ test('CSS colours to pixels', () => {
   assert.deepEqual(toRgb('hsl(0 100% 50%)'), [255, 0, 0]);
   assert.deepEqual(toRgb('hsl(120 100% 25%)'), [0, 128, 0]);
   assert.equal(pack('#000000'), 0xff000000);
+});
+
+test("a counter's scale: its top value, and its bottom one when below zero", () => {
+  assert.equal(counterScaleText(0, 1234567), '1,234,567');
+  assert.equal(counterScaleText(5, 2.5), '2.5');
+  assert.equal(counterScaleText(-3, 10), '10 (min -3)');
+});
+
+test('instants closer than a flag: one band, no dark edge between them', () => {
+  const raster = new Raster();
+  raster.begin({ createImageData: (w, h) => /** @type {any} */ ({ data: new Uint8ClampedArray(w * h * 4) }) }, 60, 12, 0);
+  /** @type {any} */
+  const tile = { data: { ts: [], dur: [], row: [], id: [], name: [], instants: { ts: [20, 26], name: [0, 0], id: [0, 1], scope: ['t', 't'] }, strings: ['mark'] }, prepared: null };
+  /** @type {any} */
+  const scale = { t0: 0, nsPerPx: 1, width: 60, toPx: (/** @type {number} */ t) => t };
+  /** @type {any} */
+  const th = { dark: false, fg: 'rgb(0 0 0)' };
+  rasterInstants(raster, [tile], scale, 1, 0, th);
+  const fill = pack(colorFor('mark', null, false));
+  const px = (/** @type {number} */ x, /** @type {number} */ y) => raster.px[y * 60 + x];
+  // On the top line, between the two flags' centres, every pixel is fill.
+  for (let x = 20; x <= 26; x++) assert.equal(px(x, 1), fill, `x ${x}`);
+  assert.deepEqual([px(15, 1), px(30, 1)], [pack('rgb(0 0 0)'), pack('rgb(0 0 0)')], 'the band keeps its outer edges');
+});
+
+test("an object's name starts after the snapshot diamonds it would run into", () => {
+  // A name 30 px wide at 13 px; diamonds (5 px half width) at 15, 22 and 50 px
+  // (each within the name once it moved), one far later at 200.
+  assert.equal(pastDiamonds([15, 22, 50, 200], 13, 0, 1, 30), 50 + 5 + 3);
+  assert.equal(pastDiamonds([200], 13, 0, 1, 30), 13, 'a diamond further on leaves it');
+  assert.equal(pastDiamonds([2], 13, 0, 1, 30), 13, 'a diamond before it too');
+  assert.equal(pastDiamonds([1000, 1010], 10, 0, 100, 30), 10 + 5 + 3, 'in ns at 100 ns/px');
 });

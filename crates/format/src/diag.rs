@@ -241,6 +241,38 @@ impl Diagnostics {
         }
     }
 
+    /// The same occurrences for one file among several read as one trace: offsets
+    /// move by `base` (the file's place among them) and examples start with `name`.
+    pub fn placed(self, base: u64, name: &str) -> Diagnostics {
+        let mut out = Diagnostics::new();
+        for (kind, e) in self.entries {
+            let mut offsets = Offsets::default();
+            for off in e.offsets.iter() {
+                offsets.push(off + base);
+            }
+            let named = |x: String| format!("{name}: {x}");
+            let summary = Diagnostic {
+                offset: e.summary.offset + base,
+                example: named(e.summary.example),
+                ..e.summary
+            };
+            let examples = e
+                .examples
+                .into_iter()
+                .map(|(o, x)| (o + base, named(x)))
+                .collect();
+            out.entries.insert(
+                kind,
+                Entry {
+                    summary,
+                    offsets,
+                    examples,
+                },
+            );
+        }
+        out
+    }
+
     pub fn count(&self, kind: DiagKind) -> u64 {
         self.entries.get(&kind).map_or(0, |e| e.summary.count)
     }

@@ -1,14 +1,19 @@
 //! Issue 4's floors: statistics of a range over 10 million slices (< 200 ms) and the
-//! call tree of 1 million samples (< 300 ms). The traces are made here, in memory:
-//! 10M `X` slices on 8 threads nested 5 deep under 400 names; a `.cpuprofile` of
-//! 1M samples over a 4000-node tree 12 deep.
+//! call tree of 1 million samples (< 300 ms); issue 14's: the call tree (flame
+//! graph) of all 10 million slices (< 1 s) and of a 1 million slice range
+//! (< 150 ms), and the search over names and args. The traces are made here, in
+//! memory: 10M `X` slices on 8 threads nested 5 deep under 400 names; a
+//! `.cpuprofile` of 1M samples over a 4000-node tree 12 deep.
 
 use std::fmt::Write;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use tracescope_model::analysis::{
-    call_tree, slice_stats, GroupBy, NameFilter, Selection, TreeView,
+    call_tree, functions, slice_stats, tree, GroupBy, NameFilter, Selection, Source, TreeQuery,
+    TreeView,
 };
+use tracescope_model::query::search::{search, Fields, Pattern, SearchQuery};
+use tracescope_model::query::QueryIndex;
 use tracescope_model::{LoadOptions, Trace};
 
 fn load(text: String) -> Trace {
@@ -110,6 +115,38 @@ fn bench(c: &mut Criterion) {
     let tenth = Selection::range(start + (end - start) / 2, start + (end - start) * 6 / 10);
     g.bench_function("tenth_of_trace_by_name", |b| {
         b.iter(|| slice_stats(&t, &tenth, GroupBy::Name, NameFilter::default()))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("slice_tree_10M_slices");
+    g.sample_size(10);
+    let q = |view| TreeQuery {
+        source: Source::Slices,
+        view,
+        max_nodes: 20_000,
+        filter: None,
+    };
+    g.bench_function("whole_trace_top_down", |b| {
+        b.iter(|| tree(&t, &Selection::all(), &q(TreeView::TopDown)))
+    });
+    g.bench_function("whole_trace_bottom_up", |b| {
+        b.iter(|| tree(&t, &Selection::all(), &q(TreeView::BottomUp)))
+    });
+    g.bench_function("whole_trace_functions", |b| {
+        b.iter(|| functions(&t, &Selection::all(), Source::Slices))
+    });
+    g.bench_function("tenth_of_trace_top_down", |b| {
+        b.iter(|| tree(&t, &tenth, &q(TreeView::TopDown)))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("search_10M_slices");
+    g.sample_size(10);
+    let idx = QueryIndex::new(&t);
+    idx.warm(&t);
+    let names = SearchQuery::new(Pattern::new("f39", false).unwrap(), Fields::NAMES);
+    g.bench_function("names_substring_all_matches", |b| {
+        b.iter(|| search(&t, &idx, &names, 1000))
     });
     g.finish();
     drop(t);

@@ -19,6 +19,23 @@ impl TextRef {
     pub fn is_none(self) -> bool {
         self.len == 0
     }
+
+    /// Text kept in the model's arena, not in an input file.
+    pub fn is_arena(self) -> bool {
+        self.start & ARENA_BIT != 0
+    }
+
+    /// The same text once its file is placed at `base` among several inputs (a
+    /// range of the arena, or none, stays as it is).
+    pub fn moved(self, base: u64) -> TextRef {
+        if self.is_none() || self.start & ARENA_BIT != 0 {
+            return self;
+        }
+        TextRef {
+            start: self.start + base,
+            len: self.len,
+        }
+    }
 }
 
 /// The arena for raw texts that are not part of the input.
@@ -74,4 +91,72 @@ pub fn text_ref(input: &str, arena: &SharedArena, text: &str) -> TextRef {
         };
     }
     arena.push(text)
+}
+
+/// The text of every input file, each at its place (`base`) in one space of byte
+/// offsets: the first file at 0, each next one after the previous one's end. One
+/// file is the usual case; several are the files of `tracescope view A B`.
+#[derive(Clone, Copy, Debug)]
+pub struct TextFile<'t> {
+    pub base: u64,
+    pub text: &'t str,
+    /// The file's name, for diagnostics (when there are several).
+    pub name: &'t str,
+}
+
+#[derive(Debug)]
+pub struct Texts<'t> {
+    pub files: Vec<TextFile<'t>>,
+}
+
+impl<'t> Texts<'t> {
+    pub fn one(text: &'t str) -> Texts<'t> {
+        Texts {
+            files: vec![TextFile {
+                base: 0,
+                text,
+                name: "",
+            }],
+        }
+    }
+
+    /// The index of the file holding `offset` (the last one starting at or before it).
+    pub fn file_of(&self, offset: u64) -> usize {
+        self.files
+            .partition_point(|f| f.base <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The file holding `offset`, and the offset within it.
+    pub fn at(&self, offset: u64) -> (&TextFile<'t>, u64) {
+        let f = &self.files[self.file_of(offset)];
+        (f, offset - f.base.min(offset))
+    }
+
+    /// [`resolve`] across files.
+    pub fn resolve<'a>(&'a self, arena: &'a str, r: TextRef) -> &'a str {
+        if r.is_none() || r.start & ARENA_BIT != 0 {
+            return resolve("", arena, r);
+        }
+        let (f, local) = self.at(r.start);
+        resolve(
+            f.text,
+            arena,
+            TextRef {
+                start: local,
+                len: r.len,
+            },
+        )
+    }
+
+    /// A short excerpt at `offset`, after its file's name when there are several.
+    pub fn excerpt(&self, offset: u64) -> String {
+        let (f, local) = self.at(offset);
+        let e = crate::build::excerpt(f.text, local);
+        if self.files.len() > 1 {
+            format!("{}: {e}", f.name)
+        } else {
+            e
+        }
+    }
 }

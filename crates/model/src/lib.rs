@@ -16,7 +16,8 @@ pub mod tables;
 mod trace;
 
 pub use args::TextRef;
+pub use build::{Align, FileInput};
 pub use stats::Stats;
 pub use strings::{StrId, StringTable};
 pub use tables::*;
-pub use trace::{LoadOptions, Tables, Trace, TraceInfo, TraceText};
+pub use trace::{InputFile, LoadOptions, Tables, Trace, TraceInfo, TraceText};

@@ -93,7 +93,28 @@ pub struct Trace {
     pub process_order: Vec<ProcessId>,
     /// Threads in display order (grouped by process, in process order).
     pub thread_order: Vec<ThreadId>,
+    /// The input files (one, or the files of `view A B`), each at its place in the
+    /// trace's byte offsets.
+    files: Vec<InputFile>,
+    /// Of several files: each process's file and pid as written (the table's pid
+    /// may have been made unique). Empty for one file.
+    pub process_origins: Vec<(u32, PidK)>,
+}
+
+/// One input file of a trace: its text, where its byte offsets start among the
+/// trace's, its name and how far its times were moved.
+pub struct InputFile {
+    pub base: u64,
+    pub name: String,
+    /// Nanoseconds added to the file's timestamps (`--align start`, `FILE@+1ms`).
+    pub shift_ns: i64,
     text: Box<dyn TraceText>,
+}
+
+impl InputFile {
+    pub fn text(&self) -> &str {
+        self.text.text()
+    }
 }
 
 /// Decoded events as [`EventRuns`]: runs of consecutive events, each moved out
@@ -142,6 +163,8 @@ impl Trace {
             registry: &registry,
             arena: &arena,
             release: Some(&release),
+            file: 0,
+            base: 0,
         };
         let json::JsonTrace {
             form,
@@ -195,11 +218,12 @@ impl Trace {
             .as_ref()
             .map(|r| crate::args::text_ref(input, &arena, &r.text));
         let diags = diagnostics;
+        let texts = crate::args::Texts::one(input);
         let tables = Self::finish_into(
-            &mut info, recs, input, strings, registry, arena, &top, diags,
+            &mut info, recs, &texts, strings, registry, arena, &top, diags,
         );
         info.events = events;
-        let mut trace = Trace::assemble(info, tables, text);
+        let mut trace = Trace::assemble(info, tables, vec![InputFile::whole(text)]);
         trace.info.load_ms = t0.elapsed().as_secs_f64() * 1e3;
         Ok(trace)
     }
@@ -238,6 +262,8 @@ impl Trace {
             registry: &registry,
             arena: &arena,
             release: None,
+            file: 0,
+            base: 0,
         };
         let parts: Vec<(Records, Diagnostics)> = (0..runs.runs())
             .into_par_iter()
@@ -270,18 +296,25 @@ impl Trace {
             cpu_profile: None,
             source_name: format,
         };
-        let tables = Self::finish_into(&mut info, recs, "", strings, registry, arena, &top, diags);
+        let texts = crate::args::Texts::one("");
+        let tables = Self::finish_into(
+            &mut info, recs, &texts, strings, registry, arena, &top, diags,
+        );
         info.events = events;
-        let mut trace = Trace::assemble(info, tables, Box::new(String::new()));
+        let mut trace = Trace::assemble(
+            info,
+            tables,
+            vec![InputFile::whole(Box::new(String::new()))],
+        );
         trace.info.load_ms = t0.elapsed().as_secs_f64() * 1e3;
         trace
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn finish_into(
+    pub(crate) fn finish_into(
         info: &mut TraceInfo,
         mut recs: Records,
-        input: &str,
+        input: &crate::args::Texts<'_>,
         strings: SharedStrings,
         registry: SharedRegistry,
         arena: SharedArena,
@@ -294,10 +327,10 @@ impl Trace {
         finish(recs, input, strings, registry, arena, top, diags)
     }
 
-    fn assemble(
+    pub(crate) fn assemble(
         mut info: TraceInfo,
         built: (Tables, Diagnostics, TraceFacts),
-        text: Box<dyn TraceText>,
+        files: Vec<InputFile>,
     ) -> Trace {
         let (tables, diagnostics, facts) = built;
         info.num_cpus = facts.num_cpus;
@@ -309,18 +342,73 @@ impl Trace {
             diagnostics,
             process_order,
             thread_order,
-            text,
+            files,
+            process_origins: Vec::new(),
         }
     }
 
-    /// The trace text (JSON input), for raw excerpts.
+    /// The trace text (JSON input) of a trace read from one file.
     pub fn text(&self) -> &str {
-        self.text.text()
+        self.files.first().map_or("", InputFile::text)
+    }
+
+    /// The input files (one, or each file of several loaded as one trace).
+    pub fn files(&self) -> &[InputFile] {
+        &self.files
+    }
+
+    /// The input texts at their places in the trace's byte offsets.
+    pub fn texts(&self) -> crate::args::Texts<'_> {
+        crate::args::Texts {
+            files: self
+                .files
+                .iter()
+                .map(|f| crate::args::TextFile {
+                    base: f.base,
+                    text: f.text(),
+                    name: &f.name,
+                })
+                .collect(),
+        }
+    }
+
+    /// The text of the file holding byte `offset` (of any file), and the offset
+    /// within it: where an event is written.
+    pub fn text_at(&self, offset: u64) -> (&str, u64) {
+        let i = self
+            .files
+            .partition_point(|f| f.base <= offset)
+            .saturating_sub(1);
+        match self.files.get(i) {
+            Some(f) => (f.text(), offset - f.base.min(offset)),
+            None => ("", offset),
+        }
+    }
+
+    /// The event written at byte `offset` (of any input file), as written.
+    pub fn event_text(&self, offset: u64) -> &str {
+        let (text, at) = self.text_at(offset);
+        crate::query::details::raw_event(text, at)
     }
 
     /// The raw JSON text behind a [`TextRef`].
     pub fn raw(&self, r: TextRef) -> &str {
-        resolve(self.text.text(), &self.tables.arena, r)
+        if self.files.len() == 1 {
+            return resolve(self.text(), &self.tables.arena, r);
+        }
+        let arena = &self.tables.arena;
+        if r.is_none() || r.is_arena() {
+            return resolve("", arena, r);
+        }
+        let (text, local) = self.text_at(r.start);
+        resolve(
+            text,
+            arena,
+            TextRef {
+                start: local,
+                len: r.len,
+            },
+        )
     }
 
     pub fn str(&self, id: StrId) -> &str {
@@ -470,6 +558,27 @@ fn display_order(t: &Tables) -> (Vec<ProcessId>, Vec<ThreadId>) {
         )
     });
     (procs, threads)
+}
+
+impl InputFile {
+    /// The only file of a trace.
+    pub(crate) fn whole(text: Box<dyn TraceText>) -> InputFile {
+        InputFile {
+            base: 0,
+            name: String::new(),
+            shift_ns: 0,
+            text,
+        }
+    }
+
+    pub(crate) fn placed(text: Box<dyn TraceText>, base: u64, name: String, shift_ns: i64) -> Self {
+        InputFile {
+            base,
+            name,
+            shift_ns,
+            text,
+        }
+    }
 }
 
 impl TraceText for tracescope_format::Source {

@@ -38,10 +38,7 @@ fn rows(t: &Trace, st: &SliceStats) -> Vec<(String, u64, i64, i64, i64)> {
     st.groups
         .iter()
         .map(|g| {
-            let key = match g.key {
-                GroupKey::Str(s) => t.str(s).to_string(),
-                GroupKey::Thread(th) => tracescope_model::analysis::thread_key(t, th),
-            };
+            let key = st.label(t, g.key);
             (key, g.count, g.total / US, g.self_ns / US, g.in_range / US)
         })
         .collect()

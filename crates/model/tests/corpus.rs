@@ -190,6 +190,11 @@ fn ctf_run_by_run(all: &[PathBuf], tag: &str) {
     let dir =
         std::env::temp_dir().join(format!("tracescope-model-ctf-{}-{tag}", std::process::id()));
     with_events(all, |p, events| {
+        // A trace of no events (tests/fixtures/timeline/empty.json) writes a CTF
+        // directory with no stream: there are no runs to read.
+        if events.is_empty() {
+            return;
+        }
         let _ = std::fs::remove_dir_all(&dir);
         let opts = CtfWriteOptions {
             packet_bytes: 4096,

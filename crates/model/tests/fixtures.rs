@@ -461,10 +461,11 @@ fn exact_times_and_ids() {
     );
     assert_eq!(
         cells(&t, "threads", &["pid", "tid"]),
+        // Display order: the string pid names its process, and named ones come first.
         texts(&[
+            &["browser", "25738"],
             &["1", "1"],
             &["18446744073709551615", "9223372036854775807"],
-            &["browser", "25738"],
         ])
     );
     assert_eq!(

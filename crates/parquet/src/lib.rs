@@ -17,7 +17,7 @@ use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical, Zst
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::Type as SchemaType;
+use parquet::schema::types::{ColumnPath, Type as SchemaType};
 use tracescope_model::{ColumnInfo, ColumnType, Table, Trace, Value, TABLES};
 
 /// Rows per row group: big enough for good compression and dictionary pages,
@@ -61,15 +61,17 @@ pub fn hive_escape(name: &str) -> String {
     out
 }
 
-/// Writes every declared table of each trace (name, trace) under `dir`.
+/// Writes every declared table of each trace (name, trace) under `dir`, the
+/// tables side by side (each file is written by one thread, in table order).
 pub fn export(dir: &Path, traces: &[(String, &Trace)]) -> Result<Vec<Written>, Error> {
-    let mut out = Vec::new();
-    for (name, trace) in traces {
-        for table in TABLES {
-            out.push(write_partition(dir, table, name, trace)?);
-        }
-    }
-    Ok(out)
+    use rayon::prelude::*;
+    let jobs: Vec<(&String, &Trace, &'static Table)> = traces
+        .iter()
+        .flat_map(|(name, trace)| TABLES.iter().map(move |t| (name, *trace, *t)))
+        .collect();
+    jobs.par_iter()
+        .map(|(name, trace, table)| write_partition(dir, table, name, trace))
+        .collect()
 }
 
 /// The Parquet type of a declared column.
@@ -119,7 +121,10 @@ enum Buf {
     Int(Vec<i64>, Vec<i16>),
     Double(Vec<f64>, Vec<i16>),
     Bool(Vec<bool>, Vec<i16>),
-    Bytes(Vec<ByteArray>, Vec<i16>),
+    /// Strings of the row group end to end, with each present value's end: one
+    /// buffer instead of an allocation per cell (cut into `ByteArray`s sharing it
+    /// when the row group is written).
+    Bytes(Vec<u8>, Vec<usize>, Vec<i16>),
 }
 
 impl Buf {
@@ -128,24 +133,13 @@ impl Buf {
             Physical::INT64 => Buf::Int(Vec::new(), Vec::new()),
             Physical::DOUBLE => Buf::Double(Vec::new(), Vec::new()),
             Physical::BOOLEAN => Buf::Bool(Vec::new(), Vec::new()),
-            _ => Buf::Bytes(Vec::new(), Vec::new()),
+            _ => Buf::Bytes(Vec::new(), Vec::new(), Vec::new()),
         }
     }
 
     /// Adds a cell; `false` when it has no form in this column (written as null,
     /// or as 0 / "" / false in a column declared never null).
     fn push(&mut self, v: &Value<'_>, optional: bool) -> bool {
-        let text = |v: &Value<'_>| -> Option<String> {
-            match v {
-                Value::Null => None,
-                Value::Bool(b) => Some(b.to_string()),
-                Value::Int(i) => Some(i.to_string()),
-                Value::UInt(u) => Some(u.to_string()),
-                Value::Float(f) => Some(f.to_string()),
-                Value::Str(s) => Some(s.to_string()),
-                Value::String(s) | Value::Json(s) => Some(s.clone()),
-            }
-        };
         let (present, kept) = match self {
             Buf::Int(vals, defs) => {
                 let x = match v {
@@ -179,11 +173,27 @@ impl Buf {
                 vals.extend(x);
                 (x.is_some(), x.is_some() || *v == Value::Null)
             }
-            Buf::Bytes(vals, defs) => {
-                let x = text(v);
-                defs.push(x.is_some() as i16);
-                let present = x.is_some();
-                vals.extend(x.map(|s| ByteArray::from(s.into_bytes())));
+            Buf::Bytes(data, ends, defs) => {
+                use std::io::Write;
+                let present = match v {
+                    Value::Null => false,
+                    Value::Bool(b) => write!(data, "{b}").is_ok(),
+                    Value::Int(i) => write!(data, "{i}").is_ok(),
+                    Value::UInt(u) => write!(data, "{u}").is_ok(),
+                    Value::Float(f) => write!(data, "{f}").is_ok(),
+                    Value::Str(s) => {
+                        data.extend_from_slice(s.as_bytes());
+                        true
+                    }
+                    Value::String(s) | Value::Json(s) => {
+                        data.extend_from_slice(s.as_bytes());
+                        true
+                    }
+                };
+                defs.push(present as i16);
+                if present {
+                    ends.push(data.len());
+                }
                 (present, true)
             }
         };
@@ -192,7 +202,7 @@ impl Buf {
                 Buf::Int(vals, _) => vals.push(0),
                 Buf::Double(vals, _) => vals.push(0.0),
                 Buf::Bool(vals, _) => vals.push(false),
-                Buf::Bytes(vals, _) => vals.push(ByteArray::from(Vec::new())),
+                Buf::Bytes(data, ends, _) => ends.push(data.len()),
             }
             return false;
         }
@@ -204,7 +214,10 @@ impl Buf {
             Buf::Int(v, d) => (v.clear(), d.clear()),
             Buf::Double(v, d) => (v.clear(), d.clear()),
             Buf::Bool(v, d) => (v.clear(), d.clear()),
-            Buf::Bytes(v, d) => (v.clear(), d.clear()),
+            Buf::Bytes(v, e, d) => {
+                v.clear();
+                (e.clear(), d.clear())
+            }
         };
     }
 }
@@ -263,13 +276,19 @@ fn write_file(path: &Path, table: &Table, trace: &Trace) -> Result<(usize, usize
     let pq = |e| Error::Parquet(path.to_path_buf(), e);
     let columns = table.columns();
     let schema = Arc::new(schema(&columns).map_err(pq)?);
-    let props = Arc::new(
-        WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).map_err(pq)?))
-            .set_dictionary_enabled(true)
-            .set_created_by(format!("tracescope {}", env!("CARGO_PKG_VERSION")))
-            .build(),
-    );
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).map_err(pq)?))
+        // Dictionaries for names and categories (few distinct values); ids, times
+        // and args JSON are mostly distinct, where a dictionary only costs time.
+        .set_dictionary_enabled(false)
+        .set_created_by(format!("tracescope {}", env!("CARGO_PKG_VERSION")));
+    let props = columns
+        .iter()
+        .filter(|c| c.ty == ColumnType::Str)
+        .fold(props, |p, c| {
+            p.set_column_dictionary_enabled(ColumnPath::from(c.name), true)
+        });
+    let props = Arc::new(props.build());
     let file = File::create(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
     let mut writer = SerializedFileWriter::new(file, schema, props).map_err(pq)?;
     let mut bufs: Vec<Buf> = columns.iter().map(|c| Buf::new(c.ty)).collect();
@@ -316,7 +335,7 @@ fn flush(
     let mut k = 0;
     while let Some(mut col) = rg.next_column()? {
         let opt = optional(&columns[k]);
-        match &bufs[k] {
+        match &mut bufs[k] {
             Buf::Int(v, d) => {
                 col.typed::<Int64Type>()
                     .write_batch(v, defs(opt, d), None)?;
@@ -328,9 +347,19 @@ fn flush(
             Buf::Bool(v, d) => {
                 col.typed::<BoolType>().write_batch(v, defs(opt, d), None)?;
             }
-            Buf::Bytes(v, d) => {
+            Buf::Bytes(data, ends, d) => {
+                let all = bytes::Bytes::from(std::mem::take(data));
+                let mut start = 0;
+                let v: Vec<ByteArray> = ends
+                    .iter()
+                    .map(|&end| {
+                        let cell = ByteArray::from(all.slice(start..end));
+                        start = end;
+                        cell
+                    })
+                    .collect();
                 col.typed::<ByteArrayType>()
-                    .write_batch(v, defs(opt, d), None)?;
+                    .write_batch(&v, defs(opt, d), None)?;
             }
         }
         col.close()?;

@@ -8,41 +8,13 @@
 //! beside the workspace. When none has `node_modules`, the test says so in one line
 //! and passes without checking.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn devtools_dir() -> Option<PathBuf> {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let candidates = [
-        std::env::var_os("TRACESCOPE_DEVTOOLS").map(PathBuf::from),
-        Some(PathBuf::from("/tmp/devtools")),
-        Some(workspace.join("../shared/peers/devtools")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|d| d.join("node_modules").is_dir() && d.join("parse.mjs").is_file())
-}
 
 #[test]
 fn demo_trace_loads_in_devtools_without_errors() {
-    let Some(devtools) = devtools_dir() else {
-        tracescope_testdata::skip(
-            "no DevTools trace engine",
-            "loading our trace in DevTools",
-            "run scripts/setup with ../shared beside the checkout, or set TRACESCOPE_DEVTOOLS \
-             to a directory with parse.mjs and node_modules",
-        );
+    let Some(devtools) = tracescope_testdata::devtools("loading our trace in DevTools") else {
         return;
     };
-    if Command::new("node").arg("--version").output().is_err() {
-        tracescope_testdata::skip(
-            "node is not installed",
-            "loading our trace in DevTools",
-            "scripts/setup installs it",
-        );
-        return;
-    }
     // `cargo test` builds the examples beside the test binaries; when this test
     // was built alone, build the example in its own target directory.
     let exe = std::env::current_exe().unwrap();

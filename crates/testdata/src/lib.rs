@@ -167,3 +167,38 @@ fn test_binary() -> String {
         _ => stem.into_owned(),
     }
 }
+
+/// Chrome DevTools' own trace engine with its `parse.mjs` (kept with the external
+/// corpus in `shared/peers/devtools`; `scripts/setup` installs it): the directory
+/// `$TRACESCOPE_DEVTOOLS`, else `/tmp/devtools`, else `shared/peers/devtools`, the
+/// first with `node_modules` and `parse.mjs`. `None` (after saying what is skipped)
+/// when there is none or no `node`.
+pub fn devtools(what: &str) -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("TRACESCOPE_DEVTOOLS").map(PathBuf::from),
+        Some(PathBuf::from("/tmp/devtools")),
+        shared().map(|s| s.join("peers/devtools")),
+    ];
+    let Some(dir) = candidates
+        .into_iter()
+        .flatten()
+        .find(|d| d.join("node_modules").is_dir() && d.join("parse.mjs").is_file())
+    else {
+        skip(
+            "no DevTools trace engine",
+            what,
+            "run scripts/setup with ../shared beside the checkout, or set TRACESCOPE_DEVTOOLS \
+             to a directory with parse.mjs and node_modules",
+        );
+        return None;
+    };
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        skip("node is not installed", what, "scripts/setup installs it");
+        return None;
+    }
+    Some(dir)
+}

@@ -9,6 +9,7 @@ mod diff;
 mod export;
 mod input;
 mod load;
+mod merge;
 mod output;
 mod profile;
 mod query;
@@ -72,18 +73,64 @@ impl ServeArgs {
     }
 }
 
+/// The trace a command reads: one file, or several read as one trace.
+#[derive(clap::Args)]
+struct TraceArgs {
+    /// The trace. Several files (or a directory of traces) are read as one trace: each
+    /// file's processes apart, named after the file; FILE@+1.5ms or FILE@-2ms moves one
+    /// file's times.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    align: AlignArg,
+}
+
+#[derive(clap::Args)]
+struct AlignArg {
+    /// Several files: `own` keeps each file's timestamps (files from one machine or
+    /// one job share a clock); `start` puts every file's first event at the same time.
+    #[arg(long, value_enum, default_value = "own")]
+    align: Align,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Align {
+    Own,
+    Start,
+}
+
+impl TraceArgs {
+    fn inputs(&self) -> load::Inputs {
+        load::Inputs {
+            specs: self.files.clone(),
+            align: self.align.align.into(),
+        }
+    }
+}
+
+impl From<Align> for tracescope_model::Align {
+    fn from(a: Align) -> Self {
+        match a {
+            Align::Own => tracescope_model::Align::Own,
+            Align::Start => tracescope_model::Align::Start,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Print counts of everything in a trace (events, slices, flows, ...) and its diagnostics.
     Stats {
-        file: PathBuf,
+        #[command(flatten)]
+        trace: TraceArgs,
         /// One JSON object instead of a table.
         #[arg(long)]
         json: bool,
     },
     /// Print one table of the model, one row per item, ids resolved to names.
     Tables {
-        file: PathBuf,
+        #[command(flatten)]
+        trace: TraceArgs,
         /// processes, threads, slices, instants, async_slices, flows, counter_series,
         /// counters, objects, snapshots, profiles, frames, samples, metadata, diagnostics,
         /// other, args
@@ -102,8 +149,12 @@ enum Command {
     },
     /// Open a trace in the web viewer (a built-in demo trace without FILE).
     View {
-        #[arg(conflicts_with = "compare")]
-        file: Option<PathBuf>,
+        /// The trace; several files (or a directory of traces) on one timeline, each
+        /// file's processes apart and named after it; FILE@+1.5ms moves one file.
+        #[arg(conflicts_with = "compare", value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        align: AlignArg,
         /// Open the compare view on two traces (as `tracescope diff BASE NEW --view`).
         #[arg(long, num_args = 2, value_names = ["BASE", "NEW"])]
         compare: Option<Vec<PathBuf>>,
@@ -111,9 +162,10 @@ enum Command {
         serve: ServeArgs,
     },
     /// Where the time went: slices grouped by name, thread or category (count, total, self,
-    /// average, min, max, thread time), and counters' min/max/average.
+    /// busy, average, p50/p95/p99, min, max, thread time), and counters' min/max/average.
     Summary {
-        file: PathBuf,
+        #[command(flatten)]
+        trace: TraceArgs,
         /// Print the N groups with the largest total (0: all).
         #[arg(long, default_value_t = 20)]
         top: usize,
@@ -126,11 +178,27 @@ enum Command {
         /// One JSON object instead of a table.
         #[arg(long)]
         json: bool,
+        /// Only slices whose name matches this regex.
+        #[arg(long, value_name = "REGEX")]
+        name: Option<String>,
+        /// Only slices whose category matches this regex.
+        #[arg(long, value_name = "REGEX")]
+        cat: Option<String>,
+        /// Only slices of threads whose label (as `--by thread` prints it) matches this regex.
+        #[arg(long, value_name = "REGEX")]
+        thread: Option<String>,
+        /// Gather every key (name, category or thread label) this regex matches into one group,
+        /// e.g. 'ProfilerStep#\d+'. Repeatable; the first that matches wins.
+        #[arg(long, value_name = "REGEX")]
+        group: Vec<String>,
     },
-    /// Write the CPU samples as folded stacks or a flame graph SVG.
+    /// Write the CPU samples, or the slices stacked by nesting, as folded stacks or a flame
+    /// graph SVG.
     Profile {
-        file: PathBuf,
-        /// Only this thread: its name, tid, or pid:tid.
+        #[command(flatten)]
+        trace: TraceArgs,
+        /// Only this thread: its name, tid, or pid:tid (a name several threads have is an
+        /// error listing them).
         #[arg(long)]
         thread: Option<String>,
         /// Only samples in T0..T1 (as for `summary`).
@@ -138,9 +206,12 @@ enum Command {
         range: Option<String>,
         #[arg(long, value_enum, default_value = "collapsed")]
         format: profile::Format,
-        /// What a stack's number counts.
-        #[arg(long, value_enum, default_value = "samples")]
-        weight: profile::Weight,
+        /// What the stacks are made of.
+        #[arg(long, value_enum, default_value = "auto")]
+        from: profile::From,
+        /// What a stack's number counts [default: samples for CPU samples, time for slices].
+        #[arg(long, value_enum)]
+        weight: Option<profile::Weight>,
         /// Write here instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -212,6 +283,15 @@ enum Command {
         #[command(flatten)]
         serve: ServeArgs,
     },
+    /// Write several traces as one JSON trace (what `view A B` shows: each file's processes
+    /// apart and named after it, pids and ids unique), for DevTools, Perfetto or tracescope.
+    Merge {
+        #[command(flatten)]
+        trace: TraceArgs,
+        /// The JSON file to write (never one of the inputs).
+        #[arg(short, long, value_name = "OUT.json")]
+        output: PathBuf,
+    },
     /// Convert a trace (JSON, CTF directory or ETW record file) to JSON (OUT ending in .json,
     /// .gz for gzip), ETW records (.etw) or a CTF directory (anything else), keeping every event.
     Convert { input: PathBuf, output: PathBuf },
@@ -221,17 +301,17 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     input::set_max_ratio(cli.max_ratio);
     let result = match cli.command {
-        Command::Stats { file, json } => stats::run(&file, json),
+        Command::Stats { trace, json } => stats::run(&trace.inputs(), json),
         Command::Tables {
-            file,
+            trace,
             table,
             format,
-        } => tables::run(&file, &table, format),
+        } => tables::run(&trace.inputs(), &table, format),
         Command::Validate { file, strict } => return validate::run(&file, strict),
         Command::View {
-            file: _,
             compare: Some(files),
             serve,
+            ..
         } => {
             let mut f = files.into_iter();
             let (base, new) = (
@@ -241,11 +321,13 @@ fn main() -> ExitCode {
             diff::view(&diff::Options::compare(base, new), serve.options())
         }
         Command::View {
-            file,
+            files,
+            align,
             compare: None,
             serve,
-        } => view(file, serve.options()),
+        } => view(files, align.align.into(), serve.options()),
         Command::Convert { input, output } => convert::run(&input, &output),
+        Command::Merge { trace, output } => merge::run(&trace.inputs(), &output),
         Command::Export { files, format, out } => export::run(&files, &out, format),
         Command::Query {
             files,
@@ -315,33 +397,43 @@ fn main() -> ExitCode {
             }
         }
         Command::Summary {
-            file,
+            trace,
             top,
             by,
             range,
             json,
+            name,
+            cat,
+            thread,
+            group,
         } => summary::run(
-            &file,
+            &trace.inputs(),
             &summary::Options {
                 top,
                 by,
                 range: range.as_deref(),
                 json,
+                name: name.as_deref(),
+                cat: cat.as_deref(),
+                thread: thread.as_deref(),
+                groups: &group,
             },
         ),
         Command::Profile {
-            file,
+            trace,
             thread,
             range,
             format,
+            from,
             weight,
             output,
         } => profile::run(
-            &file,
+            &trace.inputs(),
             &profile::Options {
                 thread: thread.as_deref(),
                 range: range.as_deref(),
                 format,
+                from,
                 weight,
                 output: output.as_ref(),
             },
@@ -356,16 +448,19 @@ fn main() -> ExitCode {
     }
 }
 
-fn view(file: Option<PathBuf>, opts: serve::Options) -> anyhow::Result<()> {
-    let (trace, name) = match file {
-        Some(f) => {
-            let name = f.file_name().map_or_else(
-                || f.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-            (load::load(&f)?, name)
-        }
-        None => (demo::trace()?, "demo trace".to_string()),
+fn view(
+    files: Vec<PathBuf>,
+    align: tracescope_model::Align,
+    opts: serve::Options,
+) -> anyhow::Result<()> {
+    let (trace, name) = if files.is_empty() {
+        (demo::trace()?, "demo trace".to_string())
+    } else {
+        let inputs = load::Inputs {
+            specs: files,
+            align,
+        };
+        (inputs.load()?, inputs.title())
     };
     serve::run(trace, name, opts)
 }

@@ -1,14 +1,14 @@
-//! `tracescope profile`: a trace's CPU samples as folded stacks (`a;b;c 12`, one line
-//! per stack, for flamegraph.pl, inferno, speedscope) or as a flame graph SVG drawn
-//! by inferno.
+//! `tracescope profile`: a trace's CPU samples, or its slices stacked by nesting, as
+//! folded stacks (`a;b;c 12`, one line per stack, for flamegraph.pl, inferno,
+//! speedscope) or as a flame graph SVG drawn by inferno.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use tracescope_model::analysis::{call_tree, Selection, TreeView};
+use tracescope_model::analysis::{time_bounds, tree, Selection, Source, TreeQuery, TreeView};
 use tracescope_model::query::TrackRef;
-use tracescope_model::{ThreadId, Trace};
+use tracescope_model::{Lane, ThreadId, Trace};
 
 use crate::output::Output;
 use crate::units::parse_range;
@@ -21,24 +21,62 @@ pub enum Format {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Weight {
-    /// Number of samples.
+    /// Number of samples (of slices with --from slices).
     Samples,
-    /// Microseconds: each sample weighs the time until the thread's next sample.
+    /// Microseconds: each sample weighs the time until the thread's next sample; a
+    /// slice its self time.
     Time,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum From {
+    /// CPU samples when the trace has any, else slices.
+    Auto,
+    /// CPU samples (`Profile`/`ProfileChunk`, `P` events, `.cpuprofile`).
+    Samples,
+    /// Thread slices: a slice's stack is its parents, its weight its self time.
+    Slices,
 }
 
 pub struct Options<'a> {
     pub thread: Option<&'a str>,
     pub range: Option<&'a str>,
     pub format: Format,
-    pub weight: Weight,
+    pub from: From,
+    /// `None`: samples for CPU samples, time for slices.
+    pub weight: Option<Weight>,
     pub output: Option<&'a PathBuf>,
 }
 
-pub fn run(path: &Path, o: &Options) -> Result<()> {
+/// What the stacks are made of, for this trace.
+fn source(trace: &Trace, from: From) -> Source {
+    match from {
+        From::Samples => Source::Samples,
+        From::Slices => Source::Slices,
+        From::Auto if trace.tables.samples.is_empty() && !trace.tables.slices.is_empty() => {
+            Source::Slices
+        }
+        From::Auto => Source::Samples,
+    }
+}
+
+fn weight(o: &Options, source: Source) -> Weight {
+    o.weight.unwrap_or(match source {
+        Source::Samples => Weight::Samples,
+        Source::Slices => Weight::Time,
+    })
+}
+
+pub fn run(inputs: &crate::load::Inputs, o: &Options) -> Result<()> {
     // Checked before the trace is read: a refused output costs nothing.
-    let file = o.output.map(|p| Output::file(p, &[path])).transpose()?;
-    let trace = crate::load::load_until_exit(path)?;
+    let paths: Vec<PathBuf> = inputs.files()?.into_iter().map(|f| f.path).collect();
+    let refs: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let file = o.output.map(|p| Output::file(p, &refs)).transpose()?;
+    let trace = inputs.load_until_exit()?;
+    let source = source(trace, o.from);
+    if o.from == From::Auto && source == Source::Slices {
+        eprintln!("tracescope: no CPU samples in this trace: stacks of slices (--from slices)");
+    }
     let mut out: Box<dyn Write> = match &file {
         Some(f) => Box::new(f.writer()?),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
@@ -53,10 +91,15 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
         Format::Svg => {
             let mut opts = inferno::flamegraph::Options::default();
             opts.title = format!(
-                "{} CPU profile",
-                path.file_name().map_or("".into(), |n| n.to_string_lossy())
+                "{} {}",
+                inputs.title(),
+                match source {
+                    Source::Samples => "CPU profile",
+                    Source::Slices => "slices",
+                }
             );
-            opts.count_name = match o.weight {
+            opts.count_name = match weight(o, source) {
+                Weight::Samples if source == Source::Slices => "slices".into(),
                 Weight::Samples => "samples".into(),
                 Weight::Time => "µs".into(),
             };
@@ -88,63 +131,90 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
     }
 }
 
-/// The sample threads chosen by `--thread`: a name, a tid, or `pid:tid`.
-fn threads(trace: &Trace, wanted: &str) -> Result<Vec<TrackRef>> {
+/// The threads chosen by `--thread` (a name, a tid, or `pid:tid`) among those with
+/// samples (or slices): one thread, or an error naming the candidates.
+fn threads(trace: &Trace, wanted: &str, source: Source) -> Result<Vec<TrackRef>> {
     let t = &trace.tables;
-    let mut with_samples: Vec<ThreadId> = t.samples.thread.clone();
-    with_samples.dedup();
+    let mut with: Vec<ThreadId> = match source {
+        Source::Samples => t.samples.thread.clone(),
+        Source::Slices => t.slices.tracks.iter().map(|tr| tr.thread).collect(),
+    };
+    with.sort_unstable();
+    with.dedup();
+    with.retain(|&th| th.index() < t.threads.len());
+    let pid_tid = |th: ThreadId| {
+        let thread = trace.thread(th);
+        format!(
+            "{}:{}",
+            trace.pid_text(trace.process(thread.process).pid),
+            trace.pid_text(thread.tid)
+        )
+    };
+    let listed = |list: &[ThreadId]| -> String {
+        list.iter()
+            .map(|&th| format!("{} {}", pid_tid(th), trace.thread_label(th)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let matches = |th: ThreadId| {
         let thread = trace.thread(th);
-        let tid = trace.pid_text(thread.tid);
-        let pid = trace.pid_text(trace.process(thread.process).pid);
-        trace.str(thread.name) == wanted || tid == wanted || format!("{pid}:{tid}") == wanted
+        trace.str(thread.name) == wanted
+            || trace.pid_text(thread.tid) == wanted
+            || pid_tid(th) == wanted
     };
-    let chosen: Vec<TrackRef> = with_samples
-        .iter()
-        .filter(|&&th| matches(th))
-        .map(|&thread| TrackRef::Samples { thread })
-        .collect();
-    if chosen.is_empty() {
-        let list: Vec<String> = with_samples
-            .iter()
-            .map(|&th| {
-                let thread = trace.thread(th);
-                format!(
-                    "{}:{} {}",
-                    trace.pid_text(trace.process(thread.process).pid),
-                    trace.pid_text(thread.tid),
-                    trace.str(thread.name)
-                )
-            })
-            .collect();
-        bail!(
-            "no thread {wanted:?} has CPU samples; threads with samples (pid:tid name): {}",
-            if list.is_empty() {
+    let chosen: Vec<ThreadId> = with.iter().copied().filter(|&th| matches(th)).collect();
+    let what = match source {
+        Source::Samples => "CPU samples",
+        Source::Slices => "slices",
+    };
+    match chosen.len() {
+        0 => bail!(
+            "no thread {wanted:?} has {what}; threads with {what} (pid:tid name): {}",
+            if with.is_empty() {
                 "none".into()
             } else {
-                list.join(", ")
+                listed(&with)
             }
-        );
+        ),
+        1 => {}
+        _ => bail!(
+            "--thread {wanted:?} matches {} threads with {what}: {}; pick one as pid:tid",
+            chosen.len(),
+            listed(&chosen)
+        ),
     }
-    Ok(chosen)
+    let th = chosen[0];
+    Ok(match source {
+        Source::Samples => vec![TrackRef::Samples { thread: th }],
+        Source::Slices => [Lane::Stack, Lane::UiNest]
+            .map(|lane| TrackRef::Slices { thread: th, lane })
+            .to_vec(),
+    })
 }
 
 /// Folded stacks, sorted, one line per distinct stack of names: `root;caller;callee COUNT`.
 /// A `;` inside a function name would split it, so it is written as `:`.
 pub fn folded(trace: &Trace, o: &Options) -> Result<Vec<String>> {
+    let source = source(trace, o.from);
     let mut sel = Selection::all();
     if let Some(r) = o.range {
-        (sel.t0, sel.t1) = parse_range(r, trace.info.start_ns.unwrap_or(0))?;
+        (sel.t0, sel.t1) = parse_range(r, time_bounds(trace).map_or(0, |b| b.0))?;
     }
     if let Some(th) = o.thread {
-        sel.tracks = Some(threads(trace, th)?);
+        sel.tracks = Some(threads(trace, th, source)?);
     }
-    let tree = call_tree(trace, &sel, TreeView::TopDown, usize::MAX);
+    let q = TreeQuery {
+        source,
+        view: TreeView::TopDown,
+        max_nodes: usize::MAX,
+        filter: None,
+    };
+    let tree = tree(trace, &sel, &q);
     // Two functions of one name (other file or line) fold into one frame name, so
     // their stacks are summed into one line.
     let mut stacks: std::collections::BTreeMap<String, u64> = Default::default();
     for (path, samples, ns) in tree.stacks(trace) {
-        let count = match o.weight {
+        let count = match weight(o, source) {
             Weight::Samples => samples,
             Weight::Time => (ns.max(0) as u64 + 500) / 1000,
         };
@@ -162,14 +232,22 @@ pub fn folded(trace: &Trace, o: &Options) -> Result<Vec<String>> {
     }
     let lines: Vec<String> = stacks.iter().map(|(s, n)| format!("{s} {n}")).collect();
     if lines.is_empty() {
-        bail!(
-            "no CPU samples in {}",
-            if o.range.is_some() {
-                "that range"
-            } else {
-                "this trace"
-            }
-        );
+        let what = match source {
+            Source::Samples => "no CPU samples",
+            Source::Slices => "no slices",
+        };
+        let place = if o.range.is_some() {
+            "that range"
+        } else {
+            "this trace"
+        };
+        // Most instrumented traces are slices only: say where their stacks are.
+        let hint = if source == Source::Samples && !trace.tables.slices.is_empty() {
+            " (its slices make stacks too: --from slices)"
+        } else {
+            ""
+        };
+        bail!("{what} in {place}{hint}");
     }
     Ok(lines)
 }

@@ -1,7 +1,5 @@
 //! `tracescope stats`: counts of a trace, as a table or one JSON object.
 
-use std::path::Path;
-
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 use tracescope_model::Trace;
@@ -17,7 +15,8 @@ pub fn stats_json(trace: &Trace) -> Value {
         .diagnostics
         .sorted()
         .into_iter()
-        .map(|d| json!({"kind": d.kind.as_str(), "severity": d.kind.severity().as_str(), "count": d.count, "offset": d.offset, "example": d.example}))
+        // Of several files, the offset within the file the example names.
+        .map(|d| json!({"kind": d.kind.as_str(), "severity": d.kind.severity().as_str(), "count": d.count, "offset": trace.text_at(d.offset).1, "example": d.example}))
         .collect();
     json!({
         "format": s.format,
@@ -46,8 +45,8 @@ pub fn stats_json(trace: &Trace) -> Value {
     })
 }
 
-pub fn run(path: &Path, as_json: bool) -> Result<()> {
-    let trace = crate::load::load_until_exit(path)?;
+pub fn run(inputs: &crate::load::Inputs, as_json: bool) -> Result<()> {
+    let trace = inputs.load_until_exit()?;
     let v = stats_json(trace);
     if as_json {
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -56,7 +55,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<()> {
     let Value::Object(m) = &v else {
         unreachable!("stats is an object")
     };
-    println!("{}", path.display());
+    println!("{}", inputs.heading());
     for (k, val) in m {
         match (k.as_str(), val) {
             ("phases", Value::Object(p)) => {

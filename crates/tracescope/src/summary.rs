@@ -1,13 +1,14 @@
 //! `tracescope summary`: where the time went, as the viewer's range table: slices
-//! grouped by name, thread or category with count, total, self, thread time,
-//! average, minimum and maximum; counters with min/max/average.
+//! grouped by name, thread or category (or by patterns gathering several keys)
+//! with count, total, self, busy time, average, percentiles, minimum and maximum,
+//! thread time; filtered by name, category and thread; counters with
+//! min/max/average.
 
-use std::path::Path;
-
-use anyhow::Result;
+use anyhow::{Context, Result};
+use regex::Regex;
 use serde_json::{json, Value};
 use tracescope_model::analysis::{
-    counter_stats, slice_stats, thread_key, GroupBy, GroupKey, NameFilter, Selection,
+    counter_stats, summarize, time_bounds, GroupBy, Selection, SliceFilter, SummaryQuery,
 };
 use tracescope_model::Trace;
 
@@ -35,10 +36,24 @@ pub struct Options<'a> {
     pub by: By,
     pub range: Option<&'a str>,
     pub json: bool,
+    /// Regexes slices must match (name, category, thread label).
+    pub name: Option<&'a str>,
+    pub cat: Option<&'a str>,
+    pub thread: Option<&'a str>,
+    /// Patterns that gather the keys they match into one group each.
+    pub groups: &'a [String],
 }
 
-pub fn run(path: &Path, o: &Options) -> Result<()> {
-    let trace = crate::load::load_until_exit(path)?;
+/// Keys longer than this are shortened in the middle in the table.
+const KEY_WIDTH: usize = 60;
+
+fn regex(flag: &str, re: Option<&str>) -> Result<Option<Regex>> {
+    re.map(|r| Regex::new(r).with_context(|| format!("{flag} {r:?} is not a regex")))
+        .transpose()
+}
+
+pub fn run(inputs: &crate::load::Inputs, o: &Options) -> Result<()> {
+    let trace = inputs.load_until_exit()?;
     let v = summary_json(trace, o)?;
     if o.json {
         println!("{v}");
@@ -50,7 +65,7 @@ pub fn run(path: &Path, o: &Options) -> Result<()> {
 
 /// The summary as JSON (also the source of the human table).
 pub fn summary_json(trace: &Trace, o: &Options) -> Result<Value> {
-    let start = trace.info.start_ns.unwrap_or(0);
+    let start = time_bounds(trace).map_or(0, |b| b.0);
     let sel = match o.range {
         Some(r) => {
             let (t0, t1) = parse_range(r, start)?;
@@ -59,21 +74,41 @@ pub fn summary_json(trace: &Trace, o: &Options) -> Result<Value> {
         None => Selection::all(),
     };
     let by: GroupBy = o.by.into();
-    let st = slice_stats(trace, &sel, by, NameFilter::default());
+    let filter = SliceFilter::new(
+        trace,
+        regex("--name", o.name)?.as_ref(),
+        regex("--cat", o.cat)?.as_ref(),
+        regex("--thread", o.thread)?.as_ref(),
+    );
+    let groups = o
+        .groups
+        .iter()
+        .map(|g| regex("--group", Some(g)).map(Option::unwrap))
+        .collect::<Result<Vec<_>>>()?;
     let top = if o.top == 0 { usize::MAX } else { o.top };
+    let sum = summarize(
+        trace,
+        &sel,
+        &SummaryQuery {
+            by,
+            filter: &filter,
+            groups: &groups,
+            percentiles_of: top,
+        },
+    );
+    let st = &sum.stats;
     let groups: Vec<Value> = st
         .groups
         .iter()
-        .take(top)
-        .map(|g| {
-            let key = match g.key {
-                GroupKey::Str(s) => trace.str(s).to_string(),
-                GroupKey::Thread(t) => thread_key(trace, t),
-            };
+        .zip(&sum.busy)
+        .zip(&sum.percentiles)
+        .map(|((g, busy), p)| {
             json!({
-                "key": key, "count": g.count, "total_ns": g.total, "self_ns": g.self_ns,
-                "in_range_ns": g.in_range, "thread_ns": g.thread_total, "avg_ns": g.avg(),
-                "min_ns": g.min, "max_ns": g.max, "did_not_finish": g.did_not_finish,
+                "key": st.label(trace, g.key), "count": g.count, "total_ns": g.total,
+                "self_ns": g.self_ns, "busy_ns": busy, "in_range_ns": g.in_range,
+                "thread_ns": g.thread_total, "avg_ns": g.avg(), "p50_ns": p[0],
+                "p95_ns": p[1], "p99_ns": p[2], "min_ns": g.min, "max_ns": g.max,
+                "did_not_finish": g.did_not_finish,
             })
         })
         .collect();
@@ -105,7 +140,11 @@ fn human(v: &Value, ranged: bool) -> String {
         "count",
         "total",
         "self",
+        "busy",
         "avg",
+        "p50",
+        "p95",
+        "p99",
         "min",
         "max",
         "thread time",
@@ -118,11 +157,15 @@ fn human(v: &Value, ranged: bool) -> String {
     let mut rows = vec![head];
     for g in v["groups"].as_array().into_iter().flatten() {
         let mut r = vec![
-            g["key"].as_str().unwrap_or("").to_string(),
+            clip(g["key"].as_str().unwrap_or(""), KEY_WIDTH),
             g["count"].to_string(),
             ns(&g["total_ns"]),
             ns(&g["self_ns"]),
+            ns(&g["busy_ns"]),
             ns(&g["avg_ns"]),
+            ns(&g["p50_ns"]),
+            ns(&g["p95_ns"]),
+            ns(&g["p99_ns"]),
             ns(&g["min_ns"]),
             ns(&g["max_ns"]),
             ns(&g["thread_ns"]),
@@ -133,11 +176,14 @@ fn human(v: &Value, ranged: bool) -> String {
         }
         rows.push(r);
     }
+    let (t0, t1) = (
+        v["t0_ns"].as_i64().unwrap_or(0),
+        v["t1_ns"].as_i64().unwrap_or(0),
+    );
     let mut out = format!(
-        "{} slices from {} to {} ns, {} groups by {}\n",
+        "{} slices over {} ({t0} to {t1} ns), {} groups by {}\n",
         v["slices"],
-        v["t0_ns"],
-        v["t1_ns"],
+        format_ns(t1.saturating_sub(t0)),
         v["groups_total"],
         v["by"].as_str().unwrap_or("")
     );
@@ -176,6 +222,21 @@ fn human(v: &Value, ranged: bool) -> String {
     out
 }
 
+/// `s` in at most `width` characters: a long one loses its middle to "…" (both
+/// ends tell names apart: `Namespace::Class::Method`).
+fn clip(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    let head = (width - 1) / 2;
+    let tail = width - 1 - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
 pub(crate) fn table(rows: &[Vec<String>]) -> String {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
     let width: Vec<usize> = (0..n)
@@ -203,4 +264,17 @@ pub(crate) fn table(rows: &[Vec<String>]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clip;
+
+    #[test]
+    fn long_keys_lose_their_middle() {
+        assert_eq!(clip("short", 10), "short");
+        assert_eq!(clip("0123456789", 10), "0123456789");
+        assert_eq!(clip("0123456789ab", 10), "0123…789ab");
+        assert_eq!(clip("ééééééééééé", 5), "éé…éé");
+    }
 }

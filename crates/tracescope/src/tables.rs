@@ -2,7 +2,6 @@
 //! from the table's declaration (`tracescope_model::TABLES`).
 
 use std::io::{BufWriter, Write};
-use std::path::Path;
 
 use anyhow::{bail, Result};
 use tracescope_model::{Table, Value, TABLES};
@@ -13,7 +12,7 @@ pub enum Format {
     Csv,
 }
 
-pub fn run(path: &Path, table: &str, format: Format) -> Result<()> {
+pub fn run(inputs: &crate::load::Inputs, table: &str, format: Format) -> Result<()> {
     let Some(decl) = tracescope_model::table(table) else {
         let names: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
         bail!(
@@ -21,7 +20,7 @@ pub fn run(path: &Path, table: &str, format: Format) -> Result<()> {
             names.join(", ")
         );
     };
-    let trace = crate::load::load_until_exit(path)?;
+    let trace = inputs.load_until_exit()?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = write_rows(&mut out, decl, trace, format).and_then(|_| out.flush());

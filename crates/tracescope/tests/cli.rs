@@ -450,7 +450,10 @@ fn summary_groups_with_exact_times_ranges_and_top() {
 
     let text = ok_stdout(&["summary", p, "--by", "thread"]);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "4 slices from 0 to 100000 ns, 2 groups by thread");
+    assert_eq!(
+        lines[0],
+        "4 slices over 100 µs (0 to 100000 ns), 2 groups by thread"
+    );
     assert!(
         lines[1].starts_with("thread") && lines[1].ends_with("unfinished"),
         "{text}"
@@ -502,12 +505,220 @@ fn profile_writes_folded_stacks_and_a_flame_graph() {
     );
     let out = run(&["profile", p, "--thread", "nope"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("threads with samples (pid:tid name): 1:1")
-    );
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("threads with CPU samples (pid:tid name): 1:1 Thread 1"));
     let none = fixture("phases/nesting-out-of-file-order.json");
-    let out = run(&["profile", none.to_str().unwrap()]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no CPU samples in this trace"));
+    let out = run(&["profile", none.to_str().unwrap(), "--from", "samples"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tracescope: no CPU samples in this trace (its slices make stacks too: --from slices)\n"
+    );
+}
+
+/// A fixture's path as an argument.
+fn fixture_arg(name: &str) -> String {
+    fixture(name).to_string_lossy().into_owned()
+}
+
+/// `aggregate-steps.json`: python (1:1) runs ProfilerStep#1 [0,100) > aten::linear
+/// [10,60) > aten::matmul [20,50), aten::relu [70,90); ProfilerStep#2 [100,250) >
+/// aten::linear [110,210) > aten::matmul [120,200); ProfilerStep#3 [250,300) >
+/// aten::relu [260,270). Two threads named worker: 2:7 loads [0,40) and [30,80)
+/// (an overlap), 3:7 loads [0,10). Times in µs.
+#[test]
+fn profile_from_slices_stacks_by_nesting() {
+    let f = fixture_arg("aggregate-steps.json");
+    let time = "ProfilerStep#1 30\nProfilerStep#1;aten::linear 20\nProfilerStep#1;aten::linear;aten::matmul 30\n\
+        ProfilerStep#1;aten::relu 20\nProfilerStep#2 50\nProfilerStep#2;aten::linear 20\n\
+        ProfilerStep#2;aten::linear;aten::matmul 80\nProfilerStep#3 40\nProfilerStep#3;aten::relu 10\n";
+    // Without samples the stacks come from slices, weighed by self time in µs.
+    let out = run(&["profile", &f, "--thread", "python"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), time);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tracescope: no CPU samples in this trace: stacks of slices (--from slices)\n"
+    );
+    assert_eq!(
+        ok_stdout(&["profile", &f, "--from", "slices", "--thread", "1:1"]),
+        time
+    );
+    assert_eq!(
+        ok_stdout(&["profile", &f, "--from", "slices", "--thread", "python", "--weight", "samples"]),
+        "ProfilerStep#1 1\nProfilerStep#1;aten::linear 1\nProfilerStep#1;aten::linear;aten::matmul 1\n\
+         ProfilerStep#1;aten::relu 1\nProfilerStep#2 1\nProfilerStep#2;aten::linear 1\n\
+         ProfilerStep#2;aten::linear;aten::matmul 1\nProfilerStep#3 1\nProfilerStep#3;aten::relu 1\n"
+    );
+    // The overlap is a root of its own: 40 + 50 µs of "load".
+    assert_eq!(
+        ok_stdout(&["profile", &f, "--from", "slices", "--thread", "2:7"]),
+        "load 90\n"
+    );
+    // A range cuts slices: [+90us, +130us) holds 10 of step 1 (relu's end, 0 self),
+    // and 30 of step 2 (linear 20, matmul 10 of it).
+    assert_eq!(
+        ok_stdout(&["profile", &f, "--from", "slices", "--thread", "python", "--range", "+90us..+130us"]),
+        "ProfilerStep#1 10\nProfilerStep#2 10\nProfilerStep#2;aten::linear 10\nProfilerStep#2;aten::linear;aten::matmul 10\n"
+    );
+    let svg = temp_file("slices.svg", "");
+    ok_stdout(&[
+        "profile",
+        &f,
+        "--from",
+        "slices",
+        "--format",
+        "svg",
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("aten::matmul") && text.contains("aggregate-steps.json slices"));
+}
+
+#[test]
+fn an_ambiguous_thread_name_lists_the_threads() {
+    let f = fixture_arg("aggregate-steps.json");
+    let out = run(&["profile", &f, "--from", "slices", "--thread", "worker"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tracescope: --thread \"worker\" matches 2 threads with slices: 2:7 worker, 3:7 worker; pick one as pid:tid\n"
+    );
+    // A tid two processes share is ambiguous too.
+    let out = run(&["profile", &f, "--from", "slices", "--thread", "7"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("matches 2 threads"));
+}
+
+#[test]
+fn relative_ranges_on_a_cpuprofile_start_at_its_first_sample() {
+    // Samples every 100 µs from 1100 µs: main, fib, fib, (garbage collector), fib.
+    let p = fixture_arg("file/node.cpuprofile");
+    let p = p.as_str();
+    // +100us..+300us is [1200 µs, 1400 µs): the two fib samples.
+    let rel = ok_stdout(&["profile", p, "--range", "+100us..+300us"]);
+    let abs = ok_stdout(&["profile", p, "--range", "1200000..1400000"]);
+    assert_eq!(rel, abs);
+    assert_eq!(rel, "(root);main;fib 2\n");
+    let v: serde_json::Value =
+        serde_json::from_str(&ok_stdout(&["summary", p, "--json", "--range", "+100us.."])).unwrap();
+    assert_eq!(v["t0_ns"], 1_200_000i64);
+}
+
+#[test]
+fn summary_busy_time_percentiles_filters_and_pattern_groups() {
+    let f = fixture_arg("aggregate-steps.json");
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut a = vec!["summary", f.as_str(), "--json"];
+        a.extend(args);
+        serde_json::from_str(&ok_stdout(&a)).unwrap()
+    };
+    let v = json(&["--by", "thread"]);
+    let g = &v["groups"];
+    // python: 590 µs of nested slices, busy 300 (its steps); worker 2:7: 90 of
+    // overlapping loads, busy 80.
+    assert_eq!(
+        (g[0]["total_ns"].clone(), g[0]["busy_ns"].clone()),
+        (590_000.into(), 300_000.into())
+    );
+    assert_eq!(
+        (g[1]["total_ns"].clone(), g[1]["busy_ns"].clone()),
+        (90_000.into(), 80_000.into())
+    );
+    let v = json(&["--group", r"ProfilerStep#\d+", "--top", "1"]);
+    let g = &v["groups"][0];
+    assert_eq!(g["key"], r"ProfilerStep#\d+");
+    assert_eq!(
+        (
+            g["count"].clone(),
+            g["total_ns"].clone(),
+            g["self_ns"].clone()
+        ),
+        (3.into(), 300_000.into(), 120_000.into())
+    );
+    // Durations 50, 100, 150: p50 is the 2nd, p95 and p99 the 3rd.
+    assert_eq!(
+        (
+            g["p50_ns"].clone(),
+            g["p95_ns"].clone(),
+            g["p99_ns"].clone()
+        ),
+        (100_000.into(), 150_000.into(), 150_000.into())
+    );
+    assert_eq!(v["groups_total"], 5);
+    let v = json(&["--name", "^aten::", "--thread", "^python"]);
+    let keys: Vec<_> = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].clone())
+        .collect();
+    assert_eq!(keys, ["aten::linear", "aten::matmul", "aten::relu"]);
+    assert_eq!(v["slices"], 6);
+    let v = json(&[
+        "--cat",
+        "io",
+        "--thread",
+        r"pid 2|Process 2",
+        "--by",
+        "category",
+    ]);
+    assert_eq!(
+        (v["slices"].clone(), v["groups"][0]["busy_ns"].clone()),
+        (2.into(), 80_000.into())
+    );
+
+    let text = ok_stdout(&["summary", &f, "--by", "thread", "--top", "1"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "12 slices over 300 µs (0 to 300000 ns), 3 groups by thread"
+    );
+    let head: Vec<&str> = lines[1]
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        head,
+        [
+            "thread",
+            "count",
+            "total",
+            "self",
+            "busy",
+            "avg",
+            "p50",
+            "p95",
+            "p99",
+            "min",
+            "max",
+            "thread time",
+            "unfinished"
+        ]
+    );
+    let out = run(&["summary", &f, "--name", "("]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--name \"(\" is not a regex"));
+}
+
+#[test]
+fn summary_clips_long_names_in_the_table_only() {
+    let long = "N".repeat(30) + &"x".repeat(50) + "::End";
+    let p = temp_file(
+        "long.json",
+        &format!(r#"[{{"ph":"X","pid":1,"tid":1,"name":"{long}","ts":0,"dur":5}}]"#),
+    );
+    let p = p.to_str().unwrap();
+    let text = ok_stdout(&["summary", p]);
+    let row = text.lines().nth(2).unwrap();
+    let key = row.split("  ").next().unwrap();
+    assert_eq!(key.chars().count(), 60);
+    assert!(
+        key.starts_with("NNNNN") && key.ends_with("x::End") && key.contains('…'),
+        "{key}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&ok_stdout(&["summary", p, "--json"])).unwrap();
+    assert_eq!(v["groups"][0]["key"], long.as_str());
 }
 
 /// Corpus tier: the same regression on the real Chrome profile it was found in.

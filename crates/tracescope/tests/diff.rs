@@ -91,6 +91,13 @@ fn by_name_every_number_as_computed_by_hand() {
     assert_eq!(frame["base"]["self_ns"], 8 * MS);
     assert_eq!(frame["base"]["mean_ns"], 11 * MS);
     assert_eq!(frame["base"]["max_ns"], 12 * MS);
+    // Nearest rank of [10, 12] ms: ranks ceil(1), ceil(1.9), ceil(1.98).
+    assert_eq!(frame["base"]["p50_ns"], 10 * MS);
+    assert_eq!(frame["base"]["p95_ns"], 12 * MS);
+    assert_eq!(frame["base"]["p99_ns"], 12 * MS);
+    assert_eq!(frame["new"]["p50_ns"], 13 * MS);
+    assert_eq!(frame["delta"]["p50_ns"], 3 * MS);
+    assert_eq!(frame["delta"]["p95_ns"], 3 * MS);
     assert_eq!(frame["new"]["total_ns"], 28 * MS);
     assert_eq!(frame["new"]["self_ns"], 8 * MS);
     assert_eq!(frame["delta"]["total_ns"], 6 * MS);
@@ -127,6 +134,42 @@ fn by_name_every_number_as_computed_by_hand() {
     assert_eq!(c["delta"]["max"], 20.0);
     assert_eq!(v["gates"], json!([]));
     assert_eq!(v["failed"], false);
+}
+
+#[test]
+fn functions_of_cpu_samples_self_and_total() {
+    // Every sample weighs 100 µs. Base stacks: main; main>fib; main>fib>fib (twice);
+    // (garbage collector). New: main>fib>fib four times.
+    let v = json_of(
+        &fixture("diff-profile-base.cpuprofile"),
+        &fixture("diff-profile-new.cpuprofile"),
+        &["--by", "function"],
+    );
+    assert_eq!(v["by"], "function");
+    // Both main and fib grew by 200 µs: main (600 µs) before fib (500 µs).
+    assert_eq!(keys(&v), ["(root)", "main", "fib", "(garbage collector)"]);
+    const US: i64 = 1000;
+    let fib = group(&v, "fib");
+    // On the stack in 3 samples (the recursive call counted once), running in 3.
+    assert_eq!(
+        fib["base"],
+        json!({"count": 3, "total_ns": 300 * US, "self_ns": 300 * US, "mean_ns": null,
+               "p50_ns": null, "p95_ns": null, "p99_ns": null, "max_ns": null})
+    );
+    assert_eq!(fib["new"]["count"], 5);
+    assert_eq!(fib["new"]["total_ns"], 500 * US);
+    assert_eq!(fib["delta"]["self_ns"], 200 * US);
+    let main = group(&v, "main");
+    assert_eq!(main["base"]["total_ns"], 400 * US);
+    assert_eq!(main["base"]["self_ns"], 100 * US);
+    assert_eq!(main["delta"]["total_ns"], 200 * US);
+    assert_eq!(main["delta"]["self_ns"], 0);
+    assert_eq!(group(&v, "(garbage collector)")["change"], "same");
+    // Without samples, slices are the calls: the numbers of `--by name`.
+    let (b, n) = pair();
+    let by_function = json_of(&b, &n, &["--by", "function"]);
+    let by_name = json_of(&b, &n, &[]);
+    assert_eq!(by_function["groups"], by_name["groups"]);
 }
 
 #[test]

@@ -151,7 +151,7 @@ fn links_in_a_ctf_session_count_each_event_once() {
         .map(|i| format!(r#"{{"ph":"i","pid":1,"tid":1,"name":"e{i}","ts":{i}}}"#))
         .collect();
     std::fs::write(&json, format!("[{}]", events.join(","))).unwrap();
-    let trace = d.join("session/trace");
+    let trace = d.join("session/trace.ctf");
     std::fs::create_dir_all(d.join("session")).unwrap();
     let out = run(&["convert", s(&json), s(&trace)]);
     assert!(out.status.success(), "{}", stderr(&out));

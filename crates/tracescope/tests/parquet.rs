@@ -74,6 +74,10 @@ for table, col in checks:
         res[f"duckdb {table}.{col} {trace}"] = [n, float(s)]
 types = duckdb.sql(f"DESCRIBE SELECT * FROM read_parquet('{out}/slices/*/*.parquet', hive_partitioning=true)").fetchall()
 res["types"] = {name: ty for name, ty, *_ in types}
+import pyarrow.parquet as pq
+meta = pq.ParquetFile(f"{out}/slices/trace=browser.json/part-0.parquet").metadata.row_group(0)
+cols = [meta.column(i) for i in range(meta.num_columns)]
+res["encodings"] = {c.path_in_schema: [c.compression, "RLE_DICTIONARY" in c.encodings] for c in cols}
 print(json.dumps(res))
 "#;
 
@@ -151,6 +155,20 @@ fn duckdb_and_pyarrow_read_the_export_as_tables_prints_it() {
     assert_eq!(types["name"], "VARCHAR");
     assert_eq!(types["did_not_finish"], "BOOLEAN");
     assert_eq!(types["trace"], "VARCHAR");
+    // zstd everywhere; dictionaries for names and categories, not for times or args.
+    let enc = &got["encodings"];
+    assert_eq!(enc["name"], serde_json::json!(["ZSTD", true]));
+    assert_eq!(enc["cat"], serde_json::json!(["ZSTD", true]));
+    assert_eq!(enc["ts_ns"], serde_json::json!(["ZSTD", false]));
+    assert_eq!(enc["args"], serde_json::json!(["ZSTD", false]));
+    // The tables are written side by side; the report lists them in declared order.
+    let listed: Vec<&str> = stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .take(4)
+        .collect();
+    assert_eq!(listed, ["processes", "threads", "slices", "instants"]);
     // Exporting again replaces the partitions, leaving no temporary directories.
     let again = Command::new(bin())
         .args([

@@ -166,15 +166,20 @@ export class MockModel {
     return out;
   }
 
-  search(q, limit) {
+  /** GET /api/search: names only, every match known at once (`done`), paged. */
+  search(q, { offset = 0, limit = 1000, sort = 'time', order } = {}) {
     const ql = q.toLowerCase();
     const hits = [];
     for (const it of this.items) if (it.name.toLowerCase().includes(ql)) hits.push({ kind: it.kind, id: it.id, track: it.track, row: it.row, ts: it.ts, dur: it.dur, name: it.name });
     for (const [track, list] of Object.entries(this.instants)) for (const x of list) if (x.name.toLowerCase().includes(ql)) hits.push({ kind: 'instant', id: x.id, track, row: 0, ts: x.ts, dur: 0, name: x.name });
     hits.sort((a, b) => a.ts - b.ts);
-    const h = hits.slice(0, limit);
-    return { total: hits.length, ts: h.map((x) => x.ts), dur: h.map((x) => x.dur), kind: h.map((x) => x.kind), id: h.map((x) => x.id),
-      track: h.map((x) => x.track), row: h.map((x) => x.row), name: h.map((x) => x.name) };
+    const desc = order ? order === 'desc' : sort === 'duration';
+    if (sort === 'duration') hits.sort((a, b) => b.dur - a.dur || a.ts - b.ts);
+    if (desc !== (sort === 'duration')) hits.reverse();
+    const h = hits.slice(offset, offset + limit);
+    return { search: 1, done: true, capped: false, total: hits.length, offset, sort, order: desc ? 'desc' : 'asc',
+      ts: h.map((x) => x.ts), dur: h.map((x) => x.dur), kind: h.map((x) => x.kind), id: h.map((x) => x.id),
+      track: h.map((x) => x.track), row: h.map((x) => x.row), name: h.map((x) => x.name), field: h.map(() => 'name') };
   }
 }
 

@@ -44,7 +44,10 @@ export async function startMockServer(webDir, model) {
         return o ? json(200, o) : json(404, { error: 'no such object' });
       }
       if (p === '/api/flows') return json(200, model.flows(Number(q('t0')), Number(q('t1'))));
-      if (p === '/api/search') return json(200, model.search(q('q') || '', Number(q('limit') || 1000)));
+      if (p === '/api/search') {
+        return json(200, model.search(q('q') || '', { offset: Number(q('offset') || 0), limit: Number(q('limit') || 1000),
+          sort: q('sort') || 'time', order: q('order') || undefined }));
+      }
       if (p.startsWith('/api/')) return json(404, { error: 'no such endpoint' });
       const name = p === '/' ? 'index.html' : path.normalize(p).replace(/^\/+/, '');
       if (name.includes('..') || !TYPES[path.extname(name)]) return json(404, { error: 'not found' });

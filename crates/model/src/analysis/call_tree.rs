@@ -1,23 +1,18 @@
-//! CPU-profile call trees over a selection of samples: top-down (callers above
-//! callees) and bottom-up (the functions that were running, with their callers
-//! below them), with self and total time and sample counts.
+//! Call trees over a selection, from CPU samples or from thread slices: top-down
+//! (callers above callees) and bottom-up (the functions that were running, with
+//! their callers below them), with self and total time and counts.
 //!
-//! A sample weighs the time until the next sample of its thread; the last sample of
-//! a thread weighs as much as the interval before it, a lone sample nothing.
-//! Functions are (name, url, line, column): two frames of one function under the
-//! same caller are one node. Samples with an empty stack belong to no node and are
-//! not counted.
+//! Functions are (name, url, line, column) for samples, names for slices: two
+//! calls of one function under the same caller are one node. How samples and
+//! slices weigh: `sample_tree` and `slice_tree`. The counts (`samples` in the
+//! answers) are samples, or slices for a slice tree.
 
 use std::collections::BinaryHeap;
 
-use rustc_hash::FxHashMap;
-
-use super::Selection;
+use super::tree_builder::{bottom_up, Builder, Functions, NONE};
+use super::{sample_tree, slice_tree, Selection};
+use crate::query::search::Pattern;
 use crate::strings::StrId;
-use crate::tables::FrameId;
-
-/// No node (the builder's own node indexes).
-const NONE: u32 = u32::MAX;
 use crate::trace::Trace;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,203 +93,107 @@ impl CallTree {
     }
 }
 
-/// Mutable tree while building: nodes keyed by (parent, function).
-#[derive(Default)]
-struct Builder {
-    parent: Vec<u32>,
-    func: Vec<u32>,
-    depth: Vec<u32>,
-    self_ns: Vec<i64>,
-    total_ns: Vec<i64>,
-    self_n: Vec<u64>,
-    total_n: Vec<u64>,
-    index: FxHashMap<(u32, u32), u32>,
+/// What a tree is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// CPU samples (`Profile`/`ProfileChunk`, `P` events, `.cpuprofile`).
+    Samples,
+    /// Thread slices, stacked by nesting (see `slice_tree`).
+    Slices,
 }
 
-impl Builder {
-    fn child(&mut self, parent: u32, func: u32) -> u32 {
-        if let Some(&n) = self.index.get(&(parent, func)) {
-            return n;
+impl Source {
+    pub fn parse(s: &str) -> Option<Source> {
+        match s {
+            "samples" => Some(Source::Samples),
+            "slices" => Some(Source::Slices),
+            _ => None,
         }
-        let n = self.parent.len() as u32;
-        self.index.insert((parent, func), n);
-        self.parent.push(parent);
-        self.func.push(func);
-        self.depth.push(if parent == NONE {
-            0
-        } else {
-            self.depth[parent as usize] + 1
-        });
-        self.self_ns.push(0);
-        self.total_ns.push(0);
-        self.self_n.push(0);
-        self.total_n.push(0);
-        n
     }
 
-    fn len(&self) -> usize {
-        self.parent.len()
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Samples => "samples",
+            Source::Slices => "slices",
+        }
     }
 }
 
-/// Self time and samples per frame of the selected samples.
-fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
-    let s = &trace.tables.samples;
-    let nf = trace.tables.frames.len();
-    let (mut ns, mut n) = (vec![0i64; nf], vec![0u64; nf]);
-    let mut lo = 0;
-    while lo < s.len() {
-        let th = s.thread[lo];
-        let hi = lo + s.thread[lo..].partition_point(|&x| x == th);
-        if !sel.has_samples(th) {
-            lo = hi;
-            continue;
+impl Function {
+    /// A function known by its name alone (a slice's).
+    pub fn named(name: StrId) -> Function {
+        Function {
+            name,
+            url: StrId::NONE,
+            line: None,
+            column: None,
         }
-        let ts = &s.ts[lo..hi];
-        let a = ts.partition_point(|&x| x < sel.t0);
-        let b = a + ts[a..].partition_point(|&x| x < sel.t1);
-        for i in a..b {
-            let Some(f) = s.frame[lo + i].map(FrameId::index).filter(|&f| f < nf) else {
-                continue;
-            };
-            let w = if i + 1 < ts.len() {
-                ts[i + 1] - ts[i]
-            } else if i > 0 {
-                ts[i] - ts[i - 1]
-            } else {
-                0
-            };
-            ns[f] = ns[f].saturating_add(w);
-            n[f] += 1;
-        }
-        lo = hi;
-    }
-    (ns, n)
-}
-
-/// The top-down tree of the frames with samples (nodes created parents first).
-fn top_down(trace: &Trace, sel: &Selection, funcs: &mut Functions) -> Builder {
-    let frames = &trace.tables.frames;
-    let (ns, n) = frame_weights(trace, sel);
-    let mut b = Builder::default();
-    let mut node_of = vec![NONE; frames.len()];
-    let mut path: Vec<usize> = Vec::new();
-    for f in 0..frames.len() {
-        if n[f] == 0 {
-            continue;
-        }
-        // Walk up to a frame that already has a node (or the root); a cycle in a
-        // malformed frame table stops at the table's size.
-        path.clear();
-        let mut cur = Some(f);
-        while let Some(c) = cur.filter(|&c| c < frames.len() && node_of[c] == NONE) {
-            path.push(c);
-            if path.len() > frames.len() {
-                break;
-            }
-            cur = frames[c].parent.map(FrameId::index);
-        }
-        let mut node = match cur {
-            Some(c) if c < frames.len() => node_of[c],
-            _ => NONE,
-        };
-        for &p in path.iter().rev() {
-            node = b.child(node, funcs.of(trace, p));
-            node_of[p] = node;
-        }
-        let k = node as usize;
-        b.self_ns[k] = b.self_ns[k].saturating_add(ns[f]);
-        b.self_n[k] += n[f];
-    }
-    for k in 0..b.len() {
-        b.total_ns[k] = b.total_ns[k].saturating_add(b.self_ns[k]);
-        b.total_n[k] += b.self_n[k];
-    }
-    for k in (0..b.len()).rev() {
-        let p = b.parent[k];
-        if p != NONE {
-            b.total_ns[p as usize] = b.total_ns[p as usize].saturating_add(b.total_ns[k]);
-            b.total_n[p as usize] += b.total_n[k];
-        }
-    }
-    b
-}
-
-/// Inverts a top-down tree: every node's reversed path (itself, its callers up to
-/// the root) gets the node's self time; its total counts once per sample, from the
-/// outermost call of a recursive function only.
-fn bottom_up(td: &Builder) -> Builder {
-    let mut b = Builder::default();
-    let mut path: Vec<u32> = Vec::new();
-    for k in 0..td.len() {
-        path.clear();
-        let mut cur = k as u32;
-        while cur != NONE {
-            path.push(cur);
-            cur = td.parent[cur as usize];
-        }
-        let f = td.func[k];
-        let outermost = !path[1..].iter().any(|&a| td.func[a as usize] == f);
-        let mut node = NONE;
-        for &a in &path {
-            node = b.child(node, td.func[a as usize]);
-            let j = node as usize;
-            b.self_ns[j] = b.self_ns[j].saturating_add(td.self_ns[k]);
-            b.self_n[j] += td.self_n[k];
-            if outermost {
-                b.total_ns[j] = b.total_ns[j].saturating_add(td.total_ns[k]);
-                b.total_n[j] += td.total_n[k];
-            }
-        }
-    }
-    // Deeper rows of an inner recursive call carry self time but no total.
-    for j in 0..b.len() {
-        b.total_ns[j] = b.total_ns[j].max(b.self_ns[j]);
-        b.total_n[j] = b.total_n[j].max(b.self_n[j]);
-    }
-    b
-}
-
-/// Functions interned per question.
-#[derive(Default)]
-struct Functions {
-    list: Vec<Function>,
-    index: FxHashMap<Function, u32>,
-}
-
-impl Functions {
-    fn of(&mut self, trace: &Trace, frame: usize) -> u32 {
-        let fr = &trace.tables.frames[frame];
-        let f = Function {
-            name: fr.name,
-            url: fr.url,
-            line: fr.line,
-            column: fr.column,
-        };
-        *self.index.entry(f).or_insert_with(|| {
-            self.list.push(f);
-            self.list.len() as u32 - 1
-        })
     }
 }
 
-/// The call tree of the selected samples, at most `max_nodes` nodes (the heaviest;
-/// a kept node's parent is always kept).
-pub fn call_tree(trace: &Trace, sel: &Selection, view: TreeView, max_nodes: usize) -> CallTree {
+/// A question about a selection: which tree, how big at most, and optionally only
+/// the nodes a pattern finds (with their ancestors and descendants: the rest is
+/// left out, the numbers stay those of the whole tree).
+pub struct TreeQuery<'p> {
+    pub source: Source,
+    pub view: TreeView,
+    pub max_nodes: usize,
+    pub filter: Option<&'p Pattern>,
+}
+
+/// The top-down tree of the selected CPU samples and the functions it interned.
+pub(super) fn top_down(trace: &Trace, sel: &Selection) -> (Builder, Functions) {
     let mut funcs = Functions::default();
-    let td = top_down(trace, sel, &mut funcs);
-    let (samples, total_ns) = (0..td.len())
-        .filter(|&k| td.parent[k] == NONE)
+    let td = sample_tree::top_down(trace, sel, &mut funcs);
+    (td, funcs)
+}
+
+/// The items of a tree's roots and their summed weight.
+pub(super) fn root_totals(b: &Builder) -> (u64, i64) {
+    (0..b.len())
+        .filter(|&k| b.parent[k] == NONE)
         .fold((0u64, 0i64), |(n, t), k| {
-            (n + td.total_n[k], t.saturating_add(td.total_ns[k]))
-        });
-    let b = match view {
+            (n + b.total_n[k], t.saturating_add(b.total_ns[k]))
+        })
+}
+
+/// The CPU-profile call tree of the selected samples, at most `max_nodes` nodes (the
+/// heaviest; a kept node's parent is always kept).
+pub fn call_tree(trace: &Trace, sel: &Selection, view: TreeView, max_nodes: usize) -> CallTree {
+    tree(
+        trace,
+        sel,
+        &TreeQuery {
+            source: Source::Samples,
+            view,
+            max_nodes,
+            filter: None,
+        },
+    )
+}
+
+/// The call tree of a selection from samples or slices.
+pub fn tree(trace: &Trace, sel: &Selection, q: &TreeQuery<'_>) -> CallTree {
+    if q.source == Source::Slices {
+        return slice_tree::tree(trace, sel, q.view, q.max_nodes, q.filter);
+    }
+    let (td, funcs) = top_down(trace, sel);
+    let (samples, total_ns) = root_totals(&td);
+    let b = match q.view {
         TreeView::TopDown => td,
         TreeView::BottomUp => bottom_up(&td),
     };
-    let (nodes, truncated) = emit(trace, &b, &funcs.list, view, max_nodes);
+    let shown = q.filter.map(|p| found(trace, &b, &funcs.list, p));
+    let (nodes, truncated) = emit(
+        trace,
+        &b,
+        &funcs.list,
+        q.view,
+        q.max_nodes,
+        shown.as_deref(),
+    );
     CallTree {
-        view,
+        view: q.view,
         samples,
         total_ns,
         nodes,
@@ -302,14 +201,41 @@ pub fn call_tree(trace: &Trace, sel: &Selection, view: TreeView, max_nodes: usiz
     }
 }
 
+/// The nodes a pattern finds by function name, with their ancestors and
+/// descendants.
+fn found(trace: &Trace, b: &Builder, funcs: &[Function], pat: &Pattern) -> Vec<bool> {
+    let n = b.len();
+    let hit: Vec<bool> = (0..n)
+        .map(|k| pat.matches(trace.name(funcs[b.func[k] as usize].name)))
+        .collect();
+    // Children come after their parents: forward for "under a hit", backward for
+    // "above a hit".
+    let mut under = hit.clone();
+    for k in 0..n {
+        let p = b.parent[k];
+        if p != NONE && under[p as usize] {
+            under[k] = true;
+        }
+    }
+    let mut above = hit;
+    for k in (0..n).rev() {
+        let p = b.parent[k];
+        if p != NONE && above[k] {
+            above[p as usize] = true;
+        }
+    }
+    under.iter().zip(&above).map(|(u, a)| *u || *a).collect()
+}
+
 /// Picks the heaviest `max` nodes (best-first from the roots) and writes them in
 /// pre-order with sorted siblings.
-fn emit(
+pub(super) fn emit(
     trace: &Trace,
     b: &Builder,
     funcs: &[Function],
     view: TreeView,
     max: usize,
+    shown: Option<&[bool]>,
 ) -> (Vec<TreeNode>, bool) {
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); b.len()];
     let mut roots: Vec<u32> = Vec::new();
@@ -341,8 +267,10 @@ fn emit(
     }
     // Best-first selection: a node enters only after its parent.
     let mut keep = vec![false; b.len()];
+    let visible = |k: u32| shown.is_none_or(|v| v[k as usize]);
     let mut heap: BinaryHeap<(i64, std::cmp::Reverse<u32>)> = roots
         .iter()
+        .filter(|&&k| visible(k))
         .map(|&k| (b.total_ns[k as usize], std::cmp::Reverse(k)))
         .collect();
     let mut kept = 0;
@@ -352,11 +280,11 @@ fn emit(
         }
         keep[k as usize] = true;
         kept += 1;
-        for &c in &children[k as usize] {
+        for &c in children[k as usize].iter().filter(|&&c| visible(c)) {
             heap.push((b.total_ns[c as usize], std::cmp::Reverse(c)));
         }
     }
-    let truncated = kept < b.len();
+    let truncated = kept < (0..b.len() as u32).filter(|&k| visible(k)).count();
     let mut out = Vec::with_capacity(kept);
     let mut stack: Vec<(u32, Option<u32>)> = roots.iter().rev().map(|&k| (k, None)).collect();
     while let Some((k, parent)) = stack.pop() {

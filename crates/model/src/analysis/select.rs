@@ -63,3 +63,24 @@ impl Selection {
         (self.t0.max(start), self.t1.min(end).max(self.t0.max(start)))
     }
 }
+
+/// The trace's time bounds as the viewer shows them: over events (the spec's
+/// bounds, as in `stats`), widened to the CPU samples, whose times come from
+/// profile deltas and may run past the last event (a raw `.cpuprofile` has only
+/// those); a thread's last sample lasts as long as the interval before it, as on
+/// its flame chart. `None` for a trace with no time at all.
+pub fn time_bounds(trace: &Trace) -> Option<(i64, i64)> {
+    let s = &trace.tables.samples;
+    let mut b = trace.info.start_ns.zip(trace.info.end_ns);
+    let mut i = 0;
+    while i < s.len() {
+        let th = s.thread[i];
+        let n = s.thread[i..].partition_point(|&x| x == th);
+        let (first, last) = (s.ts[i], s.ts[i + n - 1]);
+        let step = if n >= 2 { last - s.ts[i + n - 2] } else { 0 };
+        let end = last.saturating_add(step);
+        b = Some(b.map_or((first, end), |(a, z)| (a.min(first), z.max(end))));
+        i += n;
+    }
+    b
+}

@@ -44,7 +44,7 @@ impl GroupBy {
         }
     }
 
-    fn key(self, s: &SliceTable, i: usize) -> u32 {
+    pub(super) fn key(self, s: &SliceTable, i: usize) -> u32 {
         match self {
             GroupBy::Name => s.name[i].0,
             GroupBy::Thread => s.thread[i].raw(),
@@ -53,11 +53,13 @@ impl GroupBy {
     }
 }
 
-/// A group's key: a string (name or category) or a thread index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A group's key: a string (name or category), a thread index, or a pattern that
+/// gathers several of them (an index into [`SliceStats::patterns`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GroupKey {
     Str(StrId),
     Thread(ThreadId),
+    Pattern(u32),
 }
 
 /// One row of the statistics table. Times in ns.
@@ -94,6 +96,20 @@ pub struct SliceStats {
     pub by: GroupBy,
     pub slices: u64,
     pub groups: Vec<SliceGroup>,
+    /// The patterns of `GroupKey::Pattern` keys, as given.
+    pub patterns: Vec<String>,
+}
+
+impl SliceStats {
+    /// A group's key as text: the name or category, the thread's label
+    /// ([`thread_key`]), or the pattern.
+    pub fn label(&self, trace: &Trace, key: GroupKey) -> String {
+        match key {
+            GroupKey::Str(id) => trace.str(id).to_string(),
+            GroupKey::Thread(t) => thread_key(trace, t),
+            GroupKey::Pattern(k) => self.patterns.get(k as usize).cloned().unwrap_or_default(),
+        }
+    }
 }
 
 /// A filter on top of the selection: only slices with this name.
@@ -101,7 +117,7 @@ pub struct SliceStats {
 pub struct NameFilter(pub Option<StrId>);
 
 #[derive(Clone, Copy, Default)]
-struct Acc {
+pub(super) struct Acc {
     count: u64,
     total: i64,
     self_ns: i64,
@@ -161,12 +177,29 @@ impl Acc {
 
 /// The slices of a selection: runs of rows wholly inside, plus single rows that
 /// started before `t0`.
-struct Rows {
-    runs: Vec<Range<usize>>,
-    singles: Vec<u32>,
+pub(super) struct Rows {
+    pub runs: Vec<Range<usize>>,
+    pub singles: Vec<u32>,
 }
 
-fn overlaps(s: &SliceTable, i: usize, t0: i64, t1: i64) -> bool {
+impl Rows {
+    /// The selected rows of the track of rows `lo..hi`: those started before the
+    /// range (by row) and the run starting inside it.
+    pub fn of_track(&self, lo: usize, hi: usize) -> (&[u32], Range<usize>) {
+        let a = self.singles.partition_point(|&i| (i as usize) < lo);
+        let b = self.singles.partition_point(|&i| (i as usize) < hi);
+        let k = self.runs.partition_point(|r| r.start < lo);
+        let run = self
+            .runs
+            .get(k)
+            .filter(|r| r.end <= hi)
+            .cloned()
+            .unwrap_or(0..0);
+        (&self.singles[a..b], run)
+    }
+}
+
+pub(super) fn overlaps(s: &SliceTable, i: usize, t0: i64, t1: i64) -> bool {
     let ts = s.ts[i];
     if s.dur[i] == 0 {
         t0 <= ts && ts < t1
@@ -175,7 +208,7 @@ fn overlaps(s: &SliceTable, i: usize, t0: i64, t1: i64) -> bool {
     }
 }
 
-fn select_rows(trace: &Trace, sel: &Selection) -> Rows {
+pub(super) fn select_rows(trace: &Trace, sel: &Selection) -> Rows {
     let s = &trace.tables.slices;
     let (t0, t1) = (sel.t0, sel.t1);
     let mut rows = Rows {
@@ -226,13 +259,16 @@ fn select_rows(trace: &Trace, sel: &Selection) -> Rows {
     rows
 }
 
-/// Accumulators indexed by key, dense: keys are string ids or thread indexes.
-fn accumulate(trace: &Trace, sel: &Selection, by: GroupBy, name: NameFilter) -> (Vec<Acc>, u64) {
+/// Accumulators indexed by key, dense: keys are below `keys` (string ids, thread
+/// indexes, or those remapped by a grouping). Only the slices `keep` accepts count.
+pub(super) fn accumulate(
+    trace: &Trace,
+    sel: &Selection,
+    keys: usize,
+    key: impl Fn(usize) -> u32 + Sync,
+    keep: impl Fn(usize) -> bool + Sync,
+) -> (Vec<Acc>, u64) {
     let s = &trace.tables.slices;
-    let keys = match by {
-        GroupBy::Thread => trace.tables.threads.len(),
-        _ => trace.tables.strings.len(),
-    };
     let rows = select_rows(trace, sel);
     let (t0, t1) = (sel.t0, sel.t1);
     // Runs cut into chunks so both cores share even one big thread.
@@ -247,8 +283,8 @@ fn accumulate(trace: &Trace, sel: &Selection, by: GroupBy, name: NameFilter) -> 
         }
     }
     let add = |acc: &mut Vec<Acc>, i: usize| {
-        if name.0.is_none_or(|n| s.name[i] == n) {
-            acc[by.key(s, i) as usize].add(s, i, t0, t1);
+        if keep(i) {
+            acc[key(i) as usize].add(s, i, t0, t1);
         }
     };
     let mut acc = chunks
@@ -280,38 +316,63 @@ fn accumulate(trace: &Trace, sel: &Selection, by: GroupBy, name: NameFilter) -> 
 
 /// Statistics of the selected slices, optionally only those named `name`.
 pub fn slice_stats(trace: &Trace, sel: &Selection, by: GroupBy, name: NameFilter) -> SliceStats {
-    let (acc, slices) = accumulate(trace, sel, by, name);
-    let mut groups: Vec<SliceGroup> = acc
+    let s = &trace.tables.slices;
+    let keys = match by {
+        GroupBy::Thread => trace.tables.threads.len(),
+        _ => trace.tables.strings.len(),
+    };
+    let (acc, slices) = accumulate(
+        trace,
+        sel,
+        keys,
+        |i| by.key(s, i),
+        |i| name.0.is_none_or(|n| s.name[i] == n),
+    );
+    let key = |k: usize| match by {
+        GroupBy::Thread => GroupKey::Thread(ThreadId::at(k)),
+        _ => GroupKey::Str(StrId(k as u32)),
+    };
+    stats_of(trace, by, &acc, slices, key, Vec::new())
+}
+
+/// The answer from accumulators: groups with slices, largest total first (then by
+/// label); `key` turns an accumulator's index into its group key.
+pub(super) fn stats_of(
+    trace: &Trace,
+    by: GroupBy,
+    acc: &[Acc],
+    slices: u64,
+    key: impl Fn(usize) -> GroupKey,
+    patterns: Vec<String>,
+) -> SliceStats {
+    let mut st = SliceStats {
+        by,
+        slices,
+        groups: Vec::new(),
+        patterns,
+    };
+    let mut labelled: Vec<(String, SliceGroup)> = acc
         .iter()
         .enumerate()
         .filter(|(_, a)| a.count > 0)
-        .map(|(k, a)| SliceGroup {
-            key: match by {
-                GroupBy::Thread => GroupKey::Thread(ThreadId::at(k)),
-                _ => GroupKey::Str(StrId(k as u32)),
-            },
-            count: a.count,
-            total: a.total,
-            self_ns: a.self_ns,
-            in_range: a.in_range,
-            thread_total: a.has_tdur.then_some(a.tdur),
-            min: a.min,
-            max: a.max,
-            did_not_finish: a.dnf,
+        .map(|(k, a)| {
+            let g = SliceGroup {
+                key: key(k),
+                count: a.count,
+                total: a.total,
+                self_ns: a.self_ns,
+                in_range: a.in_range,
+                thread_total: a.has_tdur.then_some(a.tdur),
+                min: a.min,
+                max: a.max,
+                did_not_finish: a.dnf,
+            };
+            (st.label(trace, g.key), g)
         })
         .collect();
-    let label = |k: GroupKey| match k {
-        GroupKey::Str(id) => trace.str(id).to_string(),
-        GroupKey::Thread(t) => thread_key(trace, t),
-    };
-    let mut labelled: Vec<(String, SliceGroup)> =
-        groups.drain(..).map(|g| (label(g.key), g)).collect();
     labelled.sort_by(|a, b| b.1.total.cmp(&a.1.total).then_with(|| a.0.cmp(&b.0)));
-    SliceStats {
-        by,
-        slices,
-        groups: labelled.into_iter().map(|(_, g)| g).collect(),
-    }
+    st.groups = labelled.into_iter().map(|(_, g)| g).collect();
+    st
 }
 
 /// A thread as a group key: its label and its process's, e.g.
@@ -339,6 +400,7 @@ pub fn slices_in_group(
     let want = match key {
         GroupKey::Str(id) => id.0,
         GroupKey::Thread(t) => t.raw(),
+        GroupKey::Pattern(_) => return (Vec::new(), 0),
     };
     let rows = select_rows(trace, sel);
     let keep = |i: usize| by.key(s, i) == want && name.0.is_none_or(|n| s.name[i] == n);

@@ -1,10 +1,10 @@
 //! Async operations (spec section 5): nestable `b`/`n`/`e` and legacy `S`/`T`/`p`/`F`,
 //! grouped per process by the name of their root and packed into lanes.
 
+use crate::args::Texts;
 use rustc_hash::FxHashMap;
 use tracescope_format::{DiagKind, Diagnostics};
 
-use super::excerpt;
 use super::records::{AsyncKey, AsyncRec, NO_TIME};
 use crate::args::TextRef;
 use crate::strings::StrId;
@@ -56,7 +56,7 @@ pub fn build(
     mut recs: Vec<AsyncRec>,
     trace_end: i64,
     diags: &mut Diagnostics,
-    input: &str,
+    input: &Texts<'_>,
 ) -> AsyncSliceTable {
     recs.sort_by_key(|r| r.ts);
     let mut rows: Vec<Row> = Vec::new();
@@ -95,9 +95,7 @@ pub fn build(
             }
             b'e' => {
                 if st.nestable.is_empty() {
-                    diags.add(DiagKind::UnmatchedEnd, r.offset, || {
-                        excerpt(input, r.offset)
-                    });
+                    diags.add(DiagKind::UnmatchedEnd, r.offset, || input.excerpt(r.offset));
                     continue;
                 }
                 let k = if r.name.is_none() {
@@ -111,7 +109,7 @@ pub fn build(
                         Some(k) => k,
                         None => {
                             diags.add(DiagKind::EndNameMismatch, r.offset, || {
-                                excerpt(input, r.offset)
+                                input.excerpt(r.offset)
                             });
                             st.nestable.len() - 1
                         }
@@ -139,7 +137,7 @@ pub fn build(
                     thread: r.thread,
                 }),
                 None => diags.add(DiagKind::UnmatchedAsyncStep, r.offset, || {
-                    excerpt(input, r.offset)
+                    input.excerpt(r.offset)
                 }),
             },
             _ => match st.legacy.pop() {
@@ -149,9 +147,7 @@ pub fn build(
                     rows[op.root as usize].end_args = r.args;
                     legacy_steps(&mut rows, op, r.ts);
                 }
-                None => diags.add(DiagKind::UnmatchedEnd, r.offset, || {
-                    excerpt(input, r.offset)
-                }),
+                None => diags.add(DiagKind::UnmatchedEnd, r.offset, || input.excerpt(r.offset)),
             },
         }
     }

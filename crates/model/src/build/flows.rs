@@ -1,10 +1,10 @@
 //! Flow arrows (spec section 6): v1 `s`/`t`/`f` bound to slices by time, and v2
 //! `bind_id` with `flow_in`/`flow_out` on the slices themselves.
 
+use crate::args::Texts;
 use rustc_hash::{FxHashMap, FxHashSet};
 use tracescope_format::{DiagKind, Diagnostics};
 
-use super::excerpt;
 use super::records::{FlowRec, FlowV2Rec, IdK};
 use crate::strings::StrId;
 use crate::tables::{
@@ -54,7 +54,7 @@ pub fn build(
     slices: &SliceTable,
     asyncs: &AsyncSliceTable,
     diags: &mut Diagnostics,
-    input: &str,
+    input: &Texts<'_>,
 ) -> FlowTable {
     let mut t = FlowTable::default();
     let tracks = stack_tracks(slices);
@@ -63,7 +63,7 @@ pub fn build(
     let mut chains: FxHashMap<(StrId, StrId, IdK), (Point, usize)> = FxHashMap::default();
     let unbound = |diags: &mut Diagnostics, off: u64, why: &str| {
         diags.add(DiagKind::UnboundFlow, off, || {
-            format!("{why}: {}", excerpt(input, off))
+            format!("{why}: {}", input.excerpt(off))
         });
     };
     for r in &v1 {
@@ -147,7 +147,7 @@ fn build_v2(
     slices: &SliceTable,
     asyncs: &AsyncSliceTable,
     diags: &mut Diagnostics,
-    input: &str,
+    input: &Texts<'_>,
 ) {
     if v2.is_empty() {
         return;
@@ -191,7 +191,7 @@ fn build_v2(
     for r in &v2 {
         match at.get(&r.offset) {
             Some(&s) => points.push((s, r)),
-            None => diags.add(DiagKind::UnboundFlow, r.offset, || excerpt(input, r.offset)),
+            None => diags.add(DiagKind::UnboundFlow, r.offset, || input.excerpt(r.offset)),
         }
     }
     points.sort_by_key(|(s, r)| (span(*s).0, r.offset));
@@ -214,7 +214,7 @@ fn build_v2(
                         true,
                     );
                 }
-                None => diags.add(DiagKind::UnboundFlow, r.offset, || excerpt(input, r.offset)),
+                None => diags.add(DiagKind::UnboundFlow, r.offset, || input.excerpt(r.offset)),
             }
         }
         if r.flow_out {
@@ -237,9 +237,9 @@ fn at_offset(_v2: &[FlowV2Rec], s: SliceRef, slices: &SliceTable, asyncs: &Async
 }
 
 /// A `flow_out` that no `flow_in` ever consumed.
-fn dangling(diags: &mut Diagnostics, _s: SliceRef, input: &str, off: &u64) {
+fn dangling(diags: &mut Diagnostics, _s: SliceRef, input: &Texts<'_>, off: &u64) {
     let off = *off;
     diags.add(DiagKind::UnboundFlow, off, || {
-        format!("flow_out never consumed: {}", excerpt(input, off))
+        format!("flow_out never consumed: {}", input.excerpt(off))
     });
 }

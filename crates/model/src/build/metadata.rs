@@ -5,7 +5,7 @@ use tracescope_format::{DiagKind, Diagnostics, Int64};
 
 use super::records::MetaRec;
 use super::registry::Registry;
-use crate::args::{resolve, TextRef};
+use crate::args::{TextRef, Texts};
 use crate::strings::{SharedStrings, StrId};
 use crate::tables::{MetadataEvent, PidK};
 
@@ -15,6 +15,8 @@ pub struct TraceFacts {
     pub num_cpus: Option<i64>,
     /// Milliseconds per build step.
     pub phases: Vec<(&'static str, f64)>,
+    /// The input file of each process (all 0 for one file).
+    pub process_file: Vec<u32>,
 }
 
 pub fn apply(
@@ -22,7 +24,7 @@ pub fn apply(
     tracing_started: &[(u64, TextRef)],
     registry: &mut Registry,
     strings: &SharedStrings,
-    texts: (&str, &str),
+    texts: (&Texts<'_>, &str),
     diags: &mut Diagnostics,
 ) -> (Vec<MetadataEvent>, TraceFacts) {
     let mut facts = TraceFacts::default();
@@ -49,7 +51,7 @@ pub fn apply(
         if !applied {
             continue;
         }
-        let text = resolve(texts.0, texts.1, r.args);
+        let text = texts.0.resolve(texts.1, r.args);
         let args = Value::parse(text).ok();
         let get = |k: &str| args.as_ref().and_then(|a| a.get(k));
         let bad = |diags: &mut Diagnostics| {
@@ -102,7 +104,7 @@ pub fn apply(
         }
     }
     for (offset, args) in tracing_started {
-        let text = resolve(texts.0, texts.1, *args);
+        let text = texts.0.resolve(texts.1, *args);
         let Ok(v) = Value::parse(text) else { continue };
         let Some(frames) = v
             .get("data")
@@ -120,7 +122,9 @@ pub fn apply(
                 _ => None,
             };
             let Some(pid) = pid else { continue };
-            let p = registry.process(PidK::Int(pid)).index();
+            // The pids of a file's frames are that file's.
+            let file = texts.0.file_of(*offset) as u32;
+            let p = registry.process_in(file, PidK::Int(pid)).index();
             let proc_ = &mut registry.processes[p];
             let main = f.get("parent").is_none();
             proc_.renders_frames = true;

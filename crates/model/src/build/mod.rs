@@ -3,6 +3,7 @@
 
 mod asyncs;
 mod counters;
+mod files;
 mod flows;
 mod metadata;
 mod objects;
@@ -16,13 +17,14 @@ mod slices;
 
 use tracescope_format::Diagnostics;
 
-use crate::args::SharedArena;
+use crate::args::{SharedArena, Texts};
 use crate::strings::SharedStrings;
 use crate::tables::{InstantTable, OtherTable};
 use crate::trace::{Tables, TopLevel};
 use records::Records;
 use registry::SharedRegistry;
 
+pub use files::{Align, FileInput};
 pub use metadata::TraceFacts;
 
 /// Wall time of each build step, for `stats --json` (`load_phases`).
@@ -67,7 +69,7 @@ pub(crate) fn excerpt(input: &str, offset: u64) -> String {
 /// Turns the records of all parts (in file order) into tables.
 pub(crate) fn finish(
     mut recs: Records,
-    input: &str,
+    input: &Texts<'_>,
     strings: SharedStrings,
     registry: SharedRegistry,
     arena: SharedArena,
@@ -167,8 +169,8 @@ pub(crate) fn finish(
     clock.mark("instants+other");
     let tables = Tables {
         strings: strings.into_inner(),
-        processes: registry.processes,
-        threads: registry.threads,
+        processes: std::mem::take(&mut registry.processes),
+        threads: std::mem::take(&mut registry.threads),
         slices,
         instants,
         async_slices,
@@ -185,6 +187,7 @@ pub(crate) fn finish(
     };
     let mut facts = facts;
     facts.phases = clock.done;
+    facts.process_file = registry.process_file;
     (tables, diags, facts)
 }
 

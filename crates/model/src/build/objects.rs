@@ -1,9 +1,9 @@
 //! Objects (spec section 8): instances from `N` to `D`, with `O` snapshots.
 
+use crate::args::Texts;
 use rustc_hash::FxHashMap;
 use tracescope_format::{DiagKind, Diagnostics};
 
-use super::excerpt;
 use super::records::{IdK, ObjectRec};
 use crate::strings::StrId;
 use crate::tables::{Object, ObjectId, ProcessId, Snapshot, SnapshotId};
@@ -12,7 +12,7 @@ pub fn build(
     mut recs: Vec<ObjectRec>,
     trace_end: i64,
     diags: &mut Diagnostics,
-    input: &str,
+    input: &Texts<'_>,
 ) -> (Vec<Object>, Vec<Snapshot>) {
     recs.sort_by_key(|r| r.ts);
     let mut objects: Vec<Object> = Vec::new();
@@ -39,7 +39,7 @@ pub fn build(
             b'N' => {
                 if let Some(prev) = alive.remove(&key) {
                     diags.add(DiagKind::DuplicateObject, r.offset, || {
-                        excerpt(input, r.offset)
+                        input.excerpt(r.offset)
                     });
                     let o = &mut objects[prev as usize];
                     o.end = r.ts;
@@ -75,7 +75,7 @@ pub fn build(
                     o.alive_at_end = false;
                 }
                 None => diags.add(DiagKind::UnmatchedObject, r.offset, || {
-                    excerpt(input, r.offset)
+                    input.excerpt(r.offset)
                 }),
             },
         }

@@ -22,6 +22,13 @@ pub struct Shared<'s> {
     pub arena: &'s SharedArena,
     /// Called with each part's byte range once it is parsed.
     pub release: Option<&'s (dyn Fn(std::ops::Range<usize>) + Sync)>,
+    /// Which of several input files this is (0 for one file): its pids and ids are
+    /// its own.
+    pub file: u32,
+    /// Where this file starts among several (0 for one file): the registry orders
+    /// processes and threads by first appearance over all files. Records keep the
+    /// file's own offsets until [`Records::place`].
+    pub base: u64,
 }
 
 pub struct PartBuilder<'a, 's> {
@@ -66,7 +73,8 @@ impl<'a, 's> PartBuilder<'a, 's> {
             Some(p) => self.pid_k(p),
             None => PidK::Int(Int64::I(0)),
         };
-        self.registry.process(self.shared.registry, pid, ev.offset)
+        let (file, at) = (self.shared.file, self.shared.base + ev.offset);
+        self.registry.process(self.shared.registry, (file, pid), at)
     }
 
     /// The event's thread, when it has a `tid`.
@@ -80,8 +88,12 @@ impl<'a, 's> PartBuilder<'a, 's> {
             Some(t) => self.pid_k(t),
             None => PidK::Int(Int64::I(0)),
         };
-        self.registry
-            .thread(self.shared.registry, process, tid, ev.offset)
+        self.registry.thread(
+            self.shared.registry,
+            process,
+            tid,
+            self.shared.base + ev.offset,
+        )
     }
 
     fn text(&self, raw: &Option<tracescope_format::RawJson<'a>>) -> TextRef {
@@ -98,20 +110,34 @@ impl<'a, 's> PartBuilder<'a, 's> {
                 IdK {
                     v: i.bits(),
                     is_str: false,
+                    file: self.shared.file,
                 },
                 IdVal::Int(*i),
             ),
             Id::Str(s) => {
                 let sid = self.strings.intern_cow(s);
                 let key = match id.key() {
-                    tracescope_format::id::IdKey::Int(v) => IdK { v, is_str: false },
+                    tracescope_format::id::IdKey::Int(v) => IdK {
+                        v,
+                        is_str: false,
+                        file: self.shared.file,
+                    },
                     tracescope_format::id::IdKey::Str(_) => IdK {
                         v: sid.0 as u64,
                         is_str: true,
+                        file: self.shared.file,
                     },
                 };
                 (key, IdVal::Str(sid))
             }
+        }
+    }
+
+    /// The key of an absent id (of this file).
+    fn no_id(&self) -> IdK {
+        IdK {
+            file: self.shared.file,
+            ..IdK::default()
         }
     }
 
@@ -518,7 +544,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
         };
         let (key, id) = match id_src {
             Some(i) => self.id(i),
-            None => (IdK::default(), IdVal::None),
+            None => (self.no_id(), IdVal::None),
         };
         let rec = ObjectRec {
             offset: ev.offset,
@@ -546,7 +572,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
         let input = self.shared.input;
         let (key, id) = match &ev.id {
             Some(i) => self.id(i),
-            None => (IdK::default(), IdVal::None),
+            None => (self.no_id(), IdVal::None),
         };
         match name {
             "Profile" => {

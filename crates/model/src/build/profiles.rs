@@ -10,7 +10,7 @@ use tracescope_format::{DiagKind, Diagnostics};
 use super::profile_chunk::{node, parse_nodes};
 use super::records::{ChunkRec, IdK, NodeRec, ProfileRec, SampleRec};
 use super::registry::Registry;
-use crate::args::resolve;
+use crate::args::Texts;
 use crate::strings::{SharedStrings, StrId};
 use crate::tables::{
     Frame, FrameId, IdVal, PidK, ProcessId, Profile, ProfileId, SampleTable, ThreadId,
@@ -18,7 +18,7 @@ use crate::tables::{
 
 /// What the profile builder needs beyond the records.
 pub struct ProfileInputs<'t> {
-    pub input: &'t str,
+    pub input: &'t Texts<'t>,
     pub arena: &'t str,
     pub stack_frames: Option<&'t str>,
     pub top_samples: Option<&'t str>,
@@ -173,7 +173,7 @@ pub fn build(
             dict.frame(strings.get(s.sf).as_str(), &mut out.frames, diags, s.offset)
         } else {
             raw_stack(
-                resolve(inputs.input, inputs.arena, s.stack),
+                inputs.input.resolve(inputs.arena, s.stack),
                 &mut out.frames,
                 strings,
             )

@@ -14,6 +14,8 @@ pub const NO_TIME: i64 = i64::MIN;
 pub struct IdK {
     pub v: u64,
     pub is_str: bool,
+    /// The input file (0 for a single file): ids of different files never match.
+    pub file: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -250,6 +252,8 @@ impl Records {
             )*
             for mut p in parts {
                 $(out.$f.append(&mut p.$f);)*
+                // Records already joined (one per file of several) keep their parts.
+                out.dur_parts.append(&mut p.dur_parts);
                 out.dur_parts.push(std::mem::take(&mut p.dur));
                 out.events += p.events;
                 for (ph, n) in p.phases {
@@ -287,6 +291,79 @@ impl Records {
 }
 
 impl Records {
+    /// Places one file's records among several: byte offsets (and the ranges of
+    /// raw text in the file) move by `base`, the file's place in the joined input;
+    /// timestamps move by `shift` ns (`--align`, `FILE@+1ms`). Thread times stay.
+    pub fn place(&mut self, base: u64, shift: i64) {
+        let t = |ts: &mut i64| *ts = ts.saturating_add(shift);
+        for part in std::iter::once(&mut self.dur).chain(&mut self.dur_parts) {
+            for r in part {
+                r.offset += base;
+                t(&mut r.ts);
+                r.args = r.args.moved(base);
+            }
+        }
+        for r in &mut self.instants {
+            r.offset += base;
+            t(&mut r.ts);
+            r.args = r.args.moved(base);
+        }
+        for r in &mut self.asyncs {
+            r.offset += base;
+            t(&mut r.ts);
+            r.args = r.args.moved(base);
+        }
+        for r in &mut self.flows {
+            r.offset += base;
+            t(&mut r.ts);
+        }
+        for r in &mut self.flows_v2 {
+            r.offset += base;
+        }
+        for r in &mut self.counters {
+            r.offset += base;
+            t(&mut r.ts);
+        }
+        for r in &mut self.objects {
+            r.offset += base;
+            t(&mut r.ts);
+            r.args = r.args.moved(base);
+        }
+        for r in &mut self.profiles {
+            r.offset += base;
+            t(&mut r.start);
+        }
+        for r in &mut self.chunks {
+            r.offset += base;
+            t(&mut r.ts);
+        }
+        for r in &mut self.samples {
+            r.offset += base;
+            t(&mut r.ts);
+            r.stack = r.stack.moved(base);
+        }
+        for r in &mut self.metadata {
+            r.offset += base;
+            r.args = r.args.moved(base);
+        }
+        for r in &mut self.other {
+            r.offset += base;
+            r.ts = r.ts.map(|ts| Ns::new(ts.get().saturating_add(shift)));
+            r.args = r.args.moved(base);
+        }
+        for (offset, args) in &mut self.tracing_started {
+            *offset += base;
+            *args = args.moved(base);
+        }
+        for e in &mut self.thread_end {
+            if *e != NO_TIME {
+                t(e);
+            }
+        }
+        self.min_ts = self.min_ts.map(|x| x.saturating_add(shift));
+        self.max_end = self.max_end.map(|x| x.saturating_add(shift));
+    }
+
     /// Calls `pm` on every process id and `tm` on every thread id the records hold.
     pub fn visit(&mut self, mut pm: impl FnMut(&mut ProcessId), mut tm: impl FnMut(&mut ThreadId)) {
         for part in std::iter::once(&mut self.dur).chain(&mut self.dur_parts) {

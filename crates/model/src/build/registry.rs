@@ -11,7 +11,10 @@ use crate::tables::{PidK, Process, ProcessId, Thread, ThreadId};
 pub struct Registry {
     pub processes: Vec<Process>,
     pub threads: Vec<Thread>,
-    process_map: FxHashMap<PidK, ProcessId>,
+    /// By file (0 for one file; each of several files has its own pids) and pid.
+    process_map: FxHashMap<(u32, PidK), ProcessId>,
+    /// The file of each process.
+    pub process_file: Vec<u32>,
     thread_map: FxHashMap<(ProcessId, PidK), ThreadId>,
     /// Offset of the first event naming each process and thread: parts register
     /// them in a racy order, this gives the deterministic one.
@@ -22,23 +25,29 @@ pub struct Registry {
 impl Registry {
     /// The process of `pid`, made if new (after reading: ordered after those read).
     pub fn process(&mut self, pid: PidK) -> ProcessId {
-        self.process_at(pid, u64::MAX)
+        self.process_at((0, pid), u64::MAX)
+    }
+
+    /// [`Registry::process`] of one file among several.
+    pub fn process_in(&mut self, file: u32, pid: PidK) -> ProcessId {
+        self.process_at((file, pid), u64::MAX)
     }
 
     pub fn thread(&mut self, process: ProcessId, tid: PidK) -> ThreadId {
         self.thread_at(process, tid, u64::MAX)
     }
 
-    fn process_at(&mut self, pid: PidK, offset: u64) -> ProcessId {
-        if let Some(&p) = self.process_map.get(&pid) {
+    fn process_at(&mut self, key: (u32, PidK), offset: u64) -> ProcessId {
+        if let Some(&p) = self.process_map.get(&key) {
             let f = &mut self.process_first[p.index()];
             *f = (*f).min(offset);
             return p;
         }
         self.process_first.push(offset);
+        self.process_file.push(key.0);
         let p = ProcessId::at(self.processes.len());
         self.processes.push(Process {
-            pid,
+            pid: key.1,
             name: StrId::NONE,
             sort_index: None,
             labels: StrId::NONE,
@@ -46,7 +55,7 @@ impl Registry {
             frame_url: StrId::NONE,
             renders_frames: false,
         });
-        self.process_map.insert(pid, p);
+        self.process_map.insert(key, p);
         p
     }
 
@@ -123,6 +132,10 @@ impl Registry {
             .iter()
             .map(|&i| self.process_first[i as usize])
             .collect();
+        self.process_file = porder
+            .iter()
+            .map(|&i| self.process_file[i as usize])
+            .collect();
         self.threads = torder
             .iter()
             .map(|&i| {
@@ -139,7 +152,7 @@ impl Registry {
             .processes
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.pid, ProcessId::at(i)))
+            .map(|(i, p)| ((self.process_file[i], p.pid), ProcessId::at(i)))
             .collect();
         self.thread_map = self
             .threads
@@ -164,17 +177,17 @@ impl SharedRegistry {
 /// for each process and thread.
 #[derive(Default)]
 pub struct LocalRegistry {
-    processes: FxHashMap<PidK, (ProcessId, u64)>,
+    processes: FxHashMap<(u32, PidK), (ProcessId, u64)>,
     threads: FxHashMap<(ProcessId, PidK), (ThreadId, u64)>,
 }
 
 impl LocalRegistry {
-    /// `offset` is the event's.
-    pub fn process(&mut self, shared: &SharedRegistry, pid: PidK, offset: u64) -> ProcessId {
+    /// `offset` is the event's, `key` its file and pid.
+    pub fn process(&mut self, shared: &SharedRegistry, key: (u32, PidK), offset: u64) -> ProcessId {
         let e = self
             .processes
-            .entry(pid)
-            .or_insert_with(|| (shared.lock().process_at(pid, offset), offset));
+            .entry(key)
+            .or_insert_with(|| (shared.lock().process_at(key, offset), offset));
         e.1 = e.1.min(offset);
         e.0
     }
@@ -200,8 +213,8 @@ impl LocalRegistry {
     /// the order of first appearance would depend on where parts begin.
     pub fn flush(&self, shared: &SharedRegistry) {
         let mut g = shared.lock();
-        for (&pid, &(_, offset)) in &self.processes {
-            g.process_at(pid, offset);
+        for (&key, &(_, offset)) in &self.processes {
+            g.process_at(key, offset);
         }
         for (&(process, tid), &(_, offset)) in &self.threads {
             g.thread_at(process, tid, offset);

@@ -1,10 +1,10 @@
 //! Thread slices (spec section 3): `B`/`E` matching, `X`, `ui-nest` lanes, and the
 //! tree every thread's slices form, with improper overlaps on extra rows.
 
+use crate::args::Texts;
 use rayon::prelude::*;
 use tracescope_format::{DiagKind, Diagnostics};
 
-use super::excerpt;
 use super::records::{DurKind, DurRec, NO_TIME};
 use super::slice_rows::{self, Row, RowsMut};
 use crate::args::TextRef;
@@ -37,7 +37,7 @@ pub fn build(
     parts: Vec<Vec<DurRec>>,
     thread_end: &[i64],
     diags: &mut Diagnostics,
-    input: &str,
+    input: &Texts<'_>,
 ) -> SliceTable {
     let threads = parts
         .iter()
@@ -196,7 +196,7 @@ fn thread_slices(
     recs: &[DurRec],
     thread_end: i64,
     diags: &mut Diagnostics,
-    input: &str,
+    input: &Texts<'_>,
 ) -> ThreadSlices {
     // The reading rules want B/E in time order per thread; out-of-band ui-nest events
     // and X (written when they complete) may come in any order.
@@ -212,7 +212,7 @@ fn thread_slices(
     }
     if let Some(off) = unsorted_at {
         diags.add(DiagKind::UnsortedThread, off, || {
-            format!("thread {thread}: {}", excerpt(input, off))
+            format!("thread {thread}: {}", input.excerpt(off))
         });
     }
     // Time order (file order among equal times): indexes, so records stay put.
@@ -286,9 +286,7 @@ fn thread_slices(
                         let b = ui_open.remove(k);
                         ui_done.push(close(b, r, recs));
                     } else {
-                        diags.add(DiagKind::UnmatchedEnd, r.offset, || {
-                            excerpt(input, r.offset)
-                        });
+                        diags.add(DiagKind::UnmatchedEnd, r.offset, || input.excerpt(r.offset));
                     }
                     continue;
                 };
@@ -298,9 +296,7 @@ fn thread_slices(
                     .iter()
                     .rposition(|b| recs[b.rec as usize].name == name)
                 {
-                    diags.add(DiagKind::MisplacedEnd, r.offset, || {
-                        excerpt(input, r.offset)
-                    });
+                    diags.add(DiagKind::MisplacedEnd, r.offset, || input.excerpt(r.offset));
                     Some(k)
                 } else if let Some(k) = ui_match {
                     let b = ui_open.remove(k);
@@ -308,7 +304,7 @@ fn thread_slices(
                     None
                 } else {
                     diags.add(DiagKind::EndNameMismatch, r.offset, || {
-                        excerpt(input, r.offset)
+                        input.excerpt(r.offset)
                     });
                     Some(stack.len() - 1)
                 };
@@ -341,7 +337,7 @@ fn thread_slices(
     if nest(&mut done) > 0 {
         // One occurrence per slice moved to an extra row, at the event that made it.
         for b in done.iter().filter(|b| b.flags & slice_flags::OVERLAP != 0) {
-            diags.add(DiagKind::Overlap, b.offset, || excerpt(input, b.offset));
+            diags.add(DiagKind::Overlap, b.offset, || input.excerpt(b.offset));
         }
     }
     nest(&mut ui_done);

@@ -131,7 +131,7 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         children_total,
         flows_in: flows(trace, index, item, false),
         flows_out: flows(trace, index, item, true),
-        raw: raw_event(trace.text(), s.offset[i]).to_string(),
+        raw: trace.event_text(s.offset[i]).to_string(),
     })
 }
 
@@ -181,7 +181,7 @@ pub fn async_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         children_total,
         flows_in: flows(trace, index, item, false),
         flows_out: flows(trace, index, item, true),
-        raw: raw_event(trace.text(), a.offset[i]).to_string(),
+        raw: trace.event_text(a.offset[i]).to_string(),
     })
 }
 

@@ -1,7 +1,6 @@
 //! Everything about one instant (`I`/`i`/`R`): name, category, scope, time, where
 //! it is (thread, process, the track it is drawn on), its args and its raw text.
 
-use super::details::raw_event;
 use super::tracks::TrackRef;
 use crate::strings::StrId;
 use crate::tables::{Lane, ProcessId, Scope, ThreadId};
@@ -53,7 +52,7 @@ pub fn instant_details(trace: &Trace, id: u32) -> Option<InstantDetails> {
         thread,
         track,
         args: trace.merged_args(ins.args[i], Default::default()),
-        raw: raw_event(trace.text(), ins.offset[i]).to_string(),
+        raw: trace.event_text(ins.offset[i]).to_string(),
     })
 }
 

@@ -1,5 +1,5 @@
 //! Queries for the viewer: the track list, level of detail in a time window, details
-//! of one item, search by name, flows in a window.
+//! of one item, search, flows in a window.
 //!
 //! Everything here reads a built [`Trace`]; the few indexes the queries need (per-row
 //! item lists, counter min/max pyramids, flame-chart intervals, flow lookups) live in
@@ -42,7 +42,7 @@ pub struct QueryIndex {
     objects: OnceLock<tracks::ObjectLanes>,
     instants: OnceLock<window::InstantIndex>,
     flows: OnceLock<flows::FlowIndex>,
-    names: OnceLock<search::NameCounts>,
+    search: OnceLock<search::SearchIndex>,
     derived: OnceLock<derived::DerivedCounters>,
     screenshots: OnceLock<screenshots::Screenshots>,
 }
@@ -81,7 +81,7 @@ impl QueryIndex {
             objects: OnceLock::new(),
             instants: OnceLock::new(),
             flows: OnceLock::new(),
-            names: OnceLock::new(),
+            search: OnceLock::new(),
             derived: OnceLock::new(),
             screenshots: OnceLock::new(),
         }
@@ -104,7 +104,7 @@ impl QueryIndex {
         self.objects(trace);
         self.instants(trace);
         self.flows(trace);
-        self.name_counts(trace);
+        self.search_index(trace);
         self.derived(trace);
         self.screenshots(trace);
     }
@@ -121,8 +121,9 @@ impl QueryIndex {
             .get_or_init(|| screenshots::Screenshots::build(trace))
     }
 
-    pub(crate) fn name_counts(&self, trace: &Trace) -> &search::NameCounts {
-        self.names.get_or_init(|| search::NameCounts::build(trace))
+    pub(crate) fn search_index(&self, trace: &Trace) -> &search::SearchIndex {
+        self.search
+            .get_or_init(|| search::SearchIndex::build(trace))
     }
 
     pub(crate) fn slice_rows(&self, trace: &Trace, track: usize) -> &lod::Rows {
@@ -221,7 +222,7 @@ impl QueryIndex {
             + self.objects.get().map_or(0, |o| o.heap_bytes())
             + self.instants.get().map_or(0, |o| o.heap_bytes())
             + self.flows.get().map_or(0, |o| o.heap_bytes())
-            + self.names.get().map_or(0, |o| o.heap_bytes())
+            + self.search.get().map_or(0, |o| o.heap_bytes())
             + self.derived.get().map_or(0, |o| o.heap_bytes())
             + self.screenshots.get().map_or(0, |o| o.heap_bytes())
     }

@@ -207,8 +207,19 @@ pub fn compare(base: &[Run], new: &[Run], by: By, sort: Metric) -> Diff {
             g.p[m.index()] = adj;
         }
     }
+    // Largest change first; equal changes (unchanged groups) by the larger of the
+    // two sides, then by key.
     let size = |g: &GroupDiff| g.delta(sort).map_or(0.0, f64::abs);
-    groups.sort_by(|a, b| size(b).total_cmp(&size(a)).then_with(|| a.key.cmp(&b.key)));
+    let larger = |g: &GroupDiff| {
+        let side = |s: &SideStats| s.get(sort).unwrap_or(0.0);
+        side(&g.base).max(side(&g.new))
+    };
+    groups.sort_by(|a, b| {
+        size(b)
+            .total_cmp(&size(a))
+            .then_with(|| larger(b).total_cmp(&larger(a)))
+            .then_with(|| a.key.cmp(&b.key))
+    });
     Diff {
         by,
         sort,

@@ -7,8 +7,8 @@
 //! always made of the same thing.
 
 use rustc_hash::FxHashMap;
-use tracescope_model::analysis::{call_tree, CallTree, Selection, TreeView};
-use tracescope_model::Trace;
+use tracescope_model::analysis::{call_tree, Selection, TreeView};
+use tracescope_model::{StrId, Trace};
 
 /// One node of the merged tree.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,9 +37,44 @@ const MAX_NODES: usize = 200_000;
 /// they would be less than a pixel wide.
 const MIN_SHARE: f64 = 1e-5;
 
-fn tree_of(trace: &Trace, slices: bool) -> CallTree {
-    let _ = slices;
+/// One node of a run's tree: parent (an earlier node), name, total and self time.
+type RunNode<'t> = (Option<u32>, &'t str, i64, i64);
+
+/// A run's top-down tree, parents before their children.
+fn tree_of(trace: &Trace, slices: bool) -> Vec<RunNode<'_>> {
+    if slices {
+        return slice_tree(trace);
+    }
     call_tree(trace, &Selection::all(), TreeView::TopDown, MAX_NODES)
+        .nodes
+        .iter()
+        .map(|n| (n.parent, trace.name(n.function.name), n.total_ns, n.self_ns))
+        .collect()
+}
+
+/// Slices as stacks: a slice is a call of a function of its name, its children
+/// the slices nested in it; calls with the same path from a root are one node.
+fn slice_tree(trace: &Trace) -> Vec<RunNode<'_>> {
+    let s = &trace.tables.slices;
+    let mut nodes: Vec<RunNode> = Vec::new();
+    let mut index: FxHashMap<(Option<u32>, StrId), u32> = FxHashMap::default();
+    // The node of each slice; a parent's row comes before its children's.
+    let mut node_of: Vec<u32> = Vec::with_capacity(s.len());
+    for i in 0..s.len() {
+        let parent = s.parent[i]
+            .map(|p| p.index())
+            .filter(|&p| p < i)
+            .map(|p| node_of[p]);
+        let k = *index.entry((parent, s.name[i])).or_insert_with(|| {
+            nodes.push((parent, trace.name(s.name[i]), 0, 0));
+            nodes.len() as u32 - 1
+        });
+        let n = &mut nodes[k as usize];
+        n.2 = n.2.saturating_add(s.dur[i].max(0));
+        n.3 = n.3.saturating_add(s.self_ns[i].max(0));
+        node_of.push(k);
+    }
+    nodes
 }
 
 /// Merges the trees of every run.
@@ -52,11 +87,12 @@ pub fn diff_flame(base: &[&Trace], new: &[&Trace]) -> FlameTree {
         let w = 1.0 / runs.len().max(1) as f64;
         for t in runs {
             let tree = tree_of(t, slices);
-            totals[side] += tree.total_ns as f64 * w;
-            let mut map: Vec<u32> = Vec::with_capacity(tree.nodes.len());
-            for n in &tree.nodes {
-                let parent = n.parent.map(|p| map[p as usize]);
-                let name = t.name(n.function.name).to_string();
+            let roots: i64 = tree.iter().filter(|n| n.0.is_none()).map(|n| n.2).sum();
+            totals[side] += roots as f64 * w;
+            let mut map: Vec<u32> = Vec::with_capacity(tree.len());
+            for &(parent, name, total_ns, self_ns) in &tree {
+                let parent = parent.map(|p| map[p as usize]);
+                let name = name.to_string();
                 let k = *index.entry((parent, name.clone())).or_insert_with(|| {
                     nodes.push(FlameNode {
                         parent,
@@ -70,11 +106,11 @@ pub fn diff_flame(base: &[&Trace], new: &[&Trace]) -> FlameTree {
                 });
                 let node = &mut nodes[k as usize];
                 if side == 0 {
-                    node.base_total += n.total_ns as f64 * w;
-                    node.base_self += n.self_ns as f64 * w;
+                    node.base_total += total_ns as f64 * w;
+                    node.base_self += self_ns as f64 * w;
                 } else {
-                    node.new_total += n.total_ns as f64 * w;
-                    node.new_self += n.self_ns as f64 * w;
+                    node.new_total += total_ns as f64 * w;
+                    node.new_self += self_ns as f64 * w;
                 }
                 map.push(k);
             }

@@ -153,7 +153,7 @@ impl CompareState {
 fn encode_flame(f: &FlameTree) -> String {
     json!({
         "source": f.source,
-        "base_total_ns": f.base_total, "new_total_ns": f.new_total,
+        "base_total_ns": f.base_total.round() as i64, "new_total_ns": f.new_total.round() as i64,
         "nodes": {
             "parent": f.nodes.iter().map(|n| n.parent.map_or(-1, |p| p as i64)).collect::<Vec<_>>(),
             "name": f.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),

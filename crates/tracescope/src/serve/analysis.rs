@@ -4,12 +4,13 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use tracescope_model::analysis::{
-    call_tree, counter_stats, slice_stats, slices_in_group, thread_key, GroupBy, GroupKey,
-    NameFilter, Selection, TreeView,
+    counter_stats, functions, sandwich, slice_stats, slices_in_group, tree, Function,
+    FunctionTable, GroupBy, GroupKey, NameFilter, Selection, Source, TreeQuery, TreeView,
 };
+use tracescope_model::query::search::Pattern;
 use tracescope_model::query::tracks::exists;
 use tracescope_model::query::TrackRef;
-use tracescope_model::{SeriesId, StrId, ThreadId, Trace};
+use tracescope_model::{Lane, SeriesId, StrId, ThreadId, Trace};
 
 use super::encode::args_json;
 use super::json::Obj;
@@ -66,20 +67,14 @@ pub async fn range(State(s): St, RawQuery(q): RawQuery) -> Response {
         let st = slice_stats(&s.trace, &sel, by, name_filter(&s.trace, &p));
         let t = &s.trace;
         let g = &st.groups;
-        let keys: Vec<String> = g
-            .iter()
-            .map(|g| match g.key {
-                GroupKey::Str(id) => t.str(id).to_string(),
-                GroupKey::Thread(th) => thread_key(t, th),
-            })
-            .collect();
+        let keys: Vec<String> = g.iter().map(|g| st.label(t, g.key)).collect();
         let groups = Obj::new()
             .strs("key", keys.iter().map(String::as_str))
             .nums(
                 "thread",
                 g.iter().map(|g| match g.key {
                     GroupKey::Thread(th) => th.raw() as i64,
-                    GroupKey::Str(_) => -1,
+                    _ => -1,
                 }),
             )
             .nums("count", g.iter().map(|g| g.count))
@@ -178,6 +173,60 @@ pub async fn range_slices(State(s): St, RawQuery(q): RawQuery) -> Response {
     .await
 }
 
+/// `threads=`: comma-separated thread ids; each stands for its slices (both lanes)
+/// and its samples. With `tracks=` too, only the tracks of these threads.
+fn thread_tracks(
+    s: &AppState,
+    p: &Params,
+    tracks: Option<Vec<TrackRef>>,
+) -> Result<Option<Vec<TrackRef>>, ApiError> {
+    let Some(list) = p.get("threads") else {
+        return Ok(tracks);
+    };
+    let mut out = Vec::new();
+    for id in list.split(',') {
+        let thread = parse_id(id)
+            .ok()
+            .filter(|&t| (t as usize) < s.trace.tables.threads.len())
+            .map(ThreadId::new)
+            .ok_or_else(|| bad(format!("no such thread {id:?}")))?;
+        for lane in [Lane::Stack, Lane::UiNest] {
+            out.push(TrackRef::Slices { thread, lane });
+        }
+        out.push(TrackRef::Samples { thread });
+    }
+    if let Some(t) = tracks {
+        out.retain(|r| t.contains(r));
+    }
+    Ok(Some(out))
+}
+
+/// The function a sandwich is about: `name`, and for samples `url`, `line`,
+/// `column` as the answers give them (1-based; absent: unknown).
+fn function_param(t: &Trace, p: &Params, source: Source) -> Result<Function, ApiError> {
+    let find = |s: &str| t.tables.strings.find(s).unwrap_or(StrId(u32::MAX));
+    let name = find(p.need("name")?);
+    if source == Source::Slices {
+        return Ok(Function::named(name));
+    }
+    let pos = |k: &str| -> Result<Option<i64>, ApiError> {
+        match p.get(k) {
+            None => Ok(None),
+            Some(v) => match v.parse::<i64>() {
+                Ok(n) if n >= 1 => Ok(Some(n - 1)),
+                Ok(-1) => Ok(None),
+                _ => Err(bad(format!("{k} must be a positive integer or -1"))),
+            },
+        }
+    };
+    Ok(Function {
+        name,
+        url: p.get("url").map_or(StrId::NONE, find),
+        line: pos("line")?,
+        column: pos("column")?,
+    })
+}
+
 pub async fn profile(State(s): St, RawQuery(q): RawQuery) -> Response {
     run(s, move |s| {
         let p = Params::parse(q)?;
@@ -185,37 +234,130 @@ pub async fn profile(State(s): St, RawQuery(q): RawQuery) -> Response {
             (None, None) => (i64::MIN, i64::MAX),
             _ => p.window()?,
         };
+        let tracks = tracks(s, &p)?;
         let sel = Selection {
             t0,
             t1,
-            tracks: tracks(s, &p)?,
+            tracks: thread_tracks(s, &p, tracks)?,
         };
-        let view = TreeView::parse(p.get("view").unwrap_or("top-down"))
-            .ok_or_else(|| bad("view must be top-down or bottom-up"))?;
+        let source = Source::parse(p.get("source").unwrap_or("samples"))
+            .ok_or_else(|| bad("source must be samples or slices"))?;
         let max = p.count("max_nodes", 1, MAX_NODES, Some(DEFAULT_NODES))?;
-        let tree = call_tree(&s.trace, &sel, view, max);
-        Ok(encode_tree(&s.trace, &tree))
+        let t = &s.trace;
+        let filter = match p.get("filter") {
+            None | Some("") => None,
+            Some(f) => Some(Pattern::new(f, flag(&p, "regex")?).map_err(bad)?),
+        };
+        let view = p.get("view").unwrap_or("top-down");
+        let body = match view {
+            "functions" => encode_functions(t, source, &functions(t, &sel, source), max),
+            "sandwich" => {
+                let f = function_param(t, &p, source)?;
+                let sw = sandwich(t, &sel, source, &f, max);
+                Obj::new()
+                    .str("view", "sandwich")
+                    .str("source", source.as_str())
+                    .raw("callers", &encode_tree(t, source, &sw.callers))
+                    .raw("callees", &encode_tree(t, source, &sw.callees))
+                    .finish()
+            }
+            v => {
+                let view = TreeView::parse(v).ok_or_else(|| {
+                    bad("view must be top-down, bottom-up, functions or sandwich")
+                })?;
+                let q = TreeQuery {
+                    source,
+                    view,
+                    max_nodes: max,
+                    filter: filter.as_ref(),
+                };
+                encode_tree(t, source, &tree(t, &sel, &q))
+            }
+        };
+        Ok(body)
     })
     .await
 }
 
-fn encode_tree(t: &Trace, tree: &tracescope_model::analysis::CallTree) -> String {
-    let mut strings: Vec<StrId> = Vec::new();
-    let mut index = rustc_hash::FxHashMap::default();
-    let mut id = |s: StrId| -> i64 {
+/// `regex=` and the like: 0/1 or false/true, absent is false.
+pub(super) fn flag(p: &Params, k: &str) -> Result<bool, ApiError> {
+    match p.get(k).unwrap_or("0") {
+        "0" | "false" => Ok(false),
+        "1" | "true" => Ok(true),
+        _ => Err(bad(format!("{k} must be 0 or 1"))),
+    }
+}
+
+/// Answers' own string lists: model strings by first use.
+#[derive(Default)]
+struct Strings {
+    list: Vec<StrId>,
+    index: rustc_hash::FxHashMap<StrId, i64>,
+}
+
+impl Strings {
+    /// The index, or -1 for an absent string.
+    fn id(&mut self, s: StrId) -> i64 {
         if s.is_none() {
             return -1;
         }
-        *index.entry(s).or_insert_with(|| {
-            strings.push(s);
-            strings.len() as i64 - 1
+        *self.index.entry(s).or_insert_with(|| {
+            self.list.push(s);
+            self.list.len() as i64 - 1
         })
-    };
+    }
+
+    fn finish(mut self, t: &Trace) -> Vec<String> {
+        if self.list.is_empty() {
+            // Name index 0 of an unnamed frame must exist.
+            self.list.push(StrId::NONE);
+        }
+        self.list.iter().map(|&s| t.name(s).to_string()).collect()
+    }
+}
+
+/// The frame table keeps V8's 0-based positions; people read 1-based ones.
+fn one_based(v: Option<i64>) -> i64 {
+    v.map_or(-1, |v| v + 1)
+}
+
+fn encode_functions(t: &Trace, source: Source, table: &FunctionTable, max: usize) -> String {
+    let fs = &table.functions;
+    let shown = &fs[..fs.len().min(max)];
+    let mut st = Strings::default();
+    let names: Vec<i64> = shown
+        .iter()
+        .map(|f| st.id(f.function.name).max(0))
+        .collect();
+    let urls: Vec<i64> = shown.iter().map(|f| st.id(f.function.url)).collect();
+    let cols = Obj::new()
+        .nums("name", names)
+        .nums("url", urls)
+        .nums("line", shown.iter().map(|f| one_based(f.function.line)))
+        .nums("column", shown.iter().map(|f| one_based(f.function.column)))
+        .nums("self", shown.iter().map(|f| f.self_ns))
+        .nums("total", shown.iter().map(|f| f.total_ns))
+        .nums("self_samples", shown.iter().map(|f| f.self_samples))
+        .nums("total_samples", shown.iter().map(|f| f.total_samples))
+        .finish();
+    let strings = st.finish(t);
+    Obj::new()
+        .str("view", "functions")
+        .str("source", source.as_str())
+        .num("samples", table.samples)
+        .num("total_ns", table.total_ns)
+        .num("count", fs.len())
+        .bool("truncated", shown.len() < fs.len())
+        .raw("functions", &cols)
+        .strs("strings", strings.iter().map(String::as_str))
+        .finish()
+}
+
+fn encode_tree(t: &Trace, source: Source, tree: &tracescope_model::analysis::CallTree) -> String {
+    let mut st = Strings::default();
     let n = &tree.nodes;
-    let names: Vec<i64> = n.iter().map(|n| id(n.function.name).max(0)).collect();
-    let urls: Vec<i64> = n.iter().map(|n| id(n.function.url)).collect();
-    // The frame table keeps V8's 0-based positions; people read 1-based ones.
-    let one_based = |v: Option<i64>| v.map_or(-1, |v| v + 1);
+    let names: Vec<i64> = n.iter().map(|n| st.id(n.function.name).max(0)).collect();
+    let urls: Vec<i64> = n.iter().map(|n| st.id(n.function.url)).collect();
     let nodes = Obj::new()
         .nums(
             "parent",
@@ -231,17 +373,15 @@ fn encode_tree(t: &Trace, tree: &tracescope_model::analysis::CallTree) -> String
         .nums("self_samples", n.iter().map(|n| n.self_samples))
         .nums("total_samples", n.iter().map(|n| n.total_samples))
         .finish();
-    if strings.is_empty() {
-        // Name index 0 of an unnamed frame must exist.
-        strings.push(StrId::NONE);
-    }
+    let strings = st.finish(t);
     Obj::new()
         .num("samples", tree.samples)
         .num("total_ns", tree.total_ns)
         .str("view", tree.view.as_str())
+        .str("source", source.as_str())
         .bool("truncated", tree.truncated)
         .raw("nodes", &nodes)
-        .strs("strings", strings.iter().map(|&s| t.name(s)))
+        .strs("strings", strings.iter().map(String::as_str))
         .finish()
 }
 

@@ -10,7 +10,7 @@ use tracescope_model::{LoadOptions, Trace};
 use super::tests::{get, ok};
 use super::{router, AppState};
 
-fn app_of(json: &str) -> Router {
+pub(super) fn app_of(json: &str) -> Router {
     let t = Trace::from_json(
         Box::new(json.to_string()),
         json.len() as u64,
@@ -246,6 +246,129 @@ async fn profile_tree_of_the_seed_example() {
 }
 
 #[tokio::test]
+async fn profiles_from_slices_per_thread_and_range() {
+    let app = app_of(TRACE);
+    // Both threads: A 100 + 40 (self 50 + 40) > B 30 + 20.
+    let v = ok(&app, "/api/profile?source=slices").await;
+    assert_eq!(
+        (v["source"].clone(), v["samples"].clone()),
+        (json!("slices"), json!(4))
+    );
+    assert_eq!(v["total_ns"], 140_000);
+    assert_eq!(
+        node_rows(&v),
+        vec![(0, "A".into(), 90, 140, 2), (1, "B".into(), 50, 50, 2)]
+    );
+    // Thread 2 alone (threads are the summary's ids: tid 2 is the second).
+    let summary = ok(&app, "/api/summary").await;
+    let th = summary["processes"][0]["threads"][1]["id"]
+        .as_i64()
+        .unwrap();
+    let v = ok(&app, &format!("/api/profile?source=slices&threads={th}")).await;
+    assert_eq!(node_rows(&v), vec![(0, "A".into(), 40, 40, 1)]);
+    // A range cuts slices at its ends: [30, 60) holds A 30 of thread 1 (B's 10 and
+    // 10 in it) and A 30 of thread 2.
+    let v = ok(
+        &app,
+        "/api/profile?source=slices&t0=30000&t1=60000&view=bottom-up",
+    )
+    .await;
+    assert_eq!(
+        node_rows(&v),
+        vec![
+            (0, "A".into(), 40, 60, 2),
+            (0, "B".into(), 20, 20, 2),
+            (1, "A".into(), 20, 20, 2)
+        ]
+    );
+    // A filter keeps what it finds, its ancestors and descendants.
+    let v = ok(&app, "/api/profile?source=slices&filter=%5Eb%24&regex=1").await;
+    assert_eq!(node_rows(&v).len(), 2);
+    let v = ok(&app, "/api/profile?source=slices&filter=zzz").await;
+    assert_eq!(node_rows(&v).len(), 0);
+    assert_eq!(v["samples"], 4);
+
+    let v = ok(&app, "/api/profile?source=slices&view=functions").await;
+    assert_eq!(
+        (v["count"].clone(), v["truncated"].clone()),
+        (json!(2), json!(false))
+    );
+    let f = &v["functions"];
+    let names: Vec<_> = f["name"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| v["strings"][i.as_u64().unwrap() as usize].clone())
+        .collect();
+    assert_eq!(names, [json!("A"), json!("B")]);
+    assert_eq!(f["total"], json!([140_000, 50_000]));
+    assert_eq!(f["self"], json!([90_000, 50_000]));
+    assert_eq!(f["self_samples"], json!([2, 2]));
+
+    let v = ok(&app, "/api/profile?source=slices&view=sandwich&name=B").await;
+    assert_eq!(
+        node_rows(&v["callers"]),
+        vec![(0, "B".into(), 0, 50, 0), (1, "A".into(), 50, 50, 2)]
+    );
+    assert_eq!(node_rows(&v["callees"]), vec![(0, "B".into(), 50, 50, 2)]);
+    let v = ok(
+        &app,
+        "/api/profile?source=slices&view=sandwich&name=nothing",
+    )
+    .await;
+    assert_eq!(v["callers"]["nodes"]["name"], json!([]));
+
+    for bad in [
+        "/api/profile?source=cpu",
+        "/api/profile?view=sideways",
+        "/api/profile?threads=99",
+        "/api/profile?threads=x",
+        "/api/profile?view=sandwich",
+        "/api/profile?filter=(&regex=1",
+        "/api/profile?view=sandwich&name=a&line=0",
+    ] {
+        let (st, v) = get(&app, bad).await;
+        assert_eq!(st, StatusCode::BAD_REQUEST, "{bad}: {v}");
+    }
+}
+
+#[tokio::test]
+async fn sandwich_of_a_sampled_function_by_name_and_position() {
+    // compute (app.js line 21, column 9, 1-based) runs in 3 samples of 40 µs, under
+    // start under (root).
+    let app = fixture("phases/profile-chunks.json");
+    let v = ok(&app, "/api/profile?view=functions").await;
+    let f = &v["functions"];
+    let i = (0..3)
+        .find(|&i| v["strings"][f["name"][i].as_u64().unwrap() as usize] == "compute")
+        .unwrap();
+    assert_eq!(
+        (f["line"][i].clone(), f["column"][i].clone()),
+        (json!(21), json!(9))
+    );
+    let v = ok(
+        &app,
+        "/api/profile?view=sandwich&name=compute&url=file%3A%2F%2F%2Fsrv%2Fapp.js&line=21&column=9",
+    )
+    .await;
+    assert_eq!(
+        node_rows(&v["callers"]),
+        vec![
+            (0, "compute".into(), 0, 120, 0),
+            (1, "start".into(), 0, 120, 0),
+            (2, "(root)".into(), 120, 120, 3)
+        ]
+    );
+    // Another line is another function: no calls.
+    let v = ok(
+        &app,
+        "/api/profile?view=sandwich&name=compute&url=file%3A%2F%2F%2Fsrv%2Fapp.js&line=22&column=9",
+    )
+    .await;
+    assert_eq!(v["callees"]["nodes"]["name"], json!([]));
+}
+
+#[tokio::test]
 async fn object_details_and_snapshot_markers() {
     let app = fixture("phases/objects.json");
     let v = ok(&app, "/api/object/0").await;
@@ -279,4 +402,59 @@ async fn object_details_and_snapshot_markers() {
     assert_eq!(w["snapshots"]["index"], json!([0]));
     let w = ok(&app, &format!("/api/track/{o}?t0=160000&t1=400000&px=300")).await;
     assert_eq!(w["snapshots"]["ts"], json!([]));
+}
+
+#[tokio::test]
+async fn details_are_exact_and_complete() {
+    let app = app_of(
+        r#"[
+{"ph":"M","pid":3,"tid":7,"name":"thread_name","args":{"name":"CrRendererMain"}},
+{"ph":"M","pid":3,"tid":7,"name":"process_name","args":{"name":"Renderer"}},
+{"ph":"X","pid":3,"tid":7,"name":"Outer","ts":5,"dur":100},
+{"ph":"X","pid":3,"tid":7,"name":"Commit","ts":10,"dur":20,"tts":3,"tdur":15,
+ "args":{"main_frame_id":14107898137686480567,"small":42,"f":0.5,"s":"x"}},
+{"ph":"s","pid":3,"tid":7,"name":"f","cat":"c","id":1,"ts":12},
+{"ph":"f","bp":"e","pid":3,"tid":8,"name":"f","cat":"c","id":1,"ts":50},
+{"ph":"X","pid":3,"tid":8,"name":"Far","ts":40,"dur":20}
+]"#,
+    );
+    let v = ok(&app, "/api/slice/1").await;
+    assert_eq!(v["name"], "Commit");
+    // The browser would round the 64-bit id: it comes as a string; the text as
+    // written comes too, for display and copying.
+    assert_eq!(
+        v["args"],
+        json!({"main_frame_id": "14107898137686480567", "small": 42, "f": 0.5, "s": "x"})
+    );
+    assert_eq!(
+        v["args_text"],
+        r#"{"main_frame_id":14107898137686480567,"small":42,"f":0.5,"s":"x"}"#
+    );
+    assert_eq!(
+        (v["thread_label"].clone(), v["tid"].clone()),
+        (json!("CrRendererMain"), json!(7))
+    );
+    assert_eq!(
+        (v["process_label"].clone(), v["pid"].clone()),
+        (json!("Renderer"), json!(3))
+    );
+    // Absolute times as exact text; relative to the start the page shows (5 µs).
+    assert_eq!(
+        (
+            v["ts_abs"].clone(),
+            v["end_abs"].clone(),
+            v["rel_ts"].clone()
+        ),
+        (json!("10000"), json!("30000"), json!(5000))
+    );
+    assert_eq!(
+        (v["self"].clone(), v["tts"].clone(), v["tdur"].clone()),
+        (json!(20000), json!(3000), json!(15000))
+    );
+    assert_eq!(v["parents"][0]["name"], "Outer");
+    let f = &v["flows_out"][0];
+    assert_eq!(
+        (f["to"]["name"].clone(), f["to"]["thread_label"].clone()),
+        (json!("Far"), json!("Thread 8"))
+    );
 }

@@ -5,11 +5,11 @@ use tracescope_model::query::details::{Brief, Details, FlowEnd, FlowInfo};
 use tracescope_model::query::flows::{end_id, end_place};
 use tracescope_model::query::instant::InstantDetails;
 use tracescope_model::query::lod::CounterPoints;
-use tracescope_model::query::search::{Hit, HitKind, Hits};
+use tracescope_model::query::search::{Hit, HitKind};
 use tracescope_model::query::tracks::{process_tracks, thread_tracks, TrackInfo};
 use tracescope_model::query::window::{Instants, Items};
 use tracescope_model::query::{view_order, QueryIndex, TrackRef};
-use tracescope_model::{AsyncSliceId, PidK, SliceId, SliceRef, StrId, Trace};
+use tracescope_model::{AsyncSliceId, PidK, ProcessId, SliceId, SliceRef, StrId, ThreadId, Trace};
 
 use super::json::{self, Obj};
 
@@ -136,24 +136,9 @@ pub fn summary(trace: &Trace, index: &QueryIndex, name: &str) -> String {
         .finish()
 }
 
-/// The time the page shows: the trace's bounds (spec: over events), widened to the
-/// CPU samples, whose times come from profile deltas and may run past the last
-/// event; the last sample of a thread lasts as long as the interval before it, as
-/// on its flame chart.
+/// The time the page shows: events' bounds widened to the CPU samples.
 fn view_bounds(trace: &Trace) -> Option<(i64, i64)> {
-    let s = &trace.tables.samples;
-    let mut b = trace.info.start_ns.zip(trace.info.end_ns);
-    let mut i = 0;
-    while i < s.len() {
-        let th = s.thread[i];
-        let n = s.thread[i..].partition_point(|&x| x == th);
-        let (first, last) = (s.ts[i], s.ts[i + n - 1]);
-        let step = if n >= 2 { last - s.ts[i + n - 2] } else { 0 };
-        let end = last.saturating_add(step);
-        b = Some(b.map_or((first, end), |(a, z)| (a.min(first), z.max(end))));
-        i += n;
-    }
-    b
+    tracescope_model::analysis::time_bounds(trace)
 }
 
 /// Interns model strings into the response's own `strings` list.
@@ -256,6 +241,10 @@ fn flow_end(trace: &Trace, e: &FlowEnd) -> String {
         .str("name", trace.name(e.name))
         .num("ts", e.ts)
         .opt_num("thread", e.thread)
+        .opt_str(
+            "thread_label",
+            &e.thread.map(|t| trace.thread_label(t)).unwrap_or_default(),
+        )
         .opt_str("track", &e.track.map(|t| t.to_string()).unwrap_or_default())
         .num("row", e.row)
         .finish()
@@ -273,17 +262,54 @@ fn flow(trace: &Trace, f: &FlowInfo) -> String {
         .finish()
 }
 
-/// Args as JSON: the model's compact text when it is valid JSON, else as a string.
+/// Args as JSON: the model's compact text, integers a browser would round as
+/// strings (`exact`); text that is not JSON as a string.
 pub(super) fn args_json(args: Option<&str>) -> String {
-    match args {
-        None => "null".to_string(),
-        Some(a) if serde_json::from_str::<serde_json::Value>(a).is_ok() => a.to_string(),
-        Some(a) => {
-            let mut s = String::new();
-            json::string(&mut s, a);
-            s
+    args.map_or_else(|| "null".to_string(), super::exact::exact)
+}
+
+/// An id as JSON: a number, or a string when it is one or is too big for a double.
+fn id_json(trace: &Trace, p: PidK) -> String {
+    match p {
+        PidK::Int(i) if !super::exact::too_big(&i.to_string()) => i.to_string(),
+        _ => {
+            let mut out = String::new();
+            json::string(&mut out, &trace.pid_text(p));
+            out
         }
     }
+}
+
+/// Where an item ran: its thread's and process's labels and ids, times as exact
+/// text (absolute, and relative to the start the page shows).
+fn place(
+    o: &mut Obj,
+    trace: &Trace,
+    process: Option<ProcessId>,
+    thread: Option<ThreadId>,
+    ts: i64,
+    dur: i64,
+) {
+    let th = thread.map(|t| trace.thread(t));
+    let process = th.map(|th| th.process).or(process);
+    let pr = process.map(|p| trace.process(p));
+    let origin = tracescope_model::analysis::time_bounds(trace).map_or(0, |b| b.0);
+    o.opt_str(
+        "thread_label",
+        &thread.map(|t| trace.thread_label(t)).unwrap_or_default(),
+    )
+    .raw(
+        "tid",
+        &th.map_or("null".into(), |th| id_json(trace, th.tid)),
+    )
+    .opt_str(
+        "process_label",
+        &process.map(|p| trace.process_label(p)).unwrap_or_default(),
+    )
+    .raw("pid", &pr.map_or("null".into(), |p| id_json(trace, p.pid)))
+    .str("ts_abs", &ts.to_string())
+    .str("end_abs", &ts.saturating_add(dur).to_string())
+    .num("rel_ts", ts.saturating_sub(origin));
 }
 
 /// `GET /api/slice/{id}` and `GET /api/async/{id}`.
@@ -305,6 +331,7 @@ pub fn details(trace: &Trace, d: &Details) -> String {
         .opt_num("thread", d.thread)
         .str("track", &d.track.to_string())
         .raw("args", &args_json(d.args.as_deref()))
+        .opt_str("args_text", d.args.as_deref().unwrap_or(""))
         .opt_str("async_id", d.async_id.as_deref().unwrap_or(""))
         .opt_str("color", trace.str(d.color))
         .raws("parents", d.parents.iter().map(|b| brief(trace, b)))
@@ -313,6 +340,7 @@ pub fn details(trace: &Trace, d: &Details) -> String {
         .raws("flows_in", d.flows_in.iter().map(|f| flow(trace, f)))
         .raws("flows_out", d.flows_out.iter().map(|f| flow(trace, f)))
         .str("raw", &d.raw);
+    place(&mut o, trace, d.process, d.thread, d.ts, d.dur);
     o.finish()
 }
 
@@ -329,12 +357,13 @@ pub fn instant(trace: &Trace, d: &InstantDetails) -> String {
         .opt_num("thread", d.thread)
         .opt_str("track", &d.track.map(|t| t.to_string()).unwrap_or_default())
         .raw("args", &args_json(d.args.as_deref()))
+        .opt_str("args_text", d.args.as_deref().unwrap_or(""))
         .str("raw", &d.raw)
         .finish()
 }
 
 /// Where a search hit is drawn: track id ("" for process and global instants) and row.
-fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
+pub(super) fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
     let t = &trace.tables;
     let i = h.id as usize;
     match h.kind {
@@ -361,21 +390,6 @@ fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
             (track, -1, 0, ins.name[i])
         }
     }
-}
-
-/// `GET /api/search`.
-pub fn search(trace: &Trace, hits: &Hits) -> String {
-    let places: Vec<_> = hits.hits.iter().map(|h| hit_place(trace, h)).collect();
-    Obj::new()
-        .num("total", hits.total)
-        .nums("ts", hits.hits.iter().map(|h| h.ts))
-        .nums("dur", places.iter().map(|p| p.2))
-        .strs("kind", hits.hits.iter().map(|h| h.kind.as_str()))
-        .nums("id", hits.hits.iter().map(|h| h.id))
-        .strs("track", places.iter().map(|p| p.0.as_str()))
-        .nums("row", places.iter().map(|p| p.1))
-        .strs("name", places.iter().map(|p| trace.name(p.3)))
-        .finish()
 }
 
 /// `GET /api/flows`.

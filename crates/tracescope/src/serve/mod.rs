@@ -5,10 +5,12 @@
 mod analysis;
 pub(crate) mod assets;
 mod encode;
+mod exact;
 pub mod guard;
 mod json;
 mod query;
 pub mod routes;
+mod search;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -172,7 +174,11 @@ fn open_browser(url: &str) {
 #[cfg(test)]
 mod analysis_tests;
 #[cfg(test)]
+mod params_fuzz_tests;
+#[cfg(test)]
 mod query_tests;
+#[cfg(test)]
+mod search_tests;
 #[cfg(test)]
 pub(crate) mod tests;
 #[cfg(test)]

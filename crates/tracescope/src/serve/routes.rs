@@ -17,12 +17,11 @@ use tracescope_model::query::flows::flows_in_window;
 use tracescope_model::query::instant::instant_details;
 use tracescope_model::query::lod::Grid;
 use tracescope_model::query::screenshots::{screenshot_image, ImageError};
-use tracescope_model::query::search::{search, Pattern};
 use tracescope_model::query::window::{track_window, Window};
 use tracescope_model::query::{QueryIndex, TrackRef};
 use tracescope_model::Trace;
 
-use super::{analysis, assets, encode, json};
+use super::{analysis, assets, encode, json, search};
 
 /// One served trace and its query indexes.
 pub struct AppState {
@@ -31,6 +30,8 @@ pub struct AppState {
     /// File name shown by the page.
     pub name: String,
     summary: OnceLock<String>,
+    /// Searches running or kept for their pages.
+    pub(super) searches: search::Jobs,
 }
 
 impl AppState {
@@ -41,6 +42,7 @@ impl AppState {
             index,
             name,
             summary: OnceLock::new(),
+            searches: search::Jobs::default(),
         }
     }
 
@@ -60,10 +62,7 @@ pub(super) type St = State<Arc<AppState>>;
 
 /// Largest pixel width accepted (a few 8K screens side by side).
 const MAX_PX: u32 = 20_000;
-const MAX_LIMIT: usize = 10_000;
-const DEFAULT_LIMIT: usize = 1000;
 const MAX_FLOWS: usize = 5000;
-const MAX_QUERY: usize = 1000;
 
 pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
@@ -73,7 +72,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/async/{id}", get(async_slice))
         .route("/api/instant/{id}", get(instant))
         .route("/api/screenshot/{id}", get(screenshot))
-        .route("/api/search", get(search_route))
+        .route("/api/search", get(search::search))
         .route("/api/flows", get(flows))
         .route("/api/range", get(analysis::range))
         .route("/api/range/slices", get(analysis::range_slices))
@@ -346,28 +345,6 @@ async fn screenshot(State(s): St, id: IdPath) -> Response {
         Ok(Err(e)) => e.into_response(),
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal error"),
     }
-}
-
-async fn search_route(State(s): St, RawQuery(q): RawQuery) -> Response {
-    run(s, move |s| {
-        let p = Params::parse(q)?;
-        let q = p.need("q")?;
-        if q.is_empty() || q.len() > MAX_QUERY {
-            return Err(bad(format!("q must be 1 to {MAX_QUERY} bytes")));
-        }
-        let regex = match p.get("regex").unwrap_or("0") {
-            "0" | "false" => false,
-            "1" | "true" => true,
-            _ => return Err(bad("regex must be 0 or 1")),
-        };
-        let limit = p.count("limit", 1, MAX_LIMIT, Some(DEFAULT_LIMIT))?;
-        let pat = Pattern::new(q, regex).map_err(bad)?;
-        Ok(encode::search(
-            &s.trace,
-            &search(&s.trace, &s.index, &pat, limit),
-        ))
-    })
-    .await
 }
 
 async fn flows(State(s): St, RawQuery(q): RawQuery) -> Response {

@@ -408,7 +408,7 @@ async fn async_details_with_parent_children_and_id() {
 #[tokio::test]
 async fn search_substring_and_regex_in_time_order() {
     let (app, _) = demo_app();
-    let r = ok(&app, "/api/search?q=runtask").await;
+    let r = ok(&app, "/api/search?q=runtask&fields=names").await;
     assert_eq!(r["total"], 10);
     let ts: Vec<i64> = r["ts"]
         .as_array()
@@ -423,7 +423,7 @@ async fn search_substring_and_regex_in_time_order() {
             .collect::<Vec<_>>()
     );
     assert_eq!(r["row"][0], 0);
-    let r = ok(&app, "/api/search?q=task&limit=5").await;
+    let r = ok(&app, "/api/search?q=task&limit=5&fields=names&until=done").await;
     assert_eq!(
         (r["total"].as_u64(), r["id"].as_array().unwrap().len()),
         (Some(3010), 5)
@@ -432,7 +432,11 @@ async fn search_substring_and_regex_in_time_order() {
         r["name"],
         serde_json::json!(["RunTask", "IOTask", "IOTask", "IOTask", "IOTask"])
     );
-    let r = ok(&app, "/api/search?q=%5E(first%7Cnavigation)&regex=1").await;
+    let r = ok(
+        &app,
+        "/api/search?q=%5E(first%7Cnavigation)&regex=1&fields=names",
+    )
+    .await;
     assert_eq!(
         r["name"],
         serde_json::json!(["NavigationStart", "FirstByte", "firstPaint"])

@@ -145,8 +145,9 @@ async fn instants_have_details_with_exact_args() {
         .unwrap();
     let body = app.clone().oneshot(req).await.unwrap().into_body();
     let text = String::from_utf8(body.collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    // A 64-bit integer a JavaScript number would round is sent as its digits.
     assert!(
-        text.contains(r#""main_frame_id":14107898137686480567"#),
+        text.contains(r#""main_frame_id":"14107898137686480567""#),
         "{text}"
     );
     let d = ok(&app, &format!("/api/instant/{id}")).await;

@@ -1,0 +1,772 @@
+//! Call trees of thread slices: a slice's stack is its chain of parents, its
+//! function is its name, and it weighs its own (self) time.
+//!
+//! Exact rules, for a selection `[t0, t1)` over some threads:
+//! - a slice counts when it overlaps the range (as in the range statistics), for
+//!   its part inside the range: total = the clipped duration, self = that minus the
+//!   clipped durations of its children. Over the whole trace these are the model's
+//!   `dur` and `self_ns`;
+//! - a node's total is the sum over its slices, so it equals its self time plus its
+//!   children's totals; recursion (a name under itself) makes separate nodes;
+//! - a slice that did not finish lasts to its thread's last end (as drawn);
+//! - a slice kept on an overlap row (it overlaps a sibling improperly) has no
+//!   parent in the model: it is a root of its own, all of it self time, so a
+//!   thread's roots may add up to more than the time the thread was busy;
+//! - both lanes count (the call stack and `ui-nest` operations), each with its own
+//!   roots; several threads merge into one tree (same names, same nodes).
+//!
+//! How: the selected slices of each track are laid out in pre-order (each slice's
+//! subtree right after it), with where each subtree ends and each slice's parent;
+//! then the tree is built lazily, heaviest node first: a node is a set of slices
+//! (top-down: the slices with that stack; bottom-up: pairs of a slice and one of
+//! its callers), and only the nodes answered are split into their children. A
+//! trace whose stacks are all different (millions of nodes) costs what the answer
+//! needs, not the whole tree.
+
+use std::collections::BinaryHeap;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::call_tree::{CallTree, Function, TreeNode, TreeView};
+use super::sandwich::{FunctionStats, FunctionTable};
+use super::slice_stats::select_rows;
+use super::tree_builder::NONE;
+use super::Selection;
+use crate::query::search::Pattern;
+use crate::strings::StrId;
+use crate::tables::{slice_flags, SliceId, SliceTable};
+use crate::trace::Trace;
+
+/// A selected slice at its place in the pre-order, with what the trees read of
+/// it: one cache line's worth, as the trees visit positions far apart.
+#[derive(Clone, Copy, Debug)]
+struct Pos {
+    /// The position after its subtree.
+    end: u32,
+    /// Its parent's position, or `NONE`.
+    parent: u32,
+    name: StrId,
+    /// No ancestor has the same name (the outermost call of a recursive name).
+    outer: bool,
+    /// Its part inside the range, and its own time there.
+    clip: i64,
+    own: i64,
+}
+
+/// The selected slices of every track in pre-order, indexed by position.
+struct Stacks {
+    pos: Vec<Pos>,
+    /// Positions of the roots.
+    roots: Vec<u32>,
+}
+
+impl Stacks {
+    /// Lays out the selection; `outer` says whether the trees asked for need to
+    /// know the outermost calls (bottom-up, functions, sandwich).
+    fn build(trace: &Trace, sel: &Selection, outer: bool) -> Stacks {
+        let s = &trace.tables.slices;
+        let rows = select_rows(trace, sel);
+        let tracks: Vec<(&[u32], std::ops::Range<usize>)> = s
+            .tracks
+            .iter()
+            .map(|tr| rows.of_track(tr.rows.0 as usize, tr.rows.1 as usize))
+            .filter(|(singles, run)| !singles.is_empty() || !run.is_empty())
+            .collect();
+        // One array for every track, each track writing its own part of it in
+        // place (positions are global from the start: no copying afterwards).
+        let n: usize = tracks.iter().map(|(a, r)| a.len() + r.len()).sum();
+        let blank = Pos {
+            end: 0,
+            parent: NONE,
+            name: StrId::NONE,
+            outer: true,
+            clip: 0,
+            own: 0,
+        };
+        let mut pos = vec![blank; n];
+        let mut work = Vec::with_capacity(tracks.len());
+        let mut rest: &mut [Pos] = &mut pos;
+        let mut base = 0u32;
+        for (singles, run) in tracks {
+            let len = singles.len() + run.len();
+            let (mine, after) = std::mem::take(&mut rest).split_at_mut(len);
+            work.push((singles, run, mine, base));
+            rest = after;
+            base += len as u32;
+        }
+        let how = How {
+            s,
+            t0: sel.t0,
+            t1: sel.t1,
+            outer,
+        };
+        let roots: Vec<Vec<u32>> = work
+            .into_par_iter()
+            .map(|(singles, run, out, base)| {
+                let rows = singles.iter().map(|&i| i as usize).chain(run);
+                how.part(rows, out, base)
+            })
+            .collect();
+        Stacks {
+            pos,
+            roots: roots.concat(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.pos.len()
+    }
+
+    fn name(&self, k: u32) -> StrId {
+        self.pos[k as usize].name
+    }
+
+    /// How many slices its subtree holds (itself included).
+    fn size(&self, k: u32) -> u64 {
+        (self.pos[k as usize].end - k) as u64
+    }
+}
+
+fn clip(s: &SliceTable, i: usize, t0: i64, t1: i64) -> i64 {
+    s.end(i).min(t1).saturating_sub(s.ts[i].max(t0)).max(0)
+}
+
+/// What a layout is of: the slices, the range, whether outermost calls matter.
+struct How<'t> {
+    s: &'t SliceTable,
+    t0: i64,
+    t1: i64,
+    outer: bool,
+}
+
+impl How<'_> {
+    fn crossing(&self, i: usize) -> bool {
+        self.s.ts[i] < self.t0 || self.s.end(i) > self.t1
+    }
+
+    fn at(&self, i: usize, parent: u32, outer: bool) -> Pos {
+        let s = self.s;
+        let clip = clip(s, i, self.t0, self.t1);
+        Pos {
+            end: 0,
+            parent,
+            name: s.name[i],
+            outer,
+            clip,
+            // A slice inside the range has its children inside too: the model's
+            // self time; one crossing an end loses its children's parts as they come.
+            own: if self.crossing(i) { clip } else { s.self_ns[i] },
+        }
+    }
+
+    /// One track's selected rows (in row order, each after its parent) laid out
+    /// in pre-order in `out`, its positions from `base`: proper rows by nesting,
+    /// then the overlap rows (roots without children). Returns the roots.
+    fn part(&self, rows: impl Iterator<Item = usize>, out: &mut [Pos], base: u32) -> Vec<u32> {
+        let s = self.s;
+        let mut roots = Vec::new();
+        let mut overlaps: Vec<usize> = Vec::new();
+        // Open slices (local position, row), and how many of each name are open.
+        let mut stack: Vec<(u32, u32)> = Vec::new();
+        let mut open: FxHashMap<StrId, u32> = FxHashMap::default();
+        let mut k = 0u32;
+        for i in rows {
+            if s.flags[i] & slice_flags::OVERLAP != 0 {
+                overlaps.push(i);
+                continue;
+            }
+            let want = s.parent[i].map_or(NONE, SliceId::raw);
+            while let Some(&(top, row)) = stack.last() {
+                if row == want {
+                    break;
+                }
+                stack.pop();
+                let t = &mut out[top as usize];
+                t.end = base + k;
+                if self.outer {
+                    if let Some(c) = open.get_mut(&t.name) {
+                        *c -= 1;
+                    }
+                }
+            }
+            let parent = stack.last().map_or(NONE, |e| base + e.0);
+            let outer = !self.outer || {
+                let count = open.entry(s.name[i]).or_insert(0);
+                *count += 1;
+                *count == 1
+            };
+            out[k as usize] = self.at(i, parent, outer);
+            match stack.last() {
+                None => roots.push(base + k),
+                Some(&(p, row)) if self.crossing(row as usize) => {
+                    let c = out[k as usize].clip;
+                    out[p as usize].own -= c;
+                }
+                Some(_) => {}
+            }
+            stack.push((k, i as u32));
+            k += 1;
+        }
+        for (top, _) in stack {
+            out[top as usize].end = base + k;
+        }
+        for i in overlaps {
+            out[k as usize] = Pos {
+                end: base + k + 1,
+                ..self.at(i, NONE, true)
+            };
+            roots.push(base + k);
+            k += 1;
+        }
+        roots
+    }
+}
+
+/// How nodes split into children and weigh.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Children are callees; a node weighs its slices.
+    TopDown,
+    /// Children are callers; a node weighs its slices' self time, and their total
+    /// from the outermost call of a recursive name only.
+    BottomUp,
+    /// Children are callers; a node weighs the whole calls passing through it.
+    Callers,
+}
+
+/// A member of a node: a slice and where its subtree ends (top-down, callees), or
+/// a slice and its caller at the node's depth (bottom-up, callers). All nodes' members live in one arena,
+/// each node a range of it: no allocation per node, no memory handed back and
+/// taken again (fresh pages cost as much as the work).
+type Item = (u32, u32);
+
+/// A node's weights, summed over its members.
+#[derive(Clone, Copy, Default)]
+struct Weight {
+    self_ns: i64,
+    total_ns: i64,
+    self_n: u64,
+    total_n: u64,
+}
+
+impl Weight {
+    fn add(&mut self, o: Weight) {
+        self.self_ns = self.self_ns.saturating_add(o.self_ns);
+        self.total_ns = self.total_ns.saturating_add(o.total_ns);
+        self.self_n += o.self_n;
+        self.total_n += o.total_n;
+    }
+}
+
+/// A node not yet answered: its members are `arena[start..start + len]`.
+struct Cand {
+    parent: u32,
+    depth: u32,
+    name: StrId,
+    start: usize,
+    len: usize,
+    w: Weight,
+}
+
+/// Members tagged with their group while a node splits.
+#[derive(Default)]
+struct Groups {
+    index: FxHashMap<StrId, u32>,
+    names: Vec<StrId>,
+    weights: Vec<Weight>,
+    tagged: Vec<(u32, Item)>,
+}
+
+impl Groups {
+    fn add(&mut self, name: StrId, item: Item, w: Weight) {
+        let g = *self.index.entry(name).or_insert_with(|| {
+            self.names.push(name);
+            self.weights.push(Weight::default());
+            self.names.len() as u32 - 1
+        });
+        self.weights[g as usize].add(w);
+        self.tagged.push((g, item));
+    }
+
+    /// Another chunk's groups joined into these.
+    fn merge(&mut self, o: Groups) {
+        let map: Vec<u32> = o
+            .names
+            .iter()
+            .zip(&o.weights)
+            .map(|(&name, &w)| {
+                let g = *self.index.entry(name).or_insert_with(|| {
+                    self.names.push(name);
+                    self.weights.push(Weight::default());
+                    self.names.len() as u32 - 1
+                });
+                self.weights[g as usize].add(w);
+                g
+            })
+            .collect();
+        self.tagged
+            .extend(o.tagged.into_iter().map(|(g, it)| (map[g as usize], it)));
+    }
+
+    /// The groups as nodes under `parent`, their members appended to the arena
+    /// (a counting sort by group).
+    fn into_cands(self, arena: &mut Vec<Item>, parent: u32, depth: u32, mode: Mode) -> Vec<Cand> {
+        let mut start = vec![0usize; self.names.len() + 1];
+        for &(g, _) in &self.tagged {
+            start[g as usize + 1] += 1;
+        }
+        let base = arena.len();
+        start[0] = base;
+        for g in 0..self.names.len() {
+            start[g + 1] += start[g];
+        }
+        arena.resize(base + self.tagged.len(), (0, 0));
+        let mut at = start.clone();
+        for (g, it) in self.tagged {
+            arena[at[g as usize]] = it;
+            at[g as usize] += 1;
+        }
+        self.names
+            .iter()
+            .zip(&self.weights)
+            .enumerate()
+            .map(|(g, (&name, &w))| {
+                let mut w = w;
+                if mode == Mode::BottomUp {
+                    // Deeper rows of an inner recursive call carry self time but no total.
+                    w.total_ns = w.total_ns.max(w.self_ns);
+                    w.total_n = w.total_n.max(w.self_n);
+                }
+                Cand {
+                    parent,
+                    depth,
+                    name,
+                    start: start[g],
+                    len: start[g + 1] - start[g],
+                    w,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Items split into groups, in parallel chunks when there are many. `ahead` is
+/// told of the item a few places ahead of the one being added (to fetch what it
+/// will read: the items are far apart in memory).
+fn group(
+    items: &[Item],
+    ahead: impl Fn(Item) + Sync,
+    add: impl Fn(&mut Groups, Item) + Sync,
+) -> Groups {
+    const CHUNK: usize = 1 << 16;
+    const AHEAD: usize = 4;
+    let run = |c: &[Item]| {
+        let mut g = Groups::default();
+        for (i, &x) in c.iter().enumerate() {
+            if let Some(&y) = c.get(i + AHEAD) {
+                ahead(y);
+            }
+            add(&mut g, x);
+        }
+        g
+    };
+    if items.len() <= CHUNK {
+        return run(items);
+    }
+    items
+        .par_chunks(CHUNK)
+        .map(run)
+        .reduce(Groups::default, |mut a, b| {
+            a.merge(b);
+            a
+        })
+}
+
+/// Asks the processor to start loading `x` into the cache.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(
+            (x as *const T).cast::<i8>(),
+            std::arch::x86_64::_MM_HINT_T0,
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+impl Stacks {
+    /// The children of a node's members, by name.
+    fn split(&self, mode: Mode, members: &[Item]) -> Groups {
+        match mode {
+            Mode::TopDown => group(
+                members,
+                |(k, _)| self.fetch(k + 1),
+                |g, (k, end)| {
+                    // A member carries its subtree's end: its own position is not read,
+                    // only its children's (right after it).
+                    let mut j = k + 1;
+                    while j < end {
+                        self.add_down(g, j);
+                        j = self.pos[j as usize].end;
+                    }
+                },
+            ),
+            Mode::BottomUp => group(
+                members,
+                |(o, c)| {
+                    self.fetch(o);
+                    self.fetch(c);
+                },
+                |g, (o, c)| {
+                    let p = self.pos[c as usize].parent;
+                    if p != NONE {
+                        self.add_up(g, self.name(p), o, p);
+                    }
+                },
+            ),
+            Mode::Callers => group(
+                members,
+                |(o, c)| {
+                    self.fetch(o);
+                    self.fetch(c);
+                },
+                |g, (o, c)| {
+                    let p = self.pos[c as usize].parent;
+                    if p != NONE {
+                        self.add_caller(g, o, p);
+                    }
+                },
+            ),
+        }
+    }
+
+    /// Starts loading position `k`.
+    fn fetch(&self, k: u32) {
+        if let Some(x) = self.pos.get(k as usize) {
+            prefetch(x);
+        }
+    }
+
+    /// Slice `j` joins its name's group as a callee (a member `(j, its end)`).
+    fn add_down(&self, g: &mut Groups, j: u32) {
+        let x = &self.pos[j as usize];
+        let w = Weight {
+            self_ns: x.own,
+            total_ns: x.clip,
+            self_n: 1,
+            total_n: (x.end - j) as u64,
+        };
+        g.add(x.name, (j, x.end), w);
+    }
+
+    /// Slice `o`, reached through its caller `c`, joins group `name` bottom-up.
+    fn add_up(&self, g: &mut Groups, name: StrId, o: u32, c: u32) {
+        let x = &self.pos[o as usize];
+        let w = Weight {
+            self_ns: x.own,
+            total_ns: if x.outer { x.clip } else { 0 },
+            self_n: 1,
+            total_n: if x.outer { (x.end - o) as u64 } else { 0 },
+        };
+        g.add(name, (o, c), w);
+    }
+
+    /// A call `o` of a sandwich's function, reached through its caller `c`, joins
+    /// `c`'s group: it weighs the whole call; the outermost caller holds it as self.
+    fn add_caller(&self, g: &mut Groups, o: u32, c: u32) {
+        let clip = self.pos[o as usize].clip;
+        let x = &self.pos[c as usize];
+        let root = x.parent == NONE;
+        let w = Weight {
+            self_ns: if root { clip } else { 0 },
+            total_ns: clip,
+            self_n: root as u64,
+            total_n: 1,
+        };
+        g.add(x.name, (o, c), w);
+    }
+}
+
+/// Which positions a filter keeps: those whose stack (top-down: down to them, or
+/// below them) has a name it finds.
+struct Shown {
+    /// The slice or one of its ancestors matches.
+    under: Vec<bool>,
+    /// The slice or one of its descendants matches.
+    above: Vec<bool>,
+}
+
+impl Shown {
+    fn build(trace: &Trace, st: &Stacks, pat: &Pattern) -> Shown {
+        let strings = &trace.tables.strings;
+        let mut hit_name: FxHashMap<StrId, bool> = FxHashMap::default();
+        let n = st.len();
+        let mut under = vec![false; n];
+        for k in 0..n {
+            let name = st.name(k as u32);
+            let hit = *hit_name
+                .entry(name)
+                .or_insert_with(|| !name.is_none() && pat.matches(strings.get(name)));
+            let p = st.pos[k].parent;
+            under[k] = hit || (p != NONE && under[p as usize]);
+        }
+        let mut above: Vec<bool> = (0..n)
+            .map(|k| hit_name.get(&st.name(k as u32)).copied().unwrap_or(false))
+            .collect();
+        for k in (0..n).rev() {
+            let p = st.pos[k].parent;
+            if above[k] && p != NONE {
+                above[p as usize] = true;
+            }
+        }
+        Shown { under, above }
+    }
+
+    fn keeps(&self, members: &[Item], mode: Mode) -> bool {
+        match mode {
+            Mode::TopDown => members
+                .iter()
+                .any(|&(k, _)| self.under[k as usize] || self.above[k as usize]),
+            // A pair stands for the slice's whole stack: kept when it has a match.
+            _ => members.iter().any(|&(o, _)| self.under[o as usize]),
+        }
+    }
+}
+
+/// Answers the heaviest `max` nodes, best first from the roots (a node is split
+/// into its children when it is answered), in pre-order with siblings by total
+/// (bottom-up roots: by self), then name.
+fn emit(
+    trace: &Trace,
+    st: &Stacks,
+    (roots, mut arena): (Vec<Cand>, Vec<Item>),
+    mode: Mode,
+    max: usize,
+    shown: Option<&Shown>,
+) -> (Vec<TreeNode>, bool) {
+    let mut pool: Vec<Option<Cand>> = Vec::new();
+    let mut heap: BinaryHeap<(i64, std::cmp::Reverse<u32>)> = BinaryHeap::new();
+    let push = |pool: &mut Vec<Option<Cand>>, heap: &mut BinaryHeap<_>, arena: &[Item], c: Cand| {
+        if shown.is_none_or(|s| s.keeps(&arena[c.start..c.start + c.len], mode)) {
+            heap.push((c.w.total_ns, std::cmp::Reverse(pool.len() as u32)));
+            pool.push(Some(c));
+        }
+    };
+    for c in roots {
+        push(&mut pool, &mut heap, &arena, c);
+    }
+    let mut kept: Vec<Cand> = Vec::new();
+    while kept.len() < max {
+        let Some((_, std::cmp::Reverse(i))) = heap.pop() else {
+            break;
+        };
+        let Some(c) = pool[i as usize].take() else {
+            continue;
+        };
+        let me = kept.len() as u32;
+        let groups = st.split(mode, &arena[c.start..c.start + c.len]);
+        for child in groups.into_cands(&mut arena, me, c.depth + 1, mode) {
+            push(&mut pool, &mut heap, &arena, child);
+        }
+        kept.push(c);
+    }
+    let truncated = !heap.is_empty();
+    (order(trace, &kept, mode), truncated)
+}
+
+/// The answered nodes in pre-order with sorted siblings.
+fn order(trace: &Trace, kept: &[Cand], mode: Mode) -> Vec<TreeNode> {
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); kept.len()];
+    let mut roots: Vec<u32> = Vec::new();
+    for (k, c) in kept.iter().enumerate() {
+        match c.parent {
+            NONE => roots.push(k as u32),
+            p => children[p as usize].push(k as u32),
+        }
+    }
+    let sort = |list: &mut Vec<u32>, by_self: bool| {
+        list.sort_by(|&x, &y| {
+            let key = |k: u32| {
+                let w = &kept[k as usize].w;
+                if by_self {
+                    (w.self_ns, w.total_ns)
+                } else {
+                    (w.total_ns, w.self_ns)
+                }
+            };
+            key(y).cmp(&key(x)).then_with(|| {
+                trace
+                    .str(kept[x as usize].name)
+                    .cmp(trace.str(kept[y as usize].name))
+            })
+        })
+    };
+    sort(&mut roots, mode == Mode::BottomUp);
+    for c in &mut children {
+        sort(c, false);
+    }
+    let mut out = Vec::with_capacity(kept.len());
+    let mut stack: Vec<(u32, Option<u32>)> = roots.iter().rev().map(|&k| (k, None)).collect();
+    while let Some((k, parent)) = stack.pop() {
+        let c = &kept[k as usize];
+        let me = out.len() as u32;
+        out.push(TreeNode {
+            parent,
+            depth: c.depth,
+            function: Function::named(c.name),
+            self_ns: c.w.self_ns,
+            total_ns: c.w.total_ns,
+            self_samples: c.w.self_n,
+            total_samples: c.w.total_n,
+        });
+        stack.extend(children[k as usize].iter().rev().map(|&c| (c, Some(me))));
+    }
+    out
+}
+
+/// Nodes made of `items` grouped by `add`, at the top of a tree, and the arena
+/// holding their members.
+fn roots(
+    items: &[Item],
+    mode: Mode,
+    add: impl Fn(&mut Groups, Item) + Sync,
+) -> (Vec<Cand>, Vec<Item>) {
+    let mut arena = Vec::with_capacity(items.len());
+    let cands = group(items, |_| {}, add).into_cands(&mut arena, NONE, 0, mode);
+    (cands, arena)
+}
+
+/// The top-down roots: every root slice, by name.
+fn top_roots(st: &Stacks) -> (Vec<Cand>, Vec<Item>) {
+    let items: Vec<Item> = st.roots.iter().map(|&k| (k, 0)).collect();
+    roots(&items, Mode::TopDown, |g, (k, _)| st.add_down(g, k))
+}
+
+/// Every slice by name, bottom-up: the bottom-up roots, the function table.
+fn bottom_roots(st: &Stacks) -> (Vec<Cand>, Vec<Item>) {
+    let items: Vec<Item> = (0..st.len() as u32).map(|k| (k, k)).collect();
+    roots(&items, Mode::BottomUp, |g, (k, _)| {
+        st.add_up(g, st.name(k), k, k)
+    })
+}
+
+/// The slices' items and weight: what the roots hold.
+fn totals(st: &Stacks) -> (u64, i64) {
+    st.roots.iter().fold((0, 0), |(n, t), &k| {
+        (n + st.size(k), t.saturating_add(st.pos[k as usize].clip))
+    })
+}
+
+/// The call tree of the selected slices.
+pub(super) fn tree(
+    trace: &Trace,
+    sel: &Selection,
+    view: TreeView,
+    max: usize,
+    filter: Option<&Pattern>,
+) -> CallTree {
+    let cpu = || {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        let f: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        let t = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+        (t(11) + t(12)) * 10.0
+    };
+    let c0 = cpu();
+    let t = std::time::Instant::now();
+    let st = Stacks::build(trace, sel, view == TreeView::BottomUp);
+    let dbg = std::env::var_os("AGG_DEBUG").is_some();
+    if dbg {
+        eprintln!("  build {:?} cpu {}", t.elapsed(), cpu() - c0);
+    }
+    let shown = filter.map(|p| Shown::build(trace, &st, p));
+    let (roots, mode) = match view {
+        TreeView::TopDown => (top_roots(&st), Mode::TopDown),
+        TreeView::BottomUp => (bottom_roots(&st), Mode::BottomUp),
+    };
+    if dbg {
+        eprintln!(
+            "  roots {:?} ({} roots) cpu {}",
+            t.elapsed(),
+            st.roots.len(),
+            cpu() - c0
+        );
+    }
+    let (nodes, truncated) = emit(trace, &st, roots, mode, max, shown.as_ref());
+    if dbg {
+        eprintln!("  emit {:?} cpu {}", t.elapsed(), cpu() - c0);
+    }
+    let (samples, total_ns) = totals(&st);
+    CallTree {
+        view,
+        samples,
+        total_ns,
+        nodes,
+        truncated,
+    }
+}
+
+/// Every name of the selected slices with its self time, and the total of its
+/// outermost calls.
+pub(super) fn functions(trace: &Trace, sel: &Selection) -> FunctionTable {
+    let st = Stacks::build(trace, sel, true);
+    let (cands, _) = bottom_roots(&st);
+    let functions = cands
+        .iter()
+        .map(|c| FunctionStats {
+            function: Function::named(c.name),
+            self_ns: c.w.self_ns,
+            total_ns: c.w.total_ns,
+            self_samples: c.w.self_n,
+            total_samples: c.w.total_n,
+        })
+        .collect();
+    let (samples, total_ns) = totals(&st);
+    FunctionTable {
+        functions,
+        samples,
+        total_ns,
+    }
+}
+
+/// The callers and callees of the slices named `name` (their outermost calls).
+pub(super) fn sandwich(
+    trace: &Trace,
+    sel: &Selection,
+    name: StrId,
+    max: usize,
+) -> (CallTree, CallTree) {
+    let st = Stacks::build(trace, sel, true);
+    let calls: Vec<Item> = (0..st.len() as u32)
+        .filter(|&k| st.pos[k as usize].outer && st.name(k) == name)
+        .map(|k| (k, k))
+        .collect();
+    let callees = roots(&calls, Mode::TopDown, |g, (k, _)| st.add_down(g, k));
+    // The function's node of the callers tree: its calls, each through itself.
+    let callers = roots(&calls, Mode::Callers, |g, (k, _)| st.add_caller(g, k, k));
+    let tree = |roots: (Vec<Cand>, Vec<Item>), mode: Mode, view: TreeView| {
+        let (samples, total_ns) = roots.0.iter().fold((0, 0i64), |(n, t), c| {
+            (n + c.w.total_n, t.saturating_add(c.w.total_ns))
+        });
+        let (nodes, truncated) = emit(trace, &st, roots, mode, max, None);
+        CallTree {
+            view,
+            samples,
+            total_ns,
+            nodes,
+            truncated,
+        }
+    };
+    (
+        tree(callers, Mode::Callers, TreeView::BottomUp),
+        tree(callees, Mode::TopDown, TreeView::TopDown),
+    )
+}
