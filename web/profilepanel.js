@@ -7,6 +7,8 @@
 // flame graph fade the rest.
 import { subtreeEnds, visibleNodes, allExpandable, defaultExpanded, formatLocation, percent, str } from './calltree.js';
 import { FlameChart, download } from './flamechart.js';
+import { tableText, copyText, fileName } from './export.js';
+import { treeTable, functionsTable } from './profileexport.js';
 import { SandwichView } from './sandwich.js';
 import { ThreadPicker } from './threadpicker.js';
 import { formatCount, formatDuration, esc } from './format.js';
@@ -93,7 +95,9 @@ export class ProfilePanel {
       '<label class="toggle" title="Regular expression"><input type="checkbox" class="profile-regex"> .*</label></span>' +
       '<button type="button" class="expand-all">Expand all</button><button type="button" class="collapse-all">Collapse all</button>' +
       '<button type="button" class="flame-reset" hidden>Reset zoom</button>' +
-      '<button type="button" class="export-svg" hidden title="Download the flame graph as an SVG file">Export SVG</button></div>' +
+      '<button type="button" class="export-svg" hidden title="Download the flame graph as an SVG file">Export SVG</button>' +
+      '<button type="button" class="export-copy" title="Copy every row as tab-separated text (times in ns)">Copy table</button>' +
+      '<button type="button" class="export-csv" title="Download every row as CSV (times in ns)">Export CSV</button></div>' +
       '<p class="profile-status muted"></p><div class="profile-body"></div>';
     const q = (/** @type {string} */ s) => /** @type {HTMLElement} */ (el.querySelector(s));
     this.status = q('.profile-status');
@@ -131,6 +135,14 @@ export class ProfilePanel {
     q('.collapse-all').addEventListener('click', () => this.tree && this.expand(new Set()));
     q('.flame-reset').addEventListener('click', () => this.flame.zoomTo(-1));
     q('.export-svg').addEventListener('click', () => this.exportSvg());
+    for (const how of /** @type {const} */ (['copy', 'csv'])) {
+      q(`.export-${how}`).addEventListener('click', () => {
+        this.exportTable(how).then(
+          (msg) => (this.status.textContent = msg),
+          (err) => (this.status.textContent = `Cannot export: ${err.message}`),
+        );
+      });
+    }
     this.body.addEventListener('click', (e) => {
       const tr = /** @type {HTMLElement} */ (e.target).closest('tr[data-node]');
       const t = this.tree;
@@ -228,6 +240,7 @@ export class ProfilePanel {
     q('.collapse-all').hidden = !tree;
     q('.flame-reset').hidden = v !== 'flame' || this.flame.zoom < 0;
     q('.export-svg').hidden = v !== 'flame' && v !== 'sandwich';
+    q('.export-copy').hidden = q('.export-csv').hidden = v === 'flame';
     for (const b of this.el.querySelectorAll('.views button')) {
       b.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (b).dataset.view === v));
     }
@@ -365,6 +378,36 @@ export class ProfilePanel {
 
   exportSvg() {
     for (const f of this.svgs()) download(f.name, f.text, 'image/svg+xml');
+  }
+
+  /** The table on screen for export: every node of a tree, or the sandwich's functions. */
+  exportable() {
+    const slices = this.source === 'slices';
+    if (this.view === 'sandwich') {
+      const sw = this.sandwich;
+      return sw.rows.length ? functionsTable(sw.rows, sw.table.sortedRows(), slices) : null;
+    }
+    const t = this.tree;
+    return t && this.view !== 'flame' && t.answer.nodes.parent.length ? treeTable(t.answer, slices) : null;
+  }
+
+  /**
+   * Export the table on screen: to the clipboard as tab-separated text, or as a CSV file.
+   * @param {'copy'|'csv'} how
+   * @returns {Promise<string>} what was done
+   */
+  async exportTable(how) {
+    const table = this.exportable();
+    if (!table) return 'Nothing to export.';
+    const rows = `${formatCount(table.order.length)} row${table.order.length === 1 ? '' : 's'}`;
+    if (how === 'copy') {
+      await copyText(tableText(table.columns, table.order, 'tsv'));
+      return `Copied ${rows}.`;
+    }
+    const what = this.view === 'sandwich' ? 'functions' : this.view;
+    const name = `${fileName('profile', this.source, what, this.scope ? this.scope.label : '')}.csv`;
+    download(name, tableText(table.columns, table.order, 'csv'), 'text/csv');
+    return `Saved ${name} (${rows}).`;
   }
 }
 

@@ -123,6 +123,29 @@ test('flame graph of slices, fading what the search does not find, exported as S
   assert.ok(svg.includes('<title>ProfilerStep#2: 150 µs (37.5%), self 50 µs</title>'), svg.slice(0, 2000));
 }));
 
+test('call tree and sandwich tables exported as CSV, every node with raw times', () => withTrace(path.join(FIXTURES, 'aggregate-steps.json'), async (x) => {
+  const { page } = x;
+  await x.hook(() => window.__tracescope.showProfile('top-down'));
+  await x.settle();
+  const save = async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#profile-panel .export-csv')]);
+    return { name: download.suggestedFilename(), lines: fs.readFileSync(await download.path(), 'utf8').split('\r\n') };
+  };
+  let csv = await save();
+  assert.match(csv.name, /^profile-slices-top-down-.*\.csv$/);
+  assert.equal(csv.lines[0], 'Depth,Function,Stack,Self (ns),Total (ns),Count');
+  // Folded rows are exported too: the whole tree (10 nodes) and a header.
+  assert.equal(csv.lines.filter(Boolean).length, 11);
+  assert.ok(csv.lines.includes('0,ProfilerStep#2,ProfilerStep#2,50000,150000,1'), csv.lines.join('\n'));
+  assert.ok(csv.lines.includes('2,aten::matmul,ProfilerStep#2 > aten::linear > aten::matmul,80000,80000,1'), csv.lines.join('\n'));
+  assert.match(await page.textContent('#profile-panel .profile-status'), /^Saved profile-slices-top-down-.*\.csv \(10 rows\)\.$/);
+  await x.hook(() => window.__tracescope.showProfile('sandwich'));
+  await x.settle();
+  csv = await save();
+  assert.equal(csv.lines[0], 'Function,Self (ns),Total (ns),Count');
+  assert.equal(csv.lines[1], 'ProfilerStep#2,50000,150000,1');
+}));
+
 test('sandwich: callers over callees of the function picked', () => withTrace(path.join(FIXTURES, 'aggregate-steps.json'), async (x) => {
   const { page } = x;
   await x.hook(() => window.__tracescope.showProfile('sandwich'));

@@ -154,7 +154,15 @@ fn exact_ns(s: &str) -> Option<i64> {
 /// The trace files of a directory that is not a CTF trace (sorted by name; hidden
 /// files skipped), or `None` for anything else.
 fn traces_in_dir(path: &Path) -> Result<Option<Vec<PathBuf>>> {
-    if !path.is_dir() || tracescope_format::ctf::open_dir(path).is_ok() {
+    if !path.is_dir() {
+        return Ok(None);
+    }
+    // A directory with a `metadata` file is a CTF trace, readable or not (its own
+    // error then says what is wrong with it); only one without is a set of files.
+    if !matches!(
+        tracescope_format::ctf::open_dir(path),
+        Err(tracescope_format::ctf::CtfError::NotCtf(_))
+    ) {
         return Ok(None);
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(path)
