@@ -53,13 +53,15 @@ fn pretty(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// babeltrace2's string literal: quotes and backslashes escaped.
+/// babeltrace2's string literal: quotes, backslashes, newlines, tabs and `?` (C's
+/// trigraph guard) escaped.
 fn q(s: &str) -> String {
     let mut o = String::from("\"");
     for c in s.chars() {
         match c {
             '"' => o.push_str("\\\""),
             '\\' => o.push_str("\\\\"),
+            '?' => o.push_str("\\?"),
             '\n' => o.push_str("\\n"),
             '\t' => o.push_str("\\t"),
             c => o.push(c),
