@@ -203,6 +203,8 @@ test('search: every match reachable, listed, sorted by duration', () => withTrac
   s = await x.search();
   assert.deepEqual(s.rows.slice(0, 4).map((r) => [r.name, r.dur]), [['Marked long', '900 µs'], ['Marked mid', '50 µs'], ['Marked short', '5 µs'], ['Mark', '–']]);
   await page.locator('.search-list tr[data-i="1"]').click();
+  // Picking a row fetches the item before it is selected: wait for it, not for a frame.
+  await page.waitForFunction(() => window.__tracescope.selection()?.name !== 'Mark', null, { timeout: 10_000 }).catch(() => {});
   await x.idle();
   sel = await x.hook(() => window.__tracescope.selection());
   assert.deepEqual([sel.name, sel.dur], ['Marked mid', 50 * US]);
@@ -218,7 +220,10 @@ test('search finds args, categories and ids, and zooms to the instant it selects
     await x.idle();
     return x.search();
   };
+  // Enter selects the match once its item is fetched: wait for that, not for a frame.
+  const selected = (name) => page.waitForFunction((n) => window.__tracescope.selection()?.name === n, name, { timeout: 10_000 }).catch(() => {});
   let s = await find('example.test');
+  await selected('CommitLoad');
   assert.deepEqual([s.total, (await x.hook(() => window.__tracescope.selection())).name], [1, 'CommitLoad']);
   await page.click('#search-list');
   s = await x.search();
@@ -238,6 +243,9 @@ test('search finds args, categories and ids, and zooms to the instant it selects
   // long: at most 10 µs wide).
   await page.uncheck('#search-regex');
   await find('FirstPaint');
+  await selected('FirstPaint');
+  await page.waitForFunction(() => { const v = window.__tracescope.view(); return v.t1 - v.t0 <= 10_000; }, null, { timeout: 10_000 }).catch(() => {});
+  await x.idle();
   const sel = await x.hook(() => window.__tracescope.selection());
   assert.deepEqual([sel.kind, sel.name, sel.ts], ['instant', 'FirstPaint', 1450 * US]);
   const v = await x.hook(() => window.__tracescope.view());
@@ -273,10 +281,13 @@ test('details: exact integers, where it ran, times to the ns, copy buttons', () 
   const q = await x.hook(() => window.__tracescope.locate('ParseHTML'));
   await page.mouse.click(q.x, q.y);
   await x.idle();
+  await page.locator('#details', { hasText: 'FLOWS OUT' }).waitFor({ timeout: 10_000 }).catch(() => {});
   assert.match(await page.locator('#details').innerText(), /FLOWS OUT\n→ DrawFrame Compositor · 700 µs/);
   // An instant's args, exactly.
   const i = await x.hook(() => window.__tracescope.locateInstant('FirstPaint'));
   await page.mouse.click(i.x, i.y);
   await x.idle();
+  // The instant's args come with a fetch after its first lines are shown.
+  await page.locator('#details', { hasText: 'navigationId' }).waitFor({ timeout: 10_000 }).catch(() => {});
   assert.match(await page.locator('#details').innerText(), /navigationId: 9007199254740993/);
 }));
