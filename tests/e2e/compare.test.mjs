@@ -44,10 +44,23 @@ const idle = (page) => page.evaluate(() => window.__compare.idle());
 /** Equal to within a nanosecond (views are floats). */
 const near = (a, b, what) => assert.ok(Math.abs(a - b) < 1, `${what}: ${a} vs ${b}`);
 
+/**
+ * Wait until `fn` (run in the page, its promise awaited) is true. Playwright's
+ * waitForFunction takes a returned promise as a true value at once.
+ * @param {import('playwright-core').Page} page
+ */
+async function until(page, fn, arg) {
+  for (let i = 0; i < 200; i++) {
+    if (await page.evaluate(fn, arg)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never true: ${fn}`);
+}
+
 /** Click the table row of a group. */
 async function clickGroup(page, key) {
   await page.locator('table.diff-table tbody tr', { has: page.locator(`td:text-is("${key}")`) }).click();
-  await page.waitForFunction((k) => window.__compare.highlights().then((h) => h.base !== null || h.new !== null), key);
+  await until(page, (k) => window.__compare.highlights().then((h) => h.base !== null || h.new !== null), key);
   await idle(page);
 }
 
@@ -117,7 +130,7 @@ test('a group click outlines its slices in both timelines', () => withCompare('d
   assert.deepEqual(a.new.ts, [510 * MS]);
   // By thread: the worker threads (tid 2 and tid 9) matched by name.
   await page.selectOption('#group-by', 'thread');
-  await page.waitForFunction(() => window.__compare.groups().then((g) => g[0]?.key === 'app/main'));
+  await until(page, () => window.__compare.groups().then((g) => g[0]?.key === 'app/main'));
   assert.deepEqual((await groups(page)).map((x) => x.key), ['app/main', 'app/worker']);
   await clickGroup(page, 'app/worker');
   const w = await highlights(page);
@@ -134,7 +147,7 @@ test('align here: a slice picked on one side under its match on the other', () =
   const h = await highlights(page);
   await page.evaluate((id) => window.__compare.select('base', id), h.base.id[0]);
   await page.locator('#align-here:not([disabled])').click();
-  await page.waitForFunction(() => window.__compare.views().then((v) => v.aligned !== 'starts'));
+  await until(page, () => window.__compare.views().then((v) => v.aligned !== 'starts'));
   let v = await views(page);
   assert.equal(v.offset, 503 * MS);
   assert.equal(v.aligned, 'paint #1');
@@ -144,12 +157,12 @@ test('align here: a slice picked on one side under its match on the other', () =
   await page.evaluate(() => window.__compare.select('base', null));
   await page.evaluate((id) => window.__compare.select('new', id), h.new.id[1]);
   await page.locator('#align-here').click();
-  await page.waitForFunction(() => window.__compare.views().then((v) => v.aligned === 'paint #2'));
+  await until(page, () => window.__compare.views().then((v) => v.aligned === 'paint #2'));
   assert.equal((await views(page)).offset, 531 * MS - 28 * MS);
   // A slice picked on each side: those two (the base's first paint, 6 ms).
   await page.evaluate((id) => window.__compare.select('base', id), h.base.id[0]);
   await page.locator('#align-here').click();
-  await page.waitForFunction(() => window.__compare.views().then((v) => v.aligned === 'paint / paint'));
+  await until(page, () => window.__compare.views().then((v) => v.aligned === 'paint / paint'));
   v = await views(page);
   assert.equal(v.offset, 531 * MS - 6 * MS);
   near(v.new.t0 - v.base.t0, 525 * MS, 'aligned on both');
@@ -191,7 +204,7 @@ test('kineto runs: GPU streams and CPU threads matched across pids and tids', ()
   const g = await groups(page);
   assert.equal(g[0].key, 'volta_sgemm_128x64_nn');
   await page.selectOption('#group-by', 'thread');
-  await page.waitForFunction(() => window.__compare.groups().then((g) => g.length === 3));
+  await until(page, () => window.__compare.groups().then((g) => g.length === 3));
   assert.deepEqual((await groups(page)).map((x) => [x.key, x.change]), [
     ['python [GPU 0]/stream 7', 'changed'],
     ['python [CPU]/thread * (python)', 'changed'],

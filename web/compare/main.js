@@ -180,8 +180,10 @@ async function main() {
       if (h.track.length) scrollTo(s, h.track[0]);
     }));
   };
+  /** The latest group's highlights, both sides (the test hook's idle waits on it). */
+  let picking = Promise.resolve();
   const table = new DiffTable($('diff-panel'), (g) => {
-    pick(g).catch((e) => console.warn(`highlight: ${e.message}`));
+    picking = pick(g).catch((e) => console.warn(`highlight: ${e.message}`));
   });
   const flame = new DiffFlame($('flame-panel'), showTip);
   const bySelect = /** @type {HTMLSelectElement} */ ($('group-by'));
@@ -239,7 +241,7 @@ async function main() {
     walk: () => {},
   });
   await Promise.all([b.tl.nextFrame(), n.tl.nextFrame()]);
-  return { b, n, link, table, flame, showTab, pick, align: alignOnSelection, aligned: () => aligned, loadDiff };
+  return { b, n, link, table, flame, showTab, pick, picking: () => picking, align: alignOnSelection, aligned: () => aligned, loadDiff };
 }
 
 const booted = main();
@@ -255,6 +257,7 @@ booted.catch((e) => {
   async idle() {
     const app = await booted;
     for (let i = 0; i < 100; i++) {
+      await app.picking();
       await Promise.all([app.b.api.whenIdle(), app.n.api.whenIdle()]);
       await Promise.all([app.b.tl.nextFrame(), app.n.tl.nextFrame()]);
       if (app.b.api.isIdle() && app.n.api.isIdle() && !app.b.tl.pending && !app.n.tl.pending) return;
