@@ -47,13 +47,10 @@ unsafe impl<'vtab> VTab<'vtab> for ArgsTab {
         let shared = aux
             .ok_or_else(|| rusqlite::Error::ModuleError("no traces".into()))?
             .clone();
-        let mut schema = String::from("CREATE TABLE x(");
-        for c in columns() {
-            schema.push_str(&format!("\"{}\", ", c.name));
-        }
-        schema.push_str("\"id\" INTEGER, \"trace\" TEXT)");
-        let schema = std::ffi::CString::new(schema)
-            .map_err(|e| rusqlite::Error::ModuleError(e.to_string()))?;
+        let schema = crate::vtab::declare(
+            columns().iter().map(|c| format!("\"{}\"", c.name)),
+            "\"id\" INTEGER, \"trace\" TEXT",
+        )?;
         Ok((
             Cow::Owned(schema),
             ArgsTab {

@@ -173,13 +173,10 @@ unsafe impl<'vtab> VTab<'vtab> for FlowFn {
         let (shared, kind) = aux
             .ok_or_else(|| rusqlite::Error::ModuleError("no traces".into()))?
             .clone();
-        let mut schema = String::from("CREATE TABLE x(");
-        for c in flow_columns() {
-            schema.push_str(&format!("\"{}\", ", c.name));
-        }
-        schema.push_str("trace TEXT, start_id HIDDEN)");
-        let schema = std::ffi::CString::new(schema)
-            .map_err(|e| rusqlite::Error::ModuleError(e.to_string()))?;
+        let schema = crate::vtab::declare(
+            flow_columns().iter().map(|c| format!("\"{}\"", c.name)),
+            "trace TEXT, start_id HIDDEN",
+        )?;
         Ok((
             Cow::Owned(schema),
             FlowFn {

@@ -63,6 +63,22 @@ impl Op {
     }
 }
 
+/// The `CREATE TABLE` statement a virtual table declares to SQLite: its columns,
+/// then `tail` (the trace column, hidden arguments).
+pub(crate) fn declare(
+    columns: impl Iterator<Item = String>,
+    tail: &str,
+) -> rusqlite::Result<CString> {
+    let mut schema = String::from("CREATE TABLE x(");
+    for c in columns {
+        schema.push_str(&c);
+        schema.push_str(", ");
+    }
+    schema.push_str(tail);
+    schema.push(')');
+    CString::new(schema).map_err(|e| rusqlite::Error::ModuleError(e.to_string()))
+}
+
 /// The plan `best_index` chose, as text for `filter`: one `role:op` per argument,
 /// then the grouping (`g:<column>` and `+trace`).
 fn encode(cons: &[(Role, Op)], group: Grouping) -> String {
@@ -153,13 +169,13 @@ unsafe impl<'vtab> VTab<'vtab> for DeclTab {
             .iter()
             .position(|s| s.name() == name)
             .ok_or_else(|| rusqlite::Error::ModuleError(format!("no table {name}")))?;
-        let mut schema = String::from("CREATE TABLE x(");
-        for c in shared.specs[spec].columns() {
-            schema.push_str(&format!("\"{}\" {}, ", c.name, sql_type(c.ty)));
-        }
-        schema.push_str("\"trace\" TEXT)");
-        let schema =
-            CString::new(schema).map_err(|e| rusqlite::Error::ModuleError(e.to_string()))?;
+        let schema = declare(
+            shared.specs[spec]
+                .columns()
+                .iter()
+                .map(|c| format!("\"{}\" {}", c.name, sql_type(c.ty))),
+            "\"trace\" TEXT",
+        )?;
         Ok((
             Cow::Owned(schema),
             DeclTab {
