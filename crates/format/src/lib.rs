@@ -16,6 +16,7 @@ pub mod json;
 pub mod runs;
 pub mod source;
 pub mod time;
+mod zstd_frames;
 
 pub use diag::{DiagKind, Diagnostic, Diagnostics, Occurrence, Severity};
 pub use event::{Event, RawJson};

@@ -93,7 +93,10 @@ impl Compression {
     pub fn detect(bytes: &[u8]) -> Compression {
         if bytes.starts_with(&[0x1f, 0x8b]) {
             Compression::Gzip
-        } else if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        } else if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            || crate::zstd_frames::is_skippable(bytes)
+        {
+            // A skippable frame first is zstd too: `pzstd` starts every file with one.
             Compression::Zstd
         } else {
             Compression::None
@@ -178,17 +181,13 @@ impl Source {
     fn from_input(raw: Bytes, input_len: u64, opts: &SourceOptions) -> io::Result<Source> {
         let compression = Compression::detect(raw.as_slice());
         let input = raw.as_slice();
-        let limit = Limit {
-            compression: compression.as_str(),
-            input_len,
-            max_ratio: opts.max_ratio,
-            always_allowed: opts.always_allowed,
-        };
+        let limit = Limit::new(compression.as_str(), input_len, opts);
         let (bytes, cut_short) = match compression {
             Compression::None => (raw, None),
             Compression::Gzip => {
                 let dec = flate2::bufread::MultiGzDecoder::new(input);
-                decompress(dec, |d| d.get_ref().len(), &limit)?
+                let (text, cut_short) = decompress(dec, |d| d.get_ref().len(), &limit, 0)?;
+                (Bytes::Owned(text), cut_short)
             }
             Compression::Zstd => {
                 let mut dec = zstd::stream::read::Decoder::with_buffer(input)?;
@@ -196,23 +195,34 @@ impl Source {
                 // to what the input may decompress to (at least zstd's default of
                 // 128 MiB, at most the 2 GiB of `zstd --long=31`), so a few bytes
                 // cannot ask for gigabytes.
-                let allowed = match opts.max_ratio {
-                    0 => u64::MAX,
-                    r => input_len.saturating_mul(r).max(opts.always_allowed),
-                };
+                let allowed = limit.allowed_total();
                 let log = (64 - allowed.saturating_sub(1).leading_zeros()).clamp(27, 31);
+                if let Some(text) = crate::zstd_frames::decode_parallel(input, &limit, log) {
+                    return Ok(Source::build(
+                        Bytes::Owned(text),
+                        compression,
+                        input_len,
+                        None,
+                    ));
+                }
                 dec.window_log_max(log)?;
+                // A single frame usually declares its size: decode into a buffer of
+                // that size instead of doubling one (and copying it) as it grows.
+                let declared = zstd::zstd_safe::get_frame_content_size(input);
+                let hint = declared.ok().flatten().unwrap_or(0).min(allowed);
                 let note = format!(
                     " (windows up to 2^{log} bytes are allowed for this input: the limit grows \
                      with the input's size and the ratio, up to 2^31)"
                 );
-                decompress(dec, |d| d.get_ref().len(), &limit).map_err(|e| {
-                    if RatioExceeded::of(&e).is_some() {
-                        e
-                    } else {
-                        io::Error::new(e.kind(), format!("{e}{note}"))
-                    }
-                })?
+                let (text, cut_short) =
+                    decompress(dec, |d| d.get_ref().len(), &limit, hint as usize).map_err(|e| {
+                        if RatioExceeded::of(&e).is_some() {
+                            e
+                        } else {
+                            io::Error::new(e.kind(), format!("{e}{note}"))
+                        }
+                    })?;
+                (Bytes::Owned(text), cut_short)
             }
         };
         Ok(Source::build(bytes, compression, input_len, cut_short))
@@ -324,26 +334,50 @@ impl Source {
 }
 
 /// What a decompression may produce.
-struct Limit {
-    compression: &'static str,
-    input_len: u64,
-    max_ratio: u64,
-    always_allowed: u64,
+#[derive(Clone, Copy)]
+pub(crate) struct Limit {
+    pub(crate) compression: &'static str,
+    pub(crate) input_len: u64,
+    pub(crate) max_ratio: u64,
+    pub(crate) always_allowed: u64,
+}
+
+impl Limit {
+    pub(crate) fn new(compression: &'static str, input_len: u64, opts: &SourceOptions) -> Limit {
+        Limit {
+            compression,
+            input_len,
+            max_ratio: opts.max_ratio,
+            always_allowed: opts.always_allowed,
+        }
+    }
+
+    /// The most the whole input may decompress to.
+    pub(crate) fn allowed_total(&self) -> u64 {
+        match self.max_ratio {
+            0 => u64::MAX,
+            r => self.input_len.saturating_mul(r).max(self.always_allowed),
+        }
+    }
 }
 
 /// Decodes a whole stream, stopping with [`RatioExceeded`] when the output grows past
 /// the ratio times the compressed bytes consumed (`unread` says how many of the
 /// input's bytes the decoder has not read yet). On a decoding error keeps every byte
 /// decoded so far and returns the error's text for a `truncated` diagnostic; an error
-/// before the first byte is the result.
-fn decompress<D: Read>(
+/// before the first byte is the result. `size_hint`: the output's expected size, when
+/// known, reserved up front (if the allocator grants it).
+pub(crate) fn decompress<D: Read>(
     mut dec: D,
     unread: impl Fn(&D) -> usize,
     limit: &Limit,
-) -> io::Result<(Bytes, Option<String>)> {
+    size_hint: usize,
+) -> io::Result<(Vec<u8>, Option<String>)> {
     /// The ratio is checked after each step, so the output overshoots by at most this.
     const STEP: u64 = 1 << 20;
     let mut out = Vec::new();
+    // One more step than the hint, so reading the end of the stream does not grow it.
+    let _ = out.try_reserve_exact(size_hint.saturating_add(STEP as usize));
     let what = limit.compression;
     loop {
         let read = (&mut dec).take(STEP).read_to_end(&mut out);
@@ -365,7 +399,7 @@ fn decompress<D: Read>(
             ));
         }
         match read {
-            Ok(0) => return Ok((Bytes::Owned(out), None)),
+            Ok(0) => return Ok((out, None)),
             Ok(_) => {}
             Err(e) if out.is_empty() => {
                 return Err(io::Error::new(
@@ -375,7 +409,7 @@ fn decompress<D: Read>(
             }
             Err(e) => {
                 let msg = format!("{what} stream ends early or is corrupt: {e}");
-                return Ok((Bytes::Owned(out), Some(msg)));
+                return Ok((out, Some(msg)));
             }
         }
     }
