@@ -7,8 +7,6 @@
 //! ratio limit), it gives up and the caller runs the sequential decoder, which reports
 //! exactly what it always reported: the same text, diagnostics and errors.
 
-use std::io;
-
 use rayon::prelude::*;
 use zstd::zstd_safe;
 
