@@ -13,6 +13,7 @@ pub mod event;
 pub mod fuzzing;
 pub mod id;
 pub mod json;
+mod pending;
 pub mod runs;
 pub mod source;
 pub mod time;

@@ -48,6 +48,14 @@ fn frames(input: &[u8]) -> Option<Vec<Frame<'_>>> {
     Some(out)
 }
 
+/// The declared size of an input made of one data frame (skippable frames aside).
+pub(crate) fn single_frame_size(input: &[u8]) -> Option<u64> {
+    match frames(input)?.as_slice() {
+        [one] => one.content_size,
+        _ => None,
+    }
+}
+
 /// Decodes a zstd input of two or more data frames in parallel. `None` means "use the
 /// sequential decoder" (one frame, or anything unusual, see the module's doc).
 /// `window_log` bounds each frame's window as the sequential decoder's is bounded.
@@ -227,6 +235,7 @@ mod tests {
         let opts = SourceOptions {
             max_ratio: 100,
             always_allowed: 1 << 20,
+            ..SourceOptions::default()
         };
         let limit = Limit::new("zstd", bomb.len() as u64, &opts);
         assert!(decode_parallel(&bomb, &limit, 27).is_none());
