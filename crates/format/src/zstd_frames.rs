@@ -87,7 +87,7 @@ fn into_one_buffer(
 ) -> Option<Vec<u8>> {
     let total = usize::try_from(total).ok()?;
     // Zeroed pages come fresh from the kernel: no pass over them before decoding.
-    let mut out = vec![0u8; total];
+    let mut out = crate::pending::zeroed(total)?;
     let mut slots = Vec::with_capacity(frames.len());
     let mut rest = out.as_mut_slice();
     for &size in sizes {
@@ -135,7 +135,7 @@ fn each_then_join(
     if total as u64 > allowed {
         return None;
     }
-    let mut out = vec![0u8; total];
+    let mut out = crate::pending::zeroed(total)?;
     let mut slots = Vec::with_capacity(parts.len());
     let mut rest = out.as_mut_slice();
     for part in &parts {
