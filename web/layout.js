@@ -190,10 +190,11 @@ const moveCache = new WeakMap();
 
 /**
  * A process's rows as built for one `sig` (what the filter matches in it, and
- * the process's own pins, hidden tracks, folds and orders), each row's offset from the process's
- * top, its height and how many rows are tracks. Track rows are shared by all the
- * variants of a process (nothing of theirs but y depends on the choices); its
- * header, groups and toggles, whose folds and counts do, belong to one variant.
+ * the process's own pins, hidden tracks, folds and orders), each row's offset
+ * from the process's top, its height and how many rows are tracks. Track rows
+ * are shared by all the variants of a process (nothing of theirs but y depends
+ * on the choices); its header, groups and toggles, whose folds and counts do,
+ * belong to one variant.
  * @typedef {{rows: Row[], dy: Float64Array, h: number, tracks: number}} Segment
  * A process's recent variants by sig (least recently used first), and the one
  * whose offsets its rows hold now, placed at `y0`.
