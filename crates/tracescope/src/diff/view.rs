@@ -242,7 +242,10 @@ async fn diff_route(State(s): St, RawQuery(q): RawQuery) -> Response {
             )
         }
     };
-    let runs = match (run_of(&p, "base_run", &s.base), run_of(&p, "new_run", &s.new)) {
+    let runs = match (
+        run_of(&p, "base_run", &s.base),
+        run_of(&p, "new_run", &s.new),
+    ) {
         (Ok(b), Ok(n)) => (b, n),
         (Err(e), _) | (_, Err(e)) => return serve::routes::error(StatusCode::BAD_REQUEST, &e),
     };

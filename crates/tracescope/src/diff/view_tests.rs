@@ -134,8 +134,14 @@ async fn every_run_of_a_side_is_served_and_keyed() {
     // Run 2's own slices: its first frame lasts 10,487 us (run 1's 10,564 us).
     let q = "api/range/slices?t0=0&t1=60000000&by=name&key=frame";
     let dur = |v: &Value| v["dur"][0].clone();
-    assert_eq!(dur(&ok(&app, &format!("/runs/base/2/{q}")).await), 10_487_000);
-    assert_eq!(dur(&ok(&app, &format!("/runs/base/1/{q}")).await), 10_564_000);
+    assert_eq!(
+        dur(&ok(&app, &format!("/runs/base/2/{q}")).await),
+        10_487_000
+    );
+    assert_eq!(
+        dur(&ok(&app, &format!("/runs/base/1/{q}")).await),
+        10_564_000
+    );
     // The keys of a group are for the runs asked for; the numbers are every run's.
     let a = ok(&app, "/api/diff?by=thread").await;
     let b = ok(&app, "/api/diff?by=thread&base_run=2&new_run=1").await;
@@ -149,7 +155,13 @@ async fn every_run_of_a_side_is_served_and_keyed() {
     ] {
         let (s, v) = get(&app, bad).await;
         assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
-        assert!(v["error"].as_str().unwrap().contains("must be a run number from 1 to"), "{v}");
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .contains("must be a run number from 1 to"),
+            "{v}"
+        );
     }
 }
 
