@@ -185,7 +185,11 @@ impl Buf {
                         data.extend_from_slice(s.as_bytes());
                         true
                     }
-                    Value::String(s) | Value::Json(s) => {
+                    Value::String(s) => {
+                        data.extend_from_slice(s.as_bytes());
+                        true
+                    }
+                    Value::Json(s) => {
                         data.extend_from_slice(s.as_bytes());
                         true
                     }
