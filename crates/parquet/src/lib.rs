@@ -286,7 +286,9 @@ fn write_file(path: &Path, table: &Table, trace: &Trace) -> Result<(usize, usize
     let columns = table.columns();
     let schema = Arc::new(schema(&columns).map_err(pq)?);
     let props = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL).map_err(pq)?))
+        .set_compression(Compression::ZSTD(
+            ZstdLevel::try_new(ZSTD_LEVEL).map_err(pq)?,
+        ))
         // Dictionaries for names and categories (few distinct values); ids, times
         // and args JSON are mostly distinct, where a dictionary only costs time.
         .set_dictionary_enabled(false)

@@ -622,6 +622,6 @@ pub(crate) fn set_value(ctx: &mut Context, v: Value<'_>) -> rusqlite::Result<()>
         Value::Float(f) => ctx.set_result(f),
         Value::Str(s) => ctx.set_result(s),
         Value::String(s) => ctx.set_result(&s),
-        Value::Json(s) => ctx.set_result(&&*s),
+        Value::Json(s) => ctx.set_result(&*s),
     }
 }
