@@ -330,9 +330,18 @@ impl Ready {
         };
         let bom = if all.starts_with(BOM) { BOM.len() } else { 0 };
         let body = &all[bom..];
-        let lossy = match simdutf8::basic::from_utf8(body) {
-            Ok(_) => None,
-            Err(_) => {
+        // A mapped file's pages are released as soon as they are checked: the check
+        // is a pass over the whole file, and keeping its pages mapped until the parse
+        // reaches them would make a trace bigger than memory thrash (the parse faults
+        // them back in from the page cache, part by part).
+        let after_check = |r: Range<usize>| {
+            if let Bytes::Mapped(map) = &bytes {
+                release_pages(map, r.start + bom..r.end + bom);
+            }
+        };
+        let lossy = match is_utf8_in_chunks(body, UTF8_CHUNK, after_check) {
+            true => None,
+            false => {
                 // The slower `compat` check says where the first bad byte is.
                 let at = simdutf8::compat::from_utf8(body)
                     .err()
@@ -480,22 +489,60 @@ impl Source {
         if ready.lossy.is_some() {
             return;
         }
-        const PAGE: usize = 4096;
         let start = range.start.saturating_add(ready.bom);
-        let end = range.end.saturating_add(ready.bom).min(map.len());
-        // Only whole pages, so a neighbouring part still being parsed keeps its pages.
-        let start = start.div_ceil(PAGE) * PAGE;
-        let end = end / PAGE * PAGE;
-        if start >= end {
-            return;
-        }
-        // SAFETY: the map is a read-only, never-written file mapping, so MADV_DONTNEED
-        // only drops page-table entries: the addresses stay valid and later reads see
-        // the same file bytes again. Failure only means memory is not returned early.
-        let _ = unsafe {
-            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
-        };
+        release_pages(map, start..range.end.saturating_add(ready.bom));
     }
+}
+
+/// Drops the mapped pages wholly inside `range` (offsets of the map) from the page
+/// tables; only whole pages, so a neighbouring part still being read keeps its pages.
+fn release_pages(map: &Mmap, range: Range<usize>) {
+    const PAGE: usize = 4096;
+    let start = range.start.div_ceil(PAGE) * PAGE;
+    let end = range.end.min(map.len()) / PAGE * PAGE;
+    if start >= end {
+        return;
+    }
+    // SAFETY: the map is a read-only, never-written file mapping, so MADV_DONTNEED
+    // only drops page-table entries: the addresses stay valid and later reads see
+    // the same file bytes again. Failure only means memory is not returned early.
+    let _ = unsafe {
+        map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+    };
+}
+
+/// Bytes per piece of the UTF-8 check ([`is_utf8_in_chunks`]).
+const UTF8_CHUNK: usize = 64 << 20;
+
+/// Whether `bytes` are UTF-8, checked in pieces of about `chunk` bytes in parallel;
+/// `checked` is told each piece's range once it is checked (valid or not).
+///
+/// Each piece after the first starts at a byte that is not a continuation byte
+/// (`10xxxxxx`), moving at most 3 bytes past the cut, so the pieces of valid text
+/// are valid text and valid pieces join into valid text: the answer is the same as
+/// one check of the whole. (4 continuation bytes in a row are invalid anyway, and
+/// the piece starting with the 4th says so.)
+fn is_utf8_in_chunks(bytes: &[u8], chunk: usize, checked: impl Fn(Range<usize>) + Sync) -> bool {
+    use rayon::prelude::*;
+    // Pieces longer than the 3 bytes a cut may move keep the cuts in order.
+    let chunk = chunk.max(4);
+    let mut cuts = vec![0];
+    let mut at = chunk;
+    while at < bytes.len() {
+        let mut cut = at;
+        while cut < bytes.len() && cut < at + 3 && bytes[cut] & 0xC0 == 0x80 {
+            cut += 1;
+        }
+        cuts.push(cut);
+        at += chunk;
+    }
+    cuts.push(bytes.len());
+    cuts.dedup();
+    cuts.par_windows(2).all(|w| {
+        let ok = simdutf8::basic::from_utf8(&bytes[w[0]..w[1]]).is_ok();
+        checked(w[0]..w[1]);
+        ok
+    })
 }
 
 /// What a decompression may produce.
@@ -667,6 +714,43 @@ mod tests {
         s.release(0..usize::MAX);
         assert_eq!(s.text(), text, "released pages fault back in unchanged");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn utf8_in_pieces_answers_as_one_check() {
+        // Every cut position over text with 2, 3 and 4 byte characters, and with bad
+        // bytes (a lone continuation byte, a cut-off sequence, 4 continuations, FF).
+        let good = "aé€😀b€😀é".as_bytes();
+        let bad: [&[u8]; 4] = [
+            b"ab\x80cd",
+            b"a\xE2\x82",
+            b"\xF0\x9F\x98\x80\x80\x80x",
+            b"\xFFab",
+        ];
+        let mut inputs = vec![good.to_vec(), good.repeat(5), Vec::new()];
+        for b in bad {
+            inputs.push(b.to_vec());
+            inputs.push([good, b, good].concat());
+        }
+        for input in &inputs {
+            let want = std::str::from_utf8(input).is_ok();
+            for chunk in 0..input.len() + 2 {
+                let seen = std::sync::Mutex::new(Vec::new());
+                let got = is_utf8_in_chunks(input, chunk, |r| seen.lock().unwrap().push(r));
+                assert_eq!(got, want, "{input:x?} in pieces of {chunk}");
+                if want {
+                    // Valid text: every byte is checked, each piece once.
+                    let mut seen = seen.into_inner().unwrap();
+                    seen.sort_by_key(|r| r.start);
+                    let mut next = 0;
+                    for r in seen {
+                        assert_eq!(r.start, next, "{input:x?} in pieces of {chunk}");
+                        next = r.end;
+                    }
+                    assert_eq!(next, input.len());
+                }
+            }
+        }
     }
 
     #[test]

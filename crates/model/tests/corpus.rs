@@ -216,6 +216,43 @@ fn compressed_same_model(all: &[PathBuf], chunk_bytes: usize) {
     );
 }
 
+/// A mapped file (its UTF-8 checked in parallel pieces, each piece's pages released
+/// once checked, then parts released once parsed) gives exactly the model of the
+/// same text read into memory, where nothing is ever released.
+#[test]
+fn a_mapped_file_gives_the_model_of_its_text_in_memory() {
+    same_model_mapped_and_in_memory(&tracescope_testdata::fixture_files(""));
+    if let Some((_, all)) = corpus(&["catapult", "perfetto"], "real traces mapped") {
+        same_model_mapped_and_in_memory(&all);
+    }
+}
+
+fn same_model_mapped_and_in_memory(all: &[PathBuf]) {
+    let mut compared = 0;
+    for p in all {
+        let bytes = std::fs::read(p).unwrap();
+        // Plain UTF-8 without a byte order mark: the text is the file, byte for byte.
+        let plain = tracescope_format::Compression::detect(&bytes)
+            == tracescope_format::Compression::None
+            && !bytes.starts_with(b"\xEF\xBB\xBF");
+        let Some(text) = plain.then(|| String::from_utf8(bytes).ok()).flatten() else {
+            continue;
+        };
+        let mapped = Source::open(p).unwrap();
+        assert!(mapped.is_mapped() || text.is_empty(), "{}", p.display());
+        let a = Trace::from_source(mapped, &LoadOptions::default()).unwrap();
+        let len = text.len() as u64;
+        let b = Trace::from_json(Box::new(text), len, &LoadOptions::default()).unwrap();
+        assert_same_model(p, &a, &b);
+        compared += 1;
+    }
+    assert!(
+        compared > 0,
+        "no plain UTF-8 trace among {} files",
+        all.len()
+    );
+}
+
 /// Events from any reader (CTF, ETW) are built in parallel runs: runs of a few events
 /// give exactly the model of one run, diagnostics included.
 #[test]

@@ -257,9 +257,7 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
     };
     let done = Arc::new(AtomicBool::new(false));
     // A compressed input may still be decoding: its size is known ahead.
-    let total = source
-        .expected_len()
-        .unwrap_or_else(|| source.text().len()) as u64;
+    let total = source.expected_len().unwrap_or_else(|| source.text().len()) as u64;
     let bar = std::io::stderr()
         .is_terminal()
         .then(|| spawn_progress(path, total, read.clone(), done.clone()));

@@ -308,13 +308,22 @@ mod tests {
         let nested = "{\"ph\":\"B\"}";
         let at = head.len();
         let cut = format!("{head}{nested}");
-        assert!(Lexer::is_event_start(&cut, at), "taken for a start on the prefix");
+        assert!(
+            Lexer::is_event_start(&cut, at),
+            "taken for a start on the prefix"
+        );
         assert!(!settled(&cut, &PartEnd::Boundary(at)));
         let room = " ".repeat(EXCERPT_ROOM);
         let full = format!("{head}{nested}}}{room}]");
-        assert!(!Lexer::is_event_start(&full, at), "not a start on the whole text");
+        assert!(
+            !Lexer::is_event_start(&full, at),
+            "not a start on the whole text"
+        );
         let event = format!("{head}1}},{nested},{room}");
-        assert!(settled(&event, &PartEnd::Boundary(event.find(nested).unwrap())));
+        assert!(settled(
+            &event,
+            &PartEnd::Boundary(event.find(nested).unwrap())
+        ));
         assert!(!settled(&event, &PartEnd::Truncated));
     }
 }
