@@ -80,7 +80,11 @@ impl Levels {
         lv.roots = (0..lv.nodes.len() as u32).collect();
         lv.finish(weigh, 0);
         // Nothing is answered without a limit above 0: level 0 is all there is.
-        let mut level = if max > 0 { lv.roots.clone() } else { Vec::new() };
+        let mut level = if max > 0 {
+            lv.roots.clone()
+        } else {
+            Vec::new()
+        };
         while !level.is_empty() {
             let bar = lv.bar(max);
             let grow: Vec<u32> = level
