@@ -12,6 +12,10 @@
 /** @typedef {import('./types.js').Process} Process */
 /** @typedef {import('./types.js').Thread} Thread */
 
+import { compileFilter, matchesOf, namesOf, processLabel, trackLabel, threadKey } from './trackfilter.js';
+
+export { filterTest, processLabel, threadKey } from './trackfilter.js';
+
 /** Height of the time ruler above the tracks. */
 export const RULER_H = 26;
 export const ROW_H = 18;
@@ -38,7 +42,8 @@ export const MANY = 6;
  *   move: {parent: string, key: string}|null}} Row
  * @typedef {{rows: Row[], height: number, pinned: Row[], pinnedH: number,
  *   byTrack: Map<string, Row>, groups: Map<number, {y0: number, y1: number}>,
- *   filterError: string|null}} Layout
+ *   tracks: number, filterError: string|null}} Layout
+ * (`tracks`: how many of `rows` are tracks.)
  * @typedef {{pinned: string[], hidden: string[], folds: Record<string, boolean>,
  *   order: Record<string, string[]>, filter: string}} LayoutOptions
  */
@@ -65,47 +70,12 @@ export function trackHeight(track) {
   return rows * ROW_H + TRACK_PAD + (track.instants ? INSTANT_H : 0);
 }
 
-/**
- * The process header text: name and pid (the server's label), labels, frame URL.
- * @param {Process} p
- */
-export function processLabel(p) {
-  const parts = [p.label];
-  if (p.labels) parts.push(p.labels);
-  // The server's label ends with the frame URL already.
-  if (p.frame_url && !p.label.endsWith(p.frame_url)) parts.push(p.frame_url);
-  return parts.join(' · ');
-}
-
 /** @param {Process} p */
 export const processKey = (p) => `P${p.id}`;
-/** @param {Thread} th */
-export const threadKey = (th) => `T${th.id}`;
 
 /** A process with no track of its own and no thread with one. @param {Process} p */
 export function isEmptyProcess(p) {
   return p.tracks.length === 0 && p.threads.every((th) => th.tracks.length === 0);
-}
-
-/**
- * The filter box's test: a case-insensitive substring, or a regex written `/re/`.
- * @param {string} filter
- * @returns {{test: ((s: string) => boolean)|null, error: string|null}}
- */
-export function filterTest(filter) {
-  const f = filter.trim();
-  if (f === '') return { test: null, error: null };
-  const m = f.match(/^\/(.+)\/([a-z]*)$/);
-  if (m) {
-    try {
-      const re = new RegExp(m[1], m[2].includes('i') ? m[2] : `${m[2]}i`);
-      return { test: (s) => re.test(s), error: null };
-    } catch (e) {
-      return { test: () => false, error: /** @type {Error} */ (e).message };
-    }
-  }
-  const low = f.toLowerCase();
-  return { test: (s) => s.toLowerCase().includes(low), error: null };
 }
 
 /**
@@ -219,18 +189,30 @@ function reuse(cache, kind, key, h, label, sub, process, thread, track, collapse
 const moveCache = new WeakMap();
 
 /**
- * The rows a process had in the last layout, where they started, their height,
- * and the choices they were built for.
- * @typedef {{sig: string, rows: Row[], y0: number, h: number}} Segment
- * @type {WeakMap<Summary, Map<number, Segment>>}
+ * A process's rows as built for one `sig` (what the filter matches in it, and
+ * the process's own pins, hidden tracks, folds and orders), each row's offset
+ * from the process's top, its height and how many rows are tracks. Track rows
+ * are shared by all the variants of a process (nothing of theirs but y depends
+ * on the choices); its header, groups and toggles, whose folds and counts do,
+ * belong to one variant.
+ * @typedef {{rows: Row[], dy: Float64Array, h: number, tracks: number}} Segment
+ * A process's recent variants by sig (least recently used first), and the one
+ * whose offsets its rows hold now, placed at `y0`.
+ * @typedef {{variants: Map<string, Segment>, placed: Segment|null, y0: number}} ProcessRows
+ * @type {WeakMap<Summary, Map<number, ProcessRows>>}
  */
 const segmentCache = new WeakMap();
 
-/** @param {Summary} summary */
-function segmentsOf(summary) {
+/** Variants kept per process: a few filters typed and deleted again, a pin and its unpin. */
+const VARIANTS = 8;
+
+/** @param {Summary} summary @param {Process} p @returns {ProcessRows} */
+function processRows(summary, p) {
   let m = segmentCache.get(summary);
   if (!m) segmentCache.set(summary, (m = new Map()));
-  return m;
+  let pr = m.get(p.id);
+  if (!pr) m.set(p.id, (pr = { variants: new Map(), placed: null, y0: 0 }));
+  return pr;
 }
 
 /**
@@ -292,6 +274,12 @@ export function placesOf(summary) {
 
 /**
  * Lay out every track top to bottom.
+ *
+ * A process's rows depend only on its own tracks, the filter and the user's
+ * choices about that process: each process keeps its last few layouts by those
+ * (`ProcessRows`), and a relayout moves the rows of an unchanged process into
+ * place, rewriting only their y (nothing when they stay put). A new filter
+ * text is matched once per process, on names lower-cased once (trackfilter.js).
  * @param {Summary} summary
  * @param {LayoutOptions} opts
  * @returns {Layout}
@@ -300,12 +288,12 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   const { folds, order } = opts;
   const hidden = new Set(opts.hidden);
   const pinnedSet = new Set(opts.pinned);
-  const filter = filterTest(opts.filter);
-  const match = filter.test;
+  const filter = compileFilter(opts.filter);
+  const matches = filter ? matchesOf(summary, filter) : null;
+  // Names lower-cased for the filter: built when a filter is first typed.
+  const names = matches ? namesOf(summary) : null;
   /** @type {Row[]} */
   const rows = [];
-  /** @type {Map<string, Row>} */
-  const byTrack = new Map();
   /** @type {Map<number, {y0: number, y1: number}>} */
   const groups = new Map();
   const fold = (/** @type {string} */ key, /** @type {boolean} */ dflt) => folds[key] ?? dflt;
@@ -313,6 +301,7 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   // the groups are the work: they start open however many tracks they hold.
   const anyBusy = summary.processes.some((p) => p.threads.some((th) => th.tracks.length > 0));
   let y = 0;
+  let trackRows = 0;
   let cache = rowCache.get(summary);
   if (!cache) rowCache.set(summary, (cache = new Map()));
   const rowCacheNow = cache;
@@ -320,12 +309,13 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   if (!moves) moveCache.set(summary, (moves = []));
   const threadMoves = moves;
   /**
+   * A track row (or an empty thread's), shared by the variants of its process.
    * @param {Row['kind']} kind @param {string} key @param {number} h @param {string} label @param {string} sub
-   * @param {Process} process @param {number|null} thread @param {Track|null} track @param {boolean} collapsed
-   * @param {number} indent @param {number} count @param {Row['move']} move
+   * @param {Process} process @param {number|null} thread @param {Track|null} track
+   * @param {number} indent @param {Row['move']} move
    */
-  const row = (kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move) =>
-    reuse(rowCacheNow, kind, key, h, label, sub, process, thread, track, collapsed, indent, count, move);
+  const shared = (kind, key, h, label, sub, process, thread, track, indent, move) =>
+    reuse(rowCacheNow, kind, key, h, label, sub, process, thread, track, false, indent, 0, move);
 
   /**
    * Place a row. Rows are built with one shape (`mk`) and no copies: 10,000
@@ -335,7 +325,7 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   const push = (row) => {
     row.y = y;
     rows.push(row);
-    if (row.track) byTrack.set(row.track.id, row);
+    if (row.track) trackRows++;
     y += row.h;
   };
   // Processes with a hidden or pinned track: only their tracks need looking up.
@@ -347,8 +337,6 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   }
   /** @param {Track} t */
   const visible = (t) => !hidden.has(t.id) && !pinnedSet.has(t.id);
-  /** A thread's label on its first track; later tracks name their kind. @param {Thread} th @param {Track} t @param {number} i */
-  const trackLabel = (th, t, i) => (i === 0 ? th.label : `${th.label} · ${t.name}`);
 
   /**
    * One process: header and, unless folded, its rows. With a filter, only what
@@ -358,11 +346,16 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
   const buildProcess = (p) => {
     const pk = processKey(p);
     if (hidden.has(pk)) return;
-    const all = !match || match(processLabel(p));
-    /** @param {string} label */
-    const shows = (label) => all || /** @type {(s: string) => boolean} */ (match)(label);
+    const m = matches ? matches.get(p) : undefined;
+    const all = !m || m.all;
+    // Nothing of this process matches the filter.
+    if (!all && (!m || m.hit === null)) return;
+    const n = names ? names.get(p) : undefined;
+    const hit = m ? m.hit : null;
+    /** Whether the filter keeps the track or thread of this key. @param {string} key */
+    const shows = (key) => all || (hit !== null && n !== undefined && hit[/** @type {number} */ (n.at.get(key))] === 1);
     const noneHidden = !touched.has(p);
-    const film = p.tracks.filter((t) => t.kind === 'screenshots' && (noneHidden || visible(t)) && shows(t.name));
+    const film = p.tracks.filter((t) => t.kind === 'screenshots' && (noneHidden || visible(t)) && shows(t.id));
     const busy = p.threads.filter((th) => th.tracks.length > 0);
     /** Threads shown, and the tracks of each shown (null: all of them). @type {Thread[]} */
     let threads = ordered(busy, threadKey, order[pk]);
@@ -372,27 +365,27 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
       const kept = [];
       only = [];
       for (const th of threads) {
-        const tracks = th.tracks.filter((t, i) => visible(t) && shows(trackLabel(th, t, i)));
+        const tracks = th.tracks.filter((t) => visible(t) && shows(t.id));
         if (tracks.length === 0) continue;
         kept.push(th);
         only.push(tracks.length === th.tracks.length ? null : tracks);
       }
       threads = kept;
     }
-    const idle = p.threads.filter((th) => th.tracks.length === 0 && !hidden.has(threadKey(th)) && shows(th.label));
+    const idle = p.threads.filter((th) => th.tracks.length === 0 && !hidden.has(threadKey(th)) && shows(threadKey(th)));
     /** Groups shown, with their tracks shown. @type {Array<[string, Track[], Track[]]>} */
     const groupsShown = [];
     for (const [kind, list] of processGroups(p)) {
       if (list.length === 0) continue;
-      const tracks = ordered(list, (t) => t.id, order[`${pk}:${kind}`]).filter((t) => (noneHidden || visible(t)) && shows(t.name));
+      const tracks = ordered(list, (t) => t.id, order[`${pk}:${kind}`]).filter((t) => (noneHidden || visible(t)) && shows(t.id));
       if (tracks.length > 0) groupsShown.push([kind, list, tracks]);
     }
     if (!all && film.length + threads.length + idle.length + groupsShown.length === 0) return;
     const y0 = y;
-    const folded = match ? false : fold(pk, false);
-    push(row('process', pk, HEADER_H, processLabel(p), '', p, null, null, folded, 0, 0, { parent: 'root', key: pk }));
+    const folded = matches ? false : fold(pk, false);
+    push(mk('process', pk, HEADER_H, n ? n.label : processLabel(p), '', p, null, null, folded, 0, 0, { parent: 'root', key: pk }));
     if (!folded) {
-      for (const t of film) push(row('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, false, 1, 0, null));
+      for (const t of film) push(shared('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, 1, null));
       for (let k = 0; k < threads.length; k++) {
         const th = threads[k];
         const these = only && only[k];
@@ -400,7 +393,8 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
         for (let i = 0; i < th.tracks.length; i++) {
           const t = th.tracks[i];
           if (these && !these.includes(t)) continue;
-          push(row('track', t.id, trackHeight(t), trackLabel(th, t, i), i === 0 ? '' : t.kind, p, th.id, t, false, 1, 0, move));
+          const label = n ? n.names[/** @type {number} */ (n.at.get(t.id))] : trackLabel(th, t, i);
+          push(shared('track', t.id, trackHeight(t), label, i === 0 ? '' : t.kind, p, th.id, t, 1, move));
         }
       }
       if (idle.length > 0) {
@@ -408,66 +402,76 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
         // A process with nothing else (behind the "empty processes" toggle) lists
         // its threads at once; with a filter, the ones it found show at once.
         const alone = busy.length === 0 && p.tracks.length === 0;
-        const closed = alone || (match && !all) ? false : fold(key, true);
+        const closed = alone || (matches && !all) ? false : fold(key, true);
         if (!alone) {
-          push(row('toggle', key, TOGGLE_H, `${idle.length} empty thread${idle.length === 1 ? '' : 's'}`, 'metadata only', p, null, null, closed, 1, idle.length, null));
+          push(mk('toggle', key, TOGGLE_H, `${idle.length} empty thread${idle.length === 1 ? '' : 's'}`, 'metadata only', p, null, null, closed, 1, idle.length, null));
         }
-        if (!closed) for (const th of idle) push(row('empty', threadKey(th), EMPTY_H, th.label, '', p, th.id, null, false, alone ? 1 : 2, 0, null));
+        if (!closed) for (const th of idle) push(shared('empty', threadKey(th), EMPTY_H, th.label, '', p, th.id, null, alone ? 1 : 2, null));
       }
       for (const [kind, list, tracks] of groupsShown) {
         if (!grouped(list)) {
           const t = tracks[0];
-          push(row('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, false, 1, 0, null));
+          push(shared('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, 1, null));
           continue;
         }
         const gk = `${pk}:${kind}`;
-        const closed = match && !all ? false : fold(gk, anyBusy && foldedByDefault(list));
+        const closed = matches && !all ? false : fold(gk, anyBusy && foldedByDefault(list));
         const sub = list.length > 1 ? `${tracks.length} tracks` : `${rowsOf(list)} rows`;
-        push(row('group', gk, GROUP_H, GROUP_LABEL[kind], sub, p, null, null, closed, 1, tracks.length, null));
+        push(mk('group', gk, GROUP_H, GROUP_LABEL[kind], sub, p, null, null, closed, 1, tracks.length, null));
         if (closed) continue;
-        for (const t of tracks) push(row('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, false, 2, 0, { parent: gk, key: t.id }));
+        for (const t of tracks) push(shared('track', t.id, trackHeight(t), t.name, t.kind, p, null, t, 2, { parent: gk, key: t.id }));
       }
     }
     groups.set(p.id, { y0, y1: y });
   };
 
-  // A process's rows depend only on the filter, its own hidden and pinned tracks,
-  // its folds and its order: when none changed, the rows of the last layout are
-  // moved to their new place instead of being built again (pinning one track of
-  // 10,000 rebuilds one process).
   const mine = choicesByProcess(summary, opts);
-  /** @type {Map<number, Segment>} */
-  const segments = segmentsOf(summary);
-  /** @param {Process} p */
+  /** A process's rows: a variant built before, moved into place, or built now. @param {Process} p */
   const addProcess = (p) => {
-    const sig = `${opts.filter}\u0000${mine.get(p.id) ?? ''}`;
-    const seg = segments.get(p.id);
-    if (seg && seg.sig === sig) {
-      const dy = y - seg.y0;
-      for (const r of seg.rows) {
-        r.y += dy;
-        rows.push(r);
-        if (r.track) byTrack.set(r.track.id, r);
-      }
-      if (seg.rows.length) groups.set(p.id, { y0: y, y1: y + seg.h });
-      seg.y0 = y;
-      y += seg.h;
+    const m = matches ? matches.get(p) : undefined;
+    const sig = `${m ? m.id : ''}\u0000${mine.get(p.id) ?? ''}`;
+    const pr = processRows(summary, p);
+    const seg = pr.variants.get(sig);
+    if (!seg) {
+      const from = rows.length;
+      const y0 = y;
+      const before = trackRows;
+      buildProcess(p);
+      const built = rows.slice(from);
+      const dy = new Float64Array(built.length);
+      for (let i = 0; i < built.length; i++) dy[i] = built[i].y - y0;
+      const made = { rows: built, dy, h: y - y0, tracks: trackRows - before };
+      pr.variants.set(sig, made);
+      if (pr.variants.size > VARIANTS) pr.variants.delete(/** @type {string} */ (pr.variants.keys().next().value));
+      pr.placed = made;
+      pr.y0 = y0;
       return;
     }
-    const from = rows.length;
-    const y0 = y;
-    buildProcess(p);
-    segments.set(p.id, { sig, rows: rows.slice(from), y0, h: y - y0 });
+    pr.variants.delete(sig);
+    pr.variants.set(sig, seg);
+    if (pr.placed !== seg || pr.y0 !== y) {
+      for (let i = 0; i < seg.rows.length; i++) seg.rows[i].y = y + seg.dy[i];
+      pr.placed = seg;
+      pr.y0 = y;
+    }
+    for (const r of seg.rows) rows.push(r);
+    if (seg.rows.length) groups.set(p.id, { y0: y, y1: y + seg.h });
+    y += seg.h;
+    trackRows += seg.tracks;
   };
 
   const procs = ordered(summary.processes, processKey, order.root);
   const empty = procs.filter(isEmptyProcess);
   for (const p of procs) if (!isEmptyProcess(p)) addProcess(p);
-  const emptyShown = empty.filter((p) => !hidden.has(processKey(p)) && (!match || match(processLabel(p)) || p.threads.some((th) => match(th.label))));
+  const emptyShown = empty.filter((p) => {
+    if (hidden.has(processKey(p))) return false;
+    const m = matches ? matches.get(p) : undefined;
+    return !m || m.all || m.hit !== null;
+  });
   if (emptyShown.length > 0) {
-    const folded = match ? false : fold('empty', true);
+    const folded = matches ? false : fold('empty', true);
     const first = emptyShown[0];
-    push(row('toggle', 'empty', TOGGLE_H, `${emptyShown.length} empty process${emptyShown.length === 1 ? '' : 'es'}`, 'metadata only', first, null, null,
+    push(mk('toggle', 'empty', TOGGLE_H, `${emptyShown.length} empty process${emptyShown.length === 1 ? '' : 'es'}`, 'metadata only', first, null, null,
       folded, 0, emptyShown.length, null));
     if (!folded) for (const p of emptyShown) addProcess(p);
   }
@@ -482,15 +486,27 @@ export function buildLayout(summary, opts = NO_OPTIONS) {
     const { track: t, process: p, thread: th } = at;
     const i = th ? th.tracks.indexOf(t) : 0;
     const own = th ? trackLabel(th, t, i) : t.name;
-    const r = row('track', `pin|${id}`, trackHeight(t), own, p.name ?? p.label, p, th ? th.id : null, t, false, 0, 0, { parent: 'pinned', key: id });
+    const r = reuse(rowCacheNow, 'track', `pin|${id}`, trackHeight(t), own, p.name ?? p.label, p, th ? th.id : null, t, false, 0, 0, { parent: 'pinned', key: id });
     r.key = id;
     r.y = py;
     r.pinned = true;
     pinned.push(r);
-    byTrack.set(id, r);
     py += r.h;
   }
-  return { rows, height: y, pinned, pinnedH: py, byTrack, groups, filterError: filter.error };
+  /** @type {Map<string, Row>|null} */
+  let byTrack = null;
+  return {
+    rows, height: y, pinned, pinnedH: py, groups, tracks: trackRows, filterError: filter ? filter.error : null,
+    // Built when first asked for (a selection, a flow): not on every keystroke.
+    get byTrack() {
+      if (!byTrack) {
+        byTrack = new Map();
+        for (const r of rows) if (r.track) byTrack.set(r.track.id, r);
+        for (const r of pinned) byTrack.set(/** @type {Track} */ (r.track).id, r);
+      }
+      return byTrack;
+    },
+  };
 }
 
 /**

@@ -93,8 +93,7 @@ export function setupTrackBar(bar, tl, store) {
     const s = store.state;
     if (input.value !== s.filter && document.activeElement !== input) input.value = s.filter;
     const err = tl.layout.filterError;
-    // Counted only when filtering (10,000 tracks are a frame's worth of work otherwise).
-    const n = s.filter && !err ? tl.layout.rows.reduce((k, r) => k + (r.track ? 1 : 0), 0) : 0;
+    const n = tl.layout.tracks;
     status.textContent = err ? `bad regex: ${err}` : s.filter ? `${formatCount(n)} track${n === 1 ? '' : 's'} shown` : '';
     status.classList.toggle('warn', !!err);
     hiddenButton.hidden = s.hidden.length === 0;

@@ -92,55 +92,104 @@ try {
   await server.close();
 }
 
-/** The track layout under load: scrolling, pinning, filtering, each for a third. */
+/**
+ * The track layout under load: scrolling, pinning, filtering, each for a third.
+ * With BENCH_PROFILE=DIR, each phase is also recorded as a CPU profile (CDP's
+ * Profiler: DIR/PHASE.cpuprofile, opens in DevTools or `tracescope view`) and its
+ * functions with the most self time are printed.
+ */
 async function trackPhases(page) {
-  const r = await page.evaluate(async (ms) => {
-    const h = window.__tracescope;
-    const scroller = document.getElementById('scroller');
-    const ids = h.tracks().filter((x) => x.track).map((x) => x.track);
-    /** Run `step(t, k)` once per frame for `ms`; frame times and draw times. */
-    const phase = (step) => new Promise((resolve) => {
-      const frames = [];
-      h.logDraws(true);
-      const start = performance.now();
-      let last = start;
-      let k = 0;
-      const tick = (now) => {
-        frames.push(now - last);
-        last = now;
-        step((now - start) / 1000, k++);
-        if (now - start < ms) requestAnimationFrame(tick);
-        else resolve({ frames: frames.slice(1), draws: h.logDraws(false) });
-      };
-      requestAnimationFrame(tick);
-    });
-    const sweep = (t) => {
-      scroller.scrollTop = (scroller.scrollHeight - scroller.clientHeight) * (0.5 - 0.5 * Math.cos(t * 1.2));
-    };
-    const out = {};
-    out.scroll = await phase((t) => sweep(t));
-    out.pin = await phase((t, k) => {
-      sweep(t);
-      const id = ids[(k * 7919) % ids.length];
-      const pinned = h.state().pinned;
-      h.set({ pinned: pinned.includes(id) ? pinned.filter((x) => x !== id) : [...pinned.slice(-5), id] });
-    });
-    const filters = ['worker1', 'worker12', 'worker123', '/^worker\\d{2}\\b/', 'proc10', 'GC', 'w', ''];
-    out.filter = await phase((t, k) => {
-      h.set({ filter: filters[k % filters.length] });
-      sweep(t);
-    });
-    h.set({ filter: '', pinned: [] });
-    await h.idle();
-    return { tracks: ids.length, ...out };
-  }, DURATION / 3);
-  console.log(`${r.tracks} tracks laid out`);
+  const profileDir = process.env.BENCH_PROFILE;
+  const cdp = profileDir ? await page.context().newCDPSession(page) : null;
+  if (cdp) {
+    fs.mkdirSync(profileDir, { recursive: true });
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  }
+  const tracks = await page.evaluate(() => window.__tracescope.tracks().filter((x) => x.track).length);
+  console.log(`${tracks} tracks laid out`);
+  const r = {};
+  for (const k of ['scroll', 'pin', 'filter']) {
+    if (cdp) await cdp.send('Profiler.start');
+    r[k] = await page.evaluate(trackPhase, [k, DURATION / 3]);
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop');
+      fs.writeFileSync(path.join(profileDir, `${k}.cpuprofile`), JSON.stringify(profile));
+      console.log(`${k}: most self time: ${topSelf(profile, 8).join('; ')}`);
+    }
+  }
+  await page.evaluate(async () => {
+    window.__tracescope.set({ filter: '', pinned: [] });
+    await window.__tracescope.idle();
+  });
   for (const k of ['scroll', 'pin', 'filter']) {
     const f = r[k].frames;
     console.log(`${k}: frames ${fmt(f)}; ${f.filter((x) => x > 16).length} over 16 ms; drawing ${fmt(r[k].draws)}`);
   }
   const all = ['scroll', 'pin', 'filter'].flatMap((k) => r[k].frames);
   console.log(`all phases: frames ${fmt(all)}`);
+}
+
+/**
+ * One phase, in the page: a step per frame for `ms`; frame times and draw times.
+ * @param {[string, number]} arg
+ */
+function trackPhase([name, ms]) {
+  const h = window.__tracescope;
+  const scroller = document.getElementById('scroller');
+  const ids = h.tracks().filter((x) => x.track).map((x) => x.track);
+  const sweep = (t) => {
+    scroller.scrollTop = (scroller.scrollHeight - scroller.clientHeight) * (0.5 - 0.5 * Math.cos(t * 1.2));
+  };
+  const filters = ['worker1', 'worker12', 'worker123', '/^worker\\d{2}\\b/', 'proc10', 'GC', 'w', ''];
+  const steps = {
+    scroll: (t) => sweep(t),
+    pin: (t, k) => {
+      sweep(t);
+      const id = ids[(k * 7919) % ids.length];
+      const pinned = h.state().pinned;
+      h.set({ pinned: pinned.includes(id) ? pinned.filter((x) => x !== id) : [...pinned.slice(-5), id] });
+    },
+    filter: (t, k) => {
+      h.set({ filter: filters[k % filters.length] });
+      sweep(t);
+    },
+  };
+  const step = steps[name];
+  return new Promise((resolve) => {
+    const frames = [];
+    h.logDraws(true);
+    const start = performance.now();
+    let last = start;
+    let k = 0;
+    const tick = (now) => {
+      frames.push(now - last);
+      last = now;
+      step((now - start) / 1000, k++);
+      if (now - start < ms) requestAnimationFrame(tick);
+      else resolve({ frames: frames.slice(1), draws: h.logDraws(false) });
+    };
+    requestAnimationFrame(tick);
+  });
+}
+
+/**
+ * The `n` functions with the most self time in a CDP CPU profile, as text.
+ * @param {{nodes: Array<{id: number, callFrame: {functionName: string, url: string, lineNumber: number}}>, samples: number[], timeDeltas: number[]}} profile
+ * @param {number} n
+ */
+function topSelf(profile, n) {
+  const byId = new Map(profile.nodes.map((x) => [x.id, x.callFrame]));
+  const self = new Map();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const f = byId.get(id);
+    const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
+    const us = profile.timeDeltas[i] ?? 0;
+    self.set(key, (self.get(key) ?? 0) + us);
+    total += us;
+  });
+  return [...self].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `${k} ${((100 * us) / total).toFixed(1)} %`);
 }
 
 /** Pan and zoom continuously (and scroll), as before. */

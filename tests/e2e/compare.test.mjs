@@ -217,6 +217,57 @@ test('kineto runs: GPU streams and CPU threads matched across pids and tids', ()
   await shot(page, 'compare-kineto');
 }));
 
+test('several runs a side: each timeline shows the run picked, the hash keeps it', async () => {
+  const run = (f) => path.join(FIX, 'runs', f);
+  const srv = await startCommand(BIN, ['diff', '--base', run('base-1.json'), '--base', run('base-2.json'), '--base', run('base-3.json'),
+    '--new', run('new-1.json'), '--new', run('new-2.json'), '--view', '--no-open', '--port', '0']);
+  try {
+    const { page, errors } = await openCompare(srv.url);
+    const runs = async () => {
+      const r = await page.evaluate(() => window.__compare.runs());
+      for (const side of [r.base, r.new]) side.file = path.basename(side.file);
+      return r;
+    };
+    const options = (id) => page.locator(`${id} option`).allInnerTexts();
+    assert.deepEqual(await options('#base-run'), ['run 1 of 3', 'run 2 of 3', 'run 3 of 3']);
+    assert.deepEqual(await options('#new-run'), ['run 1 of 2', 'run 2 of 2']);
+    let r = await runs();
+    assert.deepEqual([r.base.run, r.base.file, r.base.processes], [1, 'base-1.json', ['app (pid 101)']]);
+    assert.deepEqual([r.new.run, r.new.processes], [1, ['app (pid 101)']]);
+    assert.equal(r.hash, '');
+    const before = await groups(page);
+    // The layout group: run 1's first layout starts at 3,628 us, run 2's at 3,572 us.
+    await clickGroup(page, 'layout');
+    assert.equal((await highlights(page)).base.ts[0], 3_628_000);
+    await page.selectOption('#base-run', '2');
+    await until(page, () => window.__compare.runs().then((x) => x.base.run === 2));
+    await idle(page);
+    r = await runs();
+    assert.deepEqual([r.base.run, r.base.file, r.base.processes], [2, 'base-2.json', ['app (pid 102)']]);
+    assert.equal(r.hash, '#base=2');
+    const h = await highlights(page);
+    assert.equal(h.base.ts[0], 3_572_000, 'the picked group outlined in the run shown');
+    assert.equal(h.base.ts.length, 4);
+    assert.deepEqual(await groups(page), before, 'the table still compares every run');
+    const v = await views(page);
+    assert.equal(v.aligned, 'starts');
+    near(v.new.t0 - v.base.t0, 0, 'both runs start at 0');
+    await page.selectOption('#new-run', '2');
+    await until(page, () => window.__compare.runs().then((x) => x.new.run === 2));
+    await idle(page);
+    assert.equal((await runs()).hash, '#base=2&new=2');
+    await shot(page, 'compare-runs');
+    // Opened again with the hash: the same runs, picked in the selectors.
+    const again = await openCompare(`${srv.url.replace(/#.*$/, '')}#base=3&new=2`);
+    r = await again.page.evaluate(() => window.__compare.runs());
+    assert.deepEqual([r.base.run, r.base.processes, r.new.run], [3, ['app (pid 103)'], 2]);
+    assert.equal(await again.page.locator('#base-run').inputValue(), '3');
+    assert.deepEqual([...errors, ...again.errors], []);
+  } finally {
+    await srv.close();
+  }
+});
+
 test('diff --view prints the table and serves the same comparison', async () => {
   const srv = await startCommand(BIN, ['diff', path.join(FIX, 'diff-base.json'), path.join(FIX, 'diff-new.json'),
     '--by', 'category', '--view', '--no-open', '--port', '0']);

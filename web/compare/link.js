@@ -43,8 +43,27 @@ export class ViewLink {
     this.next = next;
     this.offset = offset;
     this.busy = false;
-    base.on(['view'], (s) => this.follow(s.view, next, this.offset));
-    next.on(['view'], (s) => this.follow(s.view, base, -this.offset));
+    this.watch(base);
+    this.watch(next);
+  }
+
+  /** Follow a store's view changes while it is one of the two linked. @param {Store} store */
+  watch(store) {
+    store.on(['view'], (s) => {
+      if (store === this.base) this.follow(s.view, this.next, this.offset);
+      else if (store === this.next) this.follow(s.view, this.base, -this.offset);
+    });
+  }
+
+  /**
+   * Link another store in place of a side's (that side now shows another run).
+   * @param {'base'|'new'} side
+   * @param {Store} store
+   */
+  replace(side, store) {
+    if (side === 'base') this.base = store;
+    else this.next = store;
+    this.watch(store);
   }
 
   /** @param {View|null} v @param {Store} other @param {number} off */

@@ -1,8 +1,10 @@
 // The compare page (`tracescope diff BASE NEW --view`): the two traces' timelines
 // one above the other on one time axis (zoom and pan linked, starts or a chosen
 // slice aligned), the diff table and the differential flame graph below. Each
-// timeline is the viewer's own (timeline.js) over its side's API (`/base/api/...`,
-// `/new/api/...`), with a state of its own. Test hook: `window.__compare`.
+// timeline is the viewer's own (timeline.js) over the API of one run of its side
+// (`/runs/base/N/api/...`; the first runs' also at `/base/api/...`, `/new/api/...`),
+// with a state of its own; with several runs a side, a selector picks the run (the
+// URL hash keeps it: `#base=2&new=3`). Test hook: `window.__compare`.
 import { Api, getJSON } from '../api.js';
 import { Timeline } from '../timeline.js';
 import { Store } from '../state.js';
@@ -12,6 +14,7 @@ import { esc } from '../format.js';
 import { DiffTable } from './difftable.js';
 import { DiffFlame } from './diffflame.js';
 import { ViewLink, matchOffset } from './link.js';
+import { runsFromHash, runsHash } from './runs.js';
 
 /** @typedef {import('./difftable.js').DiffAnswer} DiffAnswer */
 /** @typedef {import('./difftable.js').Group} Group */
@@ -19,7 +22,10 @@ import { ViewLink, matchOffset } from './link.js';
 /** @typedef {{name: string, files: string[], start_ns: number|null, end_ns: number|null}} SideInfo */
 /** @typedef {{by: string, base: SideInfo, new: SideInfo, significance: string|null}} CompareInfo */
 /**
- * @typedef {{side: 'base'|'new', api: Api, summary: Summary, store: Store, tl: Timeline}} Side
+ * One side's timeline: the run it shows (1-based), that run's API and summary,
+ * the timeline's state and the timeline. A run picked replaces all but `side`.
+ * @typedef {{side: 'base'|'new', run: number, api: Api, summary: Summary, store: Store, tl: Timeline,
+ *   resize: ResizeObserver}} Side
  */
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -38,29 +44,57 @@ function showTip(html, x, y) {
   tip.style.top = `${Math.max(0, Math.min(y + 14, window.innerHeight - r.height - 4))}px`;
 }
 
+/** The API of one run of a side (1-based). @param {'base'|'new'} side @param {number} run */
+export const runApi = (side, run) => new Api(run === 1 ? `/${side}` : `/runs/${side}/${run}`);
+
 /**
- * One side's timeline in its section of the page.
+ * One side's timeline in its section of the page, showing one of its runs: a
+ * fresh canvas, state and timeline each time (a run picked later replaces them).
  * @param {'base'|'new'} side
+ * @param {number} run 1-based
  * @param {SideInfo} info
  * @param {Store} theme
  * @returns {Promise<Side>}
  */
-async function openSide(side, info, theme) {
-  const api = new Api(`/${side}`);
+async function openSide(side, run, info, theme) {
+  const api = runApi(side, run);
   const summary = await api.summary();
   const el = $(`${side}-side`);
-  const runs = info.files.length > 1 ? ` (run 1 of ${info.files.length})` : '';
-  /** @type {HTMLElement} */ (el.querySelector('.side-file')).textContent = `${info.files[0]}${runs}`;
+  /** @type {HTMLElement} */ (el.querySelector('.side-file')).textContent = info.files[run - 1];
+  const box = /** @type {HTMLElement} */ (el.querySelector('.tl-box'));
+  box.innerHTML = '<div class="scroller" tabindex="-1"><canvas></canvas><div class="spacer"></div></div>';
   const store = new Store({ theme: theme.state.theme });
-  const scroller = /** @type {HTMLElement} */ (el.querySelector('.scroller'));
+  const scroller = /** @type {HTMLElement} */ (box.querySelector('.scroller'));
   const tl = new Timeline(
-    scroller, /** @type {HTMLCanvasElement} */ (el.querySelector('canvas')),
-    /** @type {HTMLElement} */ (el.querySelector('.spacer')), api, summary, store,
+    scroller, /** @type {HTMLCanvasElement} */ (box.querySelector('canvas')),
+    /** @type {HTMLElement} */ (box.querySelector('.spacer')), api, summary, store,
   );
   tl.onHover = showTip;
-  new ResizeObserver(() => tl.resize()).observe(scroller);
+  const resize = new ResizeObserver(() => tl.resize());
+  resize.observe(scroller);
   tl.resize();
-  return { side, api, summary, store, tl };
+  return { side, run, api, summary, store, tl, resize };
+}
+
+/**
+ * The run selector of a side with several runs ("run 2 of 3"), calling `pick`
+ * with the run chosen (1-based).
+ * @param {'base'|'new'} side
+ * @param {SideInfo} info
+ * @param {number} run
+ * @param {(run: number) => void} pick
+ */
+function runSelector(side, info, run, pick) {
+  if (info.files.length < 2) return;
+  const select = document.createElement('select');
+  select.className = 'run-select';
+  select.id = `${side}-run`;
+  select.setAttribute('aria-label', `${side === 'base' ? 'Base' : 'New'} run shown`);
+  select.title = 'The run this timeline shows (the table and the flame graph use every run)';
+  select.innerHTML = info.files.map((f, i) => `<option value="${i + 1}">run ${i + 1} of ${info.files.length}</option>`).join('');
+  select.value = String(run);
+  select.addEventListener('change', () => pick(Number(select.value)));
+  $(`${side}-side`).querySelector('.side-label')?.insertBefore(select, $(`${side}-side`).querySelector('.side-file'));
 }
 
 /**
@@ -94,14 +128,15 @@ async function main() {
   setupTheme(/** @type {HTMLButtonElement} */ ($('theme-button')), theme);
   $('compare-names').innerHTML = `<b>${esc(info.base.name)}</b> <span class="muted">→</span> <b>${esc(info.new.name)}</b>`;
   document.title = `${info.base.name} → ${info.new.name} · tracescope`;
-  const [b, n] = await Promise.all([openSide('base', info.base, theme), openSide('new', info.new, theme)]);
+  const runs = runsFromHash(location.hash, info);
+  const [b, n] = await Promise.all([openSide('base', runs.base, info.base, theme), openSide('new', runs.new, info.new, theme)]);
   $('status').hidden = true;
 
   // One axis: the longer trace fits, both starts at the left edge.
   const startOf = (/** @type {Side} */ s) => s.summary.start_ns ?? 0;
   const spanOf = (/** @type {Side} */ s) => Math.max(1000, (s.summary.end_ns ?? 0) - startOf(s));
   const span = Math.max(spanOf(b), spanOf(n));
-  const startsOffset = startOf(n) - startOf(b);
+  let startsOffset = startOf(n) - startOf(b);
   const link = new ViewLink(b.store, n.store, startsOffset);
   b.store.set({ view: { t0: startOf(b) - span * 0.02, t1: startOf(b) + span * 1.02 } });
   let aligned = 'starts';
@@ -118,6 +153,40 @@ async function main() {
   };
   alignStarts.addEventListener('click', () => align('starts', startsOffset));
 
+  // Keys act on the timeline under the pointer (the base's otherwise); the other follows.
+  let active = b;
+  /** The side's events: selections enable "Here", the pointer picks the side keys act on. @param {Side} s */
+  const wire = (s) => {
+    s.store.on(['selection'], canAlign);
+    s.tl.canvas.addEventListener('pointerenter', () => (active = s));
+  };
+  /**
+   * Show another run of a side: its own timeline in place of the other run's, at
+   * the same time (starts aligned again: slices of one run are not the other's),
+   * the picked group outlined in it.
+   * @param {Side} s
+   * @param {number} run
+   */
+  const showRun = async (s, run) => {
+    const next = await openSide(s.side, run, info[s.side], theme);
+    s.resize.disconnect();
+    const view = s.store.state.view;
+    Object.assign(s, { run: next.run, api: next.api, summary: next.summary, store: next.store, tl: next.tl, resize: next.resize });
+    link.replace(s.side, s.store);
+    wire(s);
+    startsOffset = startOf(n) - startOf(b);
+    if (s === b && view) b.store.set({ view });
+    align('starts', startsOffset);
+    canAlign();
+    const hash = runsHash({ base: b.run, new: n.run });
+    history.replaceState(null, '', `${location.pathname}${location.search}${hash ? `#${hash}` : ''}`);
+    const was = picked;
+    await loadDiff();
+    const again = was && answer ? answer.groups.find((g) => g.key === was.key) : null;
+    if (again) picking = pick(again);
+    await picking;
+  };
+
   /** The selected slice of a side, if a slice is selected. @param {Side} s */
   const slice = (s) => {
     const sel = s.store.state.selection;
@@ -126,8 +195,6 @@ async function main() {
   const canAlign = () => {
     alignHere.disabled = !slice(b) && !slice(n);
   };
-  b.store.on(['selection'], canAlign);
-  n.store.on(['selection'], canAlign);
   // A slice selected on each side: those two; on one side: its match on the other
   // (the same name, the same occurrence in time order).
   const alignOnSelection = async () => {
@@ -189,7 +256,7 @@ async function main() {
   const bySelect = /** @type {HTMLSelectElement} */ ($('group-by'));
   bySelect.value = info.by;
   const loadDiff = async () => {
-    answer = await getJSON(`/api/diff?by=${encodeURIComponent(bySelect.value)}`);
+    answer = await getJSON(`/api/diff?by=${encodeURIComponent(bySelect.value)}&base_run=${b.run}&new_run=${n.run}`);
     picked = null;
     b.store.set({ highlight: null });
     n.store.set({ highlight: null });
@@ -217,9 +284,14 @@ async function main() {
   tabs.flame.addEventListener('click', () => showTab('flame'));
   await loadDiff();
 
-  // Keys act on the timeline under the pointer (the base's otherwise); the other follows.
-  let active = b;
-  for (const s of [b, n]) s.tl.canvas.addEventListener('pointerenter', () => (active = s));
+  for (const s of [b, n]) wire(s);
+  /** The run switch under way (the test hook's idle waits on it). */
+  let switching = Promise.resolve();
+  for (const s of [b, n]) {
+    runSelector(s.side, info[s.side], s.run, (run) => {
+      switching = showRun(s, run).catch((e) => console.warn(`run ${run}: ${e.message}`));
+    });
+  }
   installKeys(window, {
     zoom: (f) => {
       const tl = active.tl;
@@ -241,7 +313,7 @@ async function main() {
     walk: () => {},
   });
   await Promise.all([b.tl.nextFrame(), n.tl.nextFrame()]);
-  return { b, n, link, table, flame, showTab, pick, picking: () => picking, align: alignOnSelection, aligned: () => aligned, loadDiff };
+  return { b, n, link, table, flame, showTab, pick, picking: () => picking, switching: () => switching, align: alignOnSelection, aligned: () => aligned, loadDiff };
 }
 
 const booted = main();
@@ -257,6 +329,7 @@ booted.catch((e) => {
   async idle() {
     const app = await booted;
     for (let i = 0; i < 100; i++) {
+      await app.switching();
       await app.picking();
       await Promise.all([app.b.api.whenIdle(), app.n.api.whenIdle()]);
       await Promise.all([app.b.tl.nextFrame(), app.n.tl.nextFrame()]);
@@ -269,7 +342,17 @@ booted.catch((e) => {
     const app = await booted;
     return { base: app.b.store.state.view, new: app.n.store.state.view, offset: app.link.offset, aligned: app.aligned() };
   },
-  /** The groups in the order the table shows them, with their change. */
+  /** The run each timeline shows (1-based), its file, and its processes' labels as laid out. */
+  async runs() {
+    const app = await booted;
+    const side = (/** @type {Side} */ s) => ({
+      run: s.run,
+      file: /** @type {HTMLElement} */ ($(`${s.side}-side`).querySelector('.side-file')).textContent,
+      processes: s.tl.layout.rows.filter((r) => r.kind === 'process').map((r) => r.label),
+    });
+    return { base: side(app.b), new: side(app.n), hash: location.hash };
+  },
+    /** The groups in the order the table shows them, with their change. */
   async groups() {
     const app = await booted;
     return app.table.table.shownOrder().map((/** @type {number} */ i) => {

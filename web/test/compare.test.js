@@ -4,6 +4,7 @@ import { shifted, matchOffset, ViewLink } from '../compare/link.js';
 import { layoutFlame, changeColor, childrenOf } from '../compare/diffflame.js';
 import { filterGroups, percentOf, columns, signed } from '../compare/difftable.js';
 import { Store } from '../state.js';
+import { runsFromHash, runsHash } from '../compare/runs.js';
 
 test('the other side sees the same span, shifted', () => {
   assert.deepEqual(shifted({ t0: 10, t1: 50 }, 1000), { t0: 1010, t1: 1050 });
@@ -83,4 +84,30 @@ test('diff table: filter by key, percentages with added and removed at the ends'
   assert.equal(signed(3e6, true), '<span class="up">+3 ms</span>');
   assert.equal(signed(-2, false), '<span class="down">−2</span>');
   assert.equal(signed(null, true), '–');
+});
+
+test('the hash keeps the run each timeline shows, within the runs there are', () => {
+  const info = { base: { files: ['a', 'b', 'c'] }, new: { files: ['x', 'y'] } };
+  assert.deepEqual(runsFromHash('#base=3&new=2', info), { base: 3, new: 2 });
+  assert.deepEqual(runsFromHash('', info), { base: 1, new: 1 });
+  assert.deepEqual(runsFromHash('#base=4&new=0', info), { base: 1, new: 1 }, 'out of range: the first run');
+  assert.deepEqual(runsFromHash('#base=1.5&new=two', info), { base: 1, new: 1 });
+  assert.equal(runsHash({ base: 1, new: 1 }), '');
+  assert.equal(runsHash({ base: 2, new: 1 }), 'base=2');
+  assert.equal(runsHash({ base: 2, new: 3 }), 'base=2&new=3');
+});
+
+test('a side linked anew (another run shown) follows and leads; the old store is let go', () => {
+  const base = new Store();
+  const next = new Store();
+  const link = new ViewLink(base, next, 100);
+  const other = new Store();
+  link.replace('new', other);
+  base.set({ view: { t0: 0, t1: 10 } });
+  assert.deepEqual(other.state.view, { t0: 100, t1: 110 });
+  assert.equal(next.state.view, null, 'the replaced store no longer follows');
+  next.set({ view: { t0: 5000, t1: 5010 } });
+  assert.deepEqual(base.state.view, { t0: 0, t1: 10 }, 'nor leads');
+  other.set({ view: { t0: 200, t1: 220 } });
+  assert.deepEqual(base.state.view, { t0: 100, t1: 120 });
 });

@@ -183,9 +183,12 @@ pub fn decompress_target(data: &[u8]) {
     let len = bytes.len() as u64;
     // Small limits, so a stream that expands well meets them within a run.
     let (ratio, floor) = (20, 1 << 16);
+    // Any size is decoded in the background when it is known ahead, so the fuzzer
+    // drives that path too.
     let opts = SourceOptions {
         max_ratio: ratio,
         always_allowed: floor,
+        pipeline_from: 0,
     };
     match Source::from_bytes_with(bytes, &opts) {
         // Invalid UTF-8 becomes U+FFFD: up to three bytes of text per byte.

@@ -13,9 +13,11 @@ pub mod event;
 pub mod fuzzing;
 pub mod id;
 pub mod json;
+mod pending;
 pub mod runs;
 pub mod source;
 pub mod time;
+mod zstd_frames;
 
 pub use diag::{DiagKind, Diagnostic, Diagnostics, Occurrence, Severity};
 pub use event::{Event, RawJson};

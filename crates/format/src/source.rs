@@ -22,8 +22,11 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use memmap2::Mmap;
+
+use crate::pending::{Input, Pending};
 
 use crate::{DiagKind, Diagnostics};
 
@@ -43,13 +46,23 @@ pub struct SourceOptions {
     pub max_ratio: u64,
     /// Decompressed bytes allowed whatever the ratio ([`ALWAYS_ALLOWED`]).
     pub always_allowed: u64,
+    /// From this decompressed size on ([`PIPELINE_FROM`]), an input whose size is
+    /// known ahead (a zstd frame's header, a gzip member's trailer) is decoded on a
+    /// thread of its own while [`Source::prefix`] hands its decoded start to a reader;
+    /// `u64::MAX`: always decode first.
+    pub pipeline_from: u64,
 }
+
+/// The default of [`SourceOptions::pipeline_from`]: below it a second thread gains
+/// little.
+pub const PIPELINE_FROM: u64 = 32 << 20;
 
 impl Default for SourceOptions {
     fn default() -> Self {
         SourceOptions {
             max_ratio: DEFAULT_MAX_RATIO,
             always_allowed: ALWAYS_ALLOWED,
+            pipeline_from: PIPELINE_FROM,
         }
     }
 }
@@ -93,7 +106,10 @@ impl Compression {
     pub fn detect(bytes: &[u8]) -> Compression {
         if bytes.starts_with(&[0x1f, 0x8b]) {
             Compression::Gzip
-        } else if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        } else if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            || crate::zstd_frames::is_skippable(bytes)
+        {
+            // A skippable frame first is zstd too: `pzstd` starts every file with one.
             Compression::Zstd
         } else {
             Compression::None
@@ -112,6 +128,8 @@ impl Compression {
 enum Bytes {
     Mapped(Mmap),
     Owned(Vec<u8>),
+    /// The buffer a [`Pending`] decoded into.
+    Decoded,
 }
 
 impl Bytes {
@@ -119,19 +137,40 @@ impl Bytes {
         match self {
             Bytes::Mapped(m) => m,
             Bytes::Owned(v) => v,
+            Bytes::Decoded => &[],
         }
+    }
+}
+
+impl AsRef<[u8]> for Bytes {
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
     }
 }
 
 /// The text of one trace input.
 pub struct Source {
+    /// The text, once it is all there.
+    ready: OnceLock<Ready>,
+    /// A compressed input still being decoded, with what decoding it again takes.
+    pending: Option<Box<Background>>,
+    compression: Compression,
+    input_len: u64,
+}
+
+struct Background {
+    decoding: Pending,
+    input: Input,
+    opts: SourceOptions,
+}
+
+/// The text of a source and what was found producing it.
+struct Ready {
     bytes: Bytes,
     /// A repaired copy when `bytes` are not valid UTF-8; `text` then points here.
     lossy: Option<String>,
     /// Length of the byte order mark skipped at the start of `bytes`.
     bom: usize,
-    compression: Compression,
-    input_len: u64,
     diagnostics: Diagnostics,
 }
 
@@ -177,56 +216,118 @@ impl Source {
 
     fn from_input(raw: Bytes, input_len: u64, opts: &SourceOptions) -> io::Result<Source> {
         let compression = Compression::detect(raw.as_slice());
-        let input = raw.as_slice();
-        let limit = Limit {
-            compression: compression.as_str(),
-            input_len,
-            max_ratio: opts.max_ratio,
-            always_allowed: opts.always_allowed,
-        };
-        let (bytes, cut_short) = match compression {
-            Compression::None => (raw, None),
-            Compression::Gzip => {
-                let dec = flate2::bufread::MultiGzDecoder::new(input);
-                decompress(dec, |d| d.get_ref().len(), &limit)?
+        if compression == Compression::None {
+            return Ok(Source::build(raw, compression, input_len, None));
+        }
+        let limit = Limit::new(compression.as_str(), input_len, opts);
+        if let Some(len) = pipeline_len(raw.as_slice(), compression, &limit, opts) {
+            let input: Input = std::sync::Arc::new(raw);
+            match Pending::start(input.clone(), compression, len) {
+                Some(decoding) => {
+                    return Ok(Source {
+                        ready: OnceLock::new(),
+                        pending: Some(Box::new(Background {
+                            decoding,
+                            input,
+                            opts: *opts,
+                        })),
+                        compression,
+                        input_len,
+                    })
+                }
+                None => {
+                    let (bytes, cut_short) = decode_all((*input).as_ref(), compression, &limit)?;
+                    return Ok(Source::build(bytes, compression, input_len, cut_short));
+                }
             }
-            Compression::Zstd => {
-                let mut dec = zstd::stream::read::Decoder::with_buffer(input)?;
-                // The decoder allocates the frame's window up front: allow windows up
-                // to what the input may decompress to (at least zstd's default of
-                // 128 MiB, at most the 2 GiB of `zstd --long=31`), so a few bytes
-                // cannot ask for gigabytes.
-                let allowed = match opts.max_ratio {
-                    0 => u64::MAX,
-                    r => input_len.saturating_mul(r).max(opts.always_allowed),
-                };
-                let log = (64 - allowed.saturating_sub(1).leading_zeros()).clamp(27, 31);
-                dec.window_log_max(log)?;
-                let note = format!(
-                    " (windows up to 2^{log} bytes are allowed for this input: the limit grows \
-                     with the input's size and the ratio, up to 2^31)"
-                );
-                decompress(dec, |d| d.get_ref().len(), &limit).map_err(|e| {
-                    if RatioExceeded::of(&e).is_some() {
-                        e
-                    } else {
-                        io::Error::new(e.kind(), format!("{e}{note}"))
-                    }
-                })?
-            }
-        };
+        }
+        let (bytes, cut_short) = decode_all(raw.as_slice(), compression, &limit)?;
         Ok(Source::build(bytes, compression, input_len, cut_short))
     }
 
-    /// `cut_short` is the error that ended decompression early, if any.
     fn build(
         bytes: Bytes,
         compression: Compression,
         input_len: u64,
         cut_short: Option<String>,
     ) -> Source {
+        Source {
+            ready: OnceLock::from(Ready::build(bytes, &[], cut_short)),
+            pending: None,
+            compression,
+            input_len,
+        }
+    }
+
+    /// The text and its diagnostics, waiting for a pending decoder first.
+    fn ready(&self) -> &Ready {
+        self.ready.get_or_init(|| {
+            let bg = self
+                .pending
+                .as_ref()
+                .expect("a source without its text is being decoded");
+            let decoded = bg.decoding.finish();
+            if decoded.clean {
+                return Ready::build(Bytes::Decoded, &decoded.bytes, None);
+            }
+            // Off the plain path: the sequential decoder's text and diagnostics are
+            // the reference for damaged input.
+            let limit = Limit::new(self.compression.as_str(), self.input_len, &bg.opts);
+            match decode_all((*bg.input).as_ref(), self.compression, &limit) {
+                Ok((bytes, cut_short)) => Ready::build(bytes, &[], cut_short),
+                Err(e) => Ready::build(Bytes::Owned(Vec::new()), &[], Some(e.to_string())),
+            }
+        })
+    }
+
+    /// The bytes of the text, BOM included.
+    fn raw<'s>(&'s self, ready: &'s Ready) -> &'s [u8] {
+        match (&ready.bytes, &self.pending) {
+            (Bytes::Decoded, Some(bg)) => &bg.decoding.finish().bytes,
+            (bytes, _) => bytes.as_slice(),
+        }
+    }
+
+    /// The start of the text while a compressed input is still being decoded: waits
+    /// until `min` bytes of text are there (or all of them) and returns the text so
+    /// far (shorter than `min` only at its end). Once decoded, the whole
+    /// [`text`](Self::text). `None` when the prefix stopped short of the text
+    /// (damaged input, decoded again sequentially: wait for `text` instead).
+    pub fn prefix(&self, min: usize) -> Option<&str> {
+        let bg = match (&self.pending, self.ready.get()) {
+            (Some(bg), None) => bg,
+            _ => return Some(self.text()),
+        };
+        let bytes = bg.decoding.prefix(min.saturating_add(BOM.len()))?;
+        let bom = if bytes.starts_with(BOM) || BOM.starts_with(bytes) {
+            bytes.len().min(BOM.len())
+        } else {
+            0
+        };
+        // SAFETY: the decoder publishes only bytes it checked as UTF-8, up to a
+        // character boundary, and a BOM is a whole character.
+        Some(unsafe { std::str::from_utf8_unchecked(&bytes[bom..]) })
+    }
+
+    /// The text's size once decoded, when known ahead of it (an input being decoded
+    /// in the background, see [`prefix`](Self::prefix)); a BOM makes it 3 bytes less.
+    pub fn expected_len(&self) -> Option<usize> {
+        match (&self.pending, self.ready.get()) {
+            (Some(bg), None) => Some(bg.decoding.expected_len()),
+            _ => None,
+        }
+    }
+}
+
+impl Ready {
+    /// `decoded` holds the bytes when `bytes` is [`Bytes::Decoded`]; `cut_short` is
+    /// the error that ended decompression early, if any.
+    fn build(bytes: Bytes, decoded: &[u8], cut_short: Option<String>) -> Ready {
         let mut diagnostics = Diagnostics::new();
-        let all = bytes.as_slice();
+        let all = match bytes {
+            Bytes::Decoded => decoded,
+            _ => bytes.as_slice(),
+        };
         let bom = if all.starts_with(BOM) { BOM.len() } else { 0 };
         let body = &all[bom..];
         let lossy = match simdutf8::basic::from_utf8(body) {
@@ -247,30 +348,102 @@ impl Source {
             let end = lossy.as_ref().map_or(body.len(), String::len);
             diagnostics.add(DiagKind::Truncated, end as u64, || msg);
         }
-        Source {
+        Ready {
             bytes,
             lossy,
             bom,
-            compression,
-            input_len,
             diagnostics,
         }
     }
+}
 
+/// The decoded size of a compressed input worth decoding in the background, when it
+/// is known ahead and within the limit: a single zstd frame that declares it, or the
+/// size a gzip trailer gives (modulo 2^32, taken only when plausible; a wrong guess
+/// just means decoding again sequentially).
+fn pipeline_len(
+    raw: &[u8],
+    compression: Compression,
+    limit: &Limit,
+    opts: &SourceOptions,
+) -> Option<usize> {
+    let len = match compression {
+        Compression::None => return None,
+        Compression::Zstd => crate::zstd_frames::single_frame_size(raw)?,
+        Compression::Gzip => {
+            let tail: [u8; 4] = raw.get(raw.len().checked_sub(4)?..)?.try_into().ok()?;
+            let size = u64::from(u32::from_le_bytes(tail));
+            // JSON compresses well: a trailer that says otherwise is of another member.
+            (size >= (raw.len() as u64).saturating_mul(2)).then_some(size)?
+        }
+    };
+    (len >= opts.pipeline_from && len <= limit.allowed_total())
+        .then(|| usize::try_from(len).ok())
+        .flatten()
+}
+
+/// Decodes a whole compressed input (not plain) on this thread.
+fn decode_all(
+    input: &[u8],
+    compression: Compression,
+    limit: &Limit,
+) -> io::Result<(Bytes, Option<String>)> {
+    Ok(match compression {
+        Compression::None => (Bytes::Owned(input.to_vec()), None),
+        Compression::Gzip => {
+            let dec = flate2::bufread::MultiGzDecoder::new(input);
+            let (text, cut_short) = decompress(dec, |d| d.get_ref().len(), limit, 0)?;
+            (Bytes::Owned(text), cut_short)
+        }
+        Compression::Zstd => {
+            let mut dec = zstd::stream::read::Decoder::with_buffer(input)?;
+            // The decoder allocates the frame's window up front: allow windows up
+            // to what the input may decompress to (at least zstd's default of
+            // 128 MiB, at most the 2 GiB of `zstd --long=31`), so a few bytes
+            // cannot ask for gigabytes.
+            let allowed = limit.allowed_total();
+            let log = (64 - allowed.saturating_sub(1).leading_zeros()).clamp(27, 31);
+            if let Some(text) = crate::zstd_frames::decode_parallel(input, limit, log) {
+                return Ok((Bytes::Owned(text), None));
+            }
+            dec.window_log_max(log)?;
+            // A single frame usually declares its size: decode into a buffer of
+            // that size instead of doubling one (and copying it) as it grows.
+            let declared = zstd::zstd_safe::get_frame_content_size(input);
+            let hint = declared.ok().flatten().unwrap_or(0).min(allowed);
+            let note = format!(
+                " (windows up to 2^{log} bytes are allowed for this input: the limit grows \
+                     with the input's size and the ratio, up to 2^31)"
+            );
+            let (text, cut_short) = decompress(dec, |d| d.get_ref().len(), limit, hint as usize)
+                .map_err(|e| {
+                    if RatioExceeded::of(&e).is_some() {
+                        e
+                    } else {
+                        io::Error::new(e.kind(), format!("{e}{note}"))
+                    }
+                })?;
+            (Bytes::Owned(text), cut_short)
+        }
+    })
+}
+
+impl Source {
     /// The trace as text (decompressed, BOM removed, repaired if it was not UTF-8).
     pub fn text(&self) -> &str {
-        match &self.lossy {
+        let ready = self.ready();
+        match &ready.lossy {
             Some(s) => s,
             // SAFETY: `build` checked these exact bytes with simdutf8 and found them
             // valid; they never change afterwards (owned, or a read-only file map).
-            None => unsafe { std::str::from_utf8_unchecked(&self.bytes.as_slice()[self.bom..]) },
+            None => unsafe { std::str::from_utf8_unchecked(&self.raw(ready)[ready.bom..]) },
         }
     }
 
     /// Bytes removed before [`text`](Self::text) (a UTF-8 BOM), to turn a text offset
     /// into an offset of the decompressed input.
     pub fn text_start(&self) -> usize {
-        self.bom
+        self.ready().bom
     }
 
     pub fn compression(&self) -> Compression {
@@ -284,14 +457,15 @@ impl Source {
 
     /// Whether `text` is served straight from a file mapping (so `release` does work).
     pub fn is_mapped(&self) -> bool {
-        matches!(self.bytes, Bytes::Mapped(_)) && self.lossy.is_none()
+        let ready = self.ready();
+        matches!(ready.bytes, Bytes::Mapped(_)) && ready.lossy.is_none()
     }
 
     /// Problems met while producing the text: `truncated` (a compressed stream that
     /// ended early or was corrupt; everything decoded before that is kept) and
     /// `invalid_utf8`.
     pub fn diagnostics(&self) -> &Diagnostics {
-        &self.diagnostics
+        &self.ready().diagnostics
     }
 
     /// Tells the kernel the mapped pages wholly inside `range` (offsets of `text`) are
@@ -299,15 +473,16 @@ impl Source {
     /// trace is parsed part by part. Reading them later just faults them back in from
     /// the page cache. A no-op for in-memory text.
     pub fn release(&self, range: Range<usize>) {
-        let Bytes::Mapped(map) = &self.bytes else {
+        let ready = self.ready();
+        let Bytes::Mapped(map) = &ready.bytes else {
             return;
         };
-        if self.lossy.is_some() {
+        if ready.lossy.is_some() {
             return;
         }
         const PAGE: usize = 4096;
-        let start = range.start.saturating_add(self.bom);
-        let end = range.end.saturating_add(self.bom).min(map.len());
+        let start = range.start.saturating_add(ready.bom);
+        let end = range.end.saturating_add(ready.bom).min(map.len());
         // Only whole pages, so a neighbouring part still being parsed keeps its pages.
         let start = start.div_ceil(PAGE) * PAGE;
         let end = end / PAGE * PAGE;
@@ -324,26 +499,50 @@ impl Source {
 }
 
 /// What a decompression may produce.
-struct Limit {
-    compression: &'static str,
-    input_len: u64,
-    max_ratio: u64,
-    always_allowed: u64,
+#[derive(Clone, Copy)]
+pub(crate) struct Limit {
+    pub(crate) compression: &'static str,
+    pub(crate) input_len: u64,
+    pub(crate) max_ratio: u64,
+    pub(crate) always_allowed: u64,
+}
+
+impl Limit {
+    pub(crate) fn new(compression: &'static str, input_len: u64, opts: &SourceOptions) -> Limit {
+        Limit {
+            compression,
+            input_len,
+            max_ratio: opts.max_ratio,
+            always_allowed: opts.always_allowed,
+        }
+    }
+
+    /// The most the whole input may decompress to.
+    pub(crate) fn allowed_total(&self) -> u64 {
+        match self.max_ratio {
+            0 => u64::MAX,
+            r => self.input_len.saturating_mul(r).max(self.always_allowed),
+        }
+    }
 }
 
 /// Decodes a whole stream, stopping with [`RatioExceeded`] when the output grows past
 /// the ratio times the compressed bytes consumed (`unread` says how many of the
 /// input's bytes the decoder has not read yet). On a decoding error keeps every byte
 /// decoded so far and returns the error's text for a `truncated` diagnostic; an error
-/// before the first byte is the result.
-fn decompress<D: Read>(
+/// before the first byte is the result. `size_hint`: the output's expected size, when
+/// known, reserved up front (if the allocator grants it).
+pub(crate) fn decompress<D: Read>(
     mut dec: D,
     unread: impl Fn(&D) -> usize,
     limit: &Limit,
-) -> io::Result<(Bytes, Option<String>)> {
+    size_hint: usize,
+) -> io::Result<(Vec<u8>, Option<String>)> {
     /// The ratio is checked after each step, so the output overshoots by at most this.
     const STEP: u64 = 1 << 20;
     let mut out = Vec::new();
+    // One more step than the hint, so reading the end of the stream does not grow it.
+    let _ = out.try_reserve_exact(size_hint.saturating_add(STEP as usize));
     let what = limit.compression;
     loop {
         let read = (&mut dec).take(STEP).read_to_end(&mut out);
@@ -365,7 +564,7 @@ fn decompress<D: Read>(
             ));
         }
         match read {
-            Ok(0) => return Ok((Bytes::Owned(out), None)),
+            Ok(0) => return Ok((out, None)),
             Ok(_) => {}
             Err(e) if out.is_empty() => {
                 return Err(io::Error::new(
@@ -375,7 +574,7 @@ fn decompress<D: Read>(
             }
             Err(e) => {
                 let msg = format!("{what} stream ends early or is corrupt: {e}");
-                return Ok((Bytes::Owned(out), Some(msg)));
+                return Ok((out, Some(msg)));
             }
         }
     }

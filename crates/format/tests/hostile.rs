@@ -203,6 +203,7 @@ fn real_traces_compress_well_below_the_ratio() {
     let opts = |max_ratio| SourceOptions {
         max_ratio,
         always_allowed: 1 << 20,
+        ..SourceOptions::default()
     };
     for z in [
         gzip(text.as_bytes()),

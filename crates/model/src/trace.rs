@@ -24,6 +24,18 @@ pub trait TraceText: Send + Sync {
     /// The bytes in `range` have been parsed and are not needed for now (a mapped
     /// file can drop them from memory; they come back when args are read).
     fn release(&self, _range: std::ops::Range<usize>) {}
+
+    /// While the text is still arriving (a compressed input decoded in the
+    /// background): its start, at least `min` bytes of it unless it is shorter (see
+    /// [`tracescope_format::Source::prefix`]). `None`: wait for [`text`](Self::text).
+    fn prefix(&self, _min: usize) -> Option<&str> {
+        None
+    }
+
+    /// The text's size when it is still arriving and its size is known ahead.
+    fn expected_len(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl TraceText for String {
@@ -152,10 +164,34 @@ impl Trace {
         opts: &LoadOptions,
     ) -> Result<Trace, ReadError> {
         let t0 = Instant::now();
-        let input = text.text();
         let strings = SharedStrings::default();
         let registry = SharedRegistry::default();
         let arena = SharedArena::default();
+        // A text still arriving is read as it comes; each attempt at a part has a
+        // `Shared` of its own whose input is the prefix it was read on.
+        let early_len = text.expected_len().filter(|_| opts.read.threads != 1);
+        let slots = early_len.map_or(0, |len| json::early_slots(len, &opts.read));
+        let early_shared: Vec<std::sync::OnceLock<Shared<'_>>> =
+            (0..slots).map(|_| std::sync::OnceLock::new()).collect();
+        let early = early_len.map(|len| {
+            json::read_early(
+                |min| text.prefix(min),
+                len,
+                &opts.read,
+                |slot, prefix| {
+                    PartBuilder::new(early_shared[slot].get_or_init(|| Shared {
+                        input: prefix,
+                        strings: &strings,
+                        registry: &registry,
+                        arena: &arena,
+                        release: None,
+                        file: 0,
+                        base: 0,
+                    }))
+                },
+            )
+        });
+        let input = text.text();
         let release = |r: std::ops::Range<usize>| text.release(r);
         let shared = Shared {
             input,
@@ -176,7 +212,7 @@ impl Trace {
             system_trace_events,
             cpu_profile,
             diagnostics,
-        } = json::read_json(input, || PartBuilder::new(&shared), &opts.read)?;
+        } = json::read_json_after(input, || PartBuilder::new(&shared), &opts.read, early)?;
         let read_ms = t0.elapsed().as_secs_f64() * 1e3;
         let recs = Records::concat(parts.into_iter().map(|p| p.records).collect());
         let mut info = TraceInfo {
@@ -589,6 +625,33 @@ impl TraceText for tracescope_format::Source {
     fn release(&self, range: std::ops::Range<usize>) {
         tracescope_format::Source::release(self, range)
     }
+
+    fn prefix(&self, min: usize) -> Option<&str> {
+        tracescope_format::Source::prefix(self, min)
+    }
+
+    fn expected_len(&self) -> Option<usize> {
+        tracescope_format::Source::expected_len(self)
+    }
+}
+
+/// A source shared with whoever reads its diagnostics once the text is all there.
+impl TraceText for std::sync::Arc<tracescope_format::Source> {
+    fn text(&self) -> &str {
+        (**self).text()
+    }
+
+    fn release(&self, range: std::ops::Range<usize>) {
+        (**self).release(range)
+    }
+
+    fn prefix(&self, min: usize) -> Option<&str> {
+        (**self).prefix(min)
+    }
+
+    fn expected_len(&self) -> Option<usize> {
+        (**self).expected_len()
+    }
 }
 
 impl Trace {
@@ -599,9 +662,11 @@ impl Trace {
         opts: &LoadOptions,
     ) -> Result<Trace, ReadError> {
         let bytes = source.input_len();
-        let source_diags = source.diagnostics().clone();
-        let mut trace = Trace::from_json(Box::new(source), bytes, opts)?;
-        trace.diagnostics.merge(source_diags);
+        // Shared, so its diagnostics can be read once the text is all there (a
+        // compressed input may still be decoding while the reader starts).
+        let source = std::sync::Arc::new(source);
+        let mut trace = Trace::from_json(Box::new(source.clone()), bytes, opts)?;
+        trace.diagnostics.merge(source.diagnostics().clone());
         Ok(trace)
     }
 }

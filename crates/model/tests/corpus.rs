@@ -160,6 +160,62 @@ fn same_model_in_tiny_parts(all: &[PathBuf], chunk_bytes: usize) {
     }
 }
 
+/// A compressed trace is parsed while it is still being decoded (parts read from
+/// the decoded prefix): the model is exactly that of the plain file, for zstd and
+/// gzip, in tiny parts so that many parts are read early.
+#[test]
+fn compressed_traces_read_while_decoding_give_the_same_model() {
+    compressed_same_model(&tracescope_testdata::fixture_files(""), 64);
+    if let Some((_, all)) = corpus(&["catapult", "perfetto"], "real traces decoded while read") {
+        compressed_same_model(&all, 2048);
+    }
+}
+
+fn compressed_same_model(all: &[PathBuf], chunk_bytes: usize) {
+    use std::io::Write;
+    let read = ReadOptions {
+        threads: 2,
+        chunk_bytes,
+    };
+    let opts = tracescope_format::SourceOptions {
+        pipeline_from: 0,
+        ..Default::default()
+    };
+    let (mut plain_files, mut pipelined) = (0, 0);
+    for p in all {
+        let plain = std::fs::read(p).unwrap();
+        if tracescope_format::Compression::detect(&plain) != tracescope_format::Compression::None {
+            continue;
+        }
+        plain_files += 1;
+        let a = load_with(p, read.clone());
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&plain).unwrap();
+        for packed in [
+            zstd::bulk::compress(&plain, 1).unwrap(),
+            gz.finish().unwrap(),
+        ] {
+            let src = tracescope_format::Source::from_bytes_with(packed, &opts).unwrap();
+            pipelined += usize::from(src.expected_len().is_some());
+            let source_name = p.file_name().unwrap().to_string_lossy().into();
+            let b = Trace::from_source(
+                src,
+                &LoadOptions {
+                    source_name,
+                    read: read.clone(),
+                },
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            assert_same_model(p, &a, &b);
+        }
+    }
+    // Every zstd input declares its size; gzip ones that compress well say it too.
+    assert!(
+        pipelined >= plain_files,
+        "only {pipelined} of {plain_files} inputs decoded in the background"
+    );
+}
+
 /// Events from any reader (CTF, ETW) are built in parallel runs: runs of a few events
 /// give exactly the model of one run, diagnostics included.
 #[test]

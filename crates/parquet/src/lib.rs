@@ -15,14 +15,19 @@ use std::sync::Arc;
 
 use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical, ZstdLevel};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::{ColumnPath, Type as SchemaType};
 use tracescope_model::{ColumnInfo, ColumnType, Table, Trace, Value, TABLES};
 
-/// Rows per row group: big enough for good compression and dictionary pages,
-/// small enough to keep the buffered columns to tens of MB.
-const ROW_GROUP: usize = 1 << 20;
+/// Rows per row group: the columns of a row group are buffered whole (the
+/// args JSON of 1 M slices is ~200 MB), so groups of DuckDB's default size keep
+/// the export's memory near the model's; compression works per page anyway.
+const ROW_GROUP: usize = 122_880;
+
+/// zstd level: 1 costs about half the CPU of 3 for a few percent of size
+/// (BENCHMARKS.md, "SQL and Parquet").
+const ZSTD_LEVEL: i32 = 1;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -185,7 +190,11 @@ impl Buf {
                         data.extend_from_slice(s.as_bytes());
                         true
                     }
-                    Value::String(s) | Value::Json(s) => {
+                    Value::String(s) => {
+                        data.extend_from_slice(s.as_bytes());
+                        true
+                    }
+                    Value::Json(s) => {
                         data.extend_from_slice(s.as_bytes());
                         true
                     }
@@ -277,7 +286,9 @@ fn write_file(path: &Path, table: &Table, trace: &Trace) -> Result<(usize, usize
     let columns = table.columns();
     let schema = Arc::new(schema(&columns).map_err(pq)?);
     let props = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).map_err(pq)?))
+        .set_compression(Compression::ZSTD(
+            ZstdLevel::try_new(ZSTD_LEVEL).map_err(pq)?,
+        ))
         // Dictionaries for names and categories (few distinct values); ids, times
         // and args JSON are mostly distinct, where a dictionary only costs time.
         .set_dictionary_enabled(false)
@@ -287,6 +298,14 @@ fn write_file(path: &Path, table: &Table, trace: &Trace) -> Result<(usize, usize
         .filter(|c| c.ty == ColumnType::Str)
         .fold(props, |p, c| {
             p.set_column_dictionary_enabled(ColumnPath::from(c.name), true)
+        });
+    // No min/max of JSON text: nobody prunes on it, and it costs a comparison
+    // of every value.
+    let props = columns
+        .iter()
+        .filter(|c| c.ty == ColumnType::Json)
+        .fold(props, |p, c| {
+            p.set_column_statistics_enabled(ColumnPath::from(c.name), EnabledStatistics::None)
         });
     let props = Arc::new(props.build());
     let file = File::create(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;

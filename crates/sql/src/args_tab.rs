@@ -186,7 +186,7 @@ unsafe impl VTabCursor for ArgsCursor<'_> {
         let set = arg.arg_set_id.raw() as i64 + self.shared.base("args", self.trace);
         match i as usize {
             0 => ctx.set_result(set),
-            c if c < cols.len() => set_value(ctx, (cols[c].get)(arg)),
+            c if c < cols.len() => set_value(ctx, (cols[c].get)(&arg.as_ref())),
             c if c == cols.len() => ctx.set_result((set << 16) + self.pos.min(0xffff) as i64),
             _ => set_value(ctx, Value::Str(&self.shared.traces[self.trace].name)),
         }

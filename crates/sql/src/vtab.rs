@@ -364,7 +364,8 @@ fn key(v: Value<'_>) -> Key<'_> {
         Value::Int(i) => Key::Int(i),
         Value::UInt(u) => Key::UInt(u),
         Value::Float(f) => Key::Float(f.to_bits()),
-        Value::String(s) | Value::Json(s) => Key::Str(Cow::Owned(s)),
+        Value::String(s) => Key::Str(Cow::Owned(s)),
+        Value::Json(s) => Key::Str(s),
     }
 }
 
@@ -620,6 +621,7 @@ pub(crate) fn set_value(ctx: &mut Context, v: Value<'_>) -> rusqlite::Result<()>
         },
         Value::Float(f) => ctx.set_result(f),
         Value::Str(s) => ctx.set_result(s),
-        Value::String(s) | Value::Json(s) => ctx.set_result(&s),
+        Value::String(s) => ctx.set_result(&s),
+        Value::Json(s) => ctx.set_result(&*s),
     }
 }

@@ -150,10 +150,12 @@ pub fn json() -> String {
     e.add(
         r#"{"ph":"e","cat":"net","name":"Request","id":"0x11","pid":1,"tid":2,"ts":7000}"#.into(),
     );
-    // Legacy async with steps.
+    // Legacy async with steps, all `T` (a step runs to the next one): Parse, then
+    // Render. (A `p` step runs back to the step before it: after a `T` it would
+    // cover that step's time on the same row.)
     e.add(r#"{"ph":"S","cat":"load","name":"PageLoad","id":5,"pid":2,"tid":10,"ts":1000}"#.into());
     e.add(r#"{"ph":"T","cat":"load","name":"PageLoad","id":5,"pid":2,"tid":10,"ts":2000,"args":{"step":"Parse"}}"#.into());
-    e.add(r#"{"ph":"p","cat":"load","name":"PageLoad","id":5,"pid":2,"tid":10,"ts":5000,"args":{"step":"Render"}}"#.into());
+    e.add(r#"{"ph":"T","cat":"load","name":"PageLoad","id":5,"pid":2,"tid":10,"ts":5000,"args":{"step":"Render"}}"#.into());
     e.add(r#"{"ph":"F","cat":"load","name":"PageLoad","id":5,"pid":2,"tid":10,"ts":8000}"#.into());
 
     // Renderer main thread work, bound by flows to the browser.
@@ -265,5 +267,54 @@ mod tests {
             .iter()
             .any(|tr| tr.lane == tracescope_model::Lane::UiNest));
         assert!(t.tables.processes.iter().any(|p| !p.frame_url.is_none()));
+    }
+
+    /// Intervals that overlap on one row: `(row, start, end)` sorted by row and
+    /// start; touching is fine.
+    fn overlaps<R: Ord + Copy + std::fmt::Debug>(mut v: Vec<(R, i64, i64)>) -> Vec<String> {
+        v.sort();
+        v.windows(2)
+            .filter(|w| w[0].0 == w[1].0 && w[1].1 < w[0].2)
+            .map(|w| {
+                format!(
+                    "{:?} [{}, {}) and [{}, {})",
+                    w[0].0, w[0].1, w[0].2, w[1].1, w[1].2
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn demo_slices_nest_on_every_row() {
+        let t = trace().unwrap();
+        let sl = &t.tables.slices;
+        let rows = (0..sl.len())
+            .map(|i| ((sl.thread[i], sl.lane[i], sl.depth[i]), sl.ts[i], sl.end(i)))
+            .collect();
+        assert_eq!(overlaps(rows), Vec::<String>::new(), "thread slices");
+        // An async group's row is its lane.
+        let a = &t.tables.async_slices;
+        let rows = (0..a.ts.len())
+            .map(|i| ((a.group[i], a.lane[i]), a.ts[i], a.ts[i] + a.dur[i]))
+            .collect();
+        assert_eq!(overlaps(rows), Vec::<String>::new(), "async slices");
+        // The steps of PageLoad follow each other.
+        let steps: Vec<(String, i64, i64)> = (0..a.ts.len())
+            .filter(|&i| a.depth[i] == 1 && a.legacy[i])
+            .map(|i| {
+                (
+                    t.tables.strings.get(a.name[i]).to_string(),
+                    a.ts[i],
+                    a.dur[i],
+                )
+            })
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                ("Parse".to_string(), 2_000_000, 3_000_000),
+                ("Render".to_string(), 5_000_000, 3_000_000)
+            ]
+        );
     }
 }

@@ -256,7 +256,10 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
         crate::input::Input::Binary(binary) => return load_binary(&binary, path),
     };
     let done = Arc::new(AtomicBool::new(false));
-    let total = source.text().len() as u64;
+    // A compressed input may still be decoding: its size is known ahead.
+    let total = source
+        .expected_len()
+        .unwrap_or_else(|| source.text().len()) as u64;
     let bar = std::io::stderr()
         .is_terminal()
         .then(|| spawn_progress(path, total, read.clone(), done.clone()));
@@ -268,6 +271,13 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
         ..LoadOptions::default()
     };
     let bytes = source.input_len();
+    let source = Arc::new(source);
+    let counted = Counted {
+        source: source.clone(),
+        read,
+    };
+    let result = Trace::from_json(Box::new(counted), bytes, &opts);
+    // Read once the text is all there (the reader waits for that).
     let source_diags = source.diagnostics().clone();
     // Why the decompressed text ends where it does, for an error about that text.
     let cut_short = source_diags
@@ -278,8 +288,7 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
                 d.offset, d.example
             )
         });
-    let counted = Counted { source, read };
-    let result = Trace::from_json(Box::new(counted), bytes, &opts).map(|mut t| {
+    let result = result.map(|mut t| {
         t.diagnostics.merge(source_diags);
         t
     });
@@ -313,7 +322,7 @@ fn load_binary(binary: &crate::input::Binary, path: &Path) -> Result<Trace> {
 /// The source, counting the bytes the reader has finished with (it releases each
 /// part of the event list once parsed): the progress of the read.
 struct Counted {
-    source: Source,
+    source: Arc<Source>,
     read: Arc<AtomicU64>,
 }
 
@@ -325,6 +334,14 @@ impl TraceText for Counted {
     fn release(&self, range: std::ops::Range<usize>) {
         self.read.fetch_add(range.len() as u64, Ordering::Relaxed);
         self.source.release(range)
+    }
+
+    fn prefix(&self, min: usize) -> Option<&str> {
+        self.source.prefix(min)
+    }
+
+    fn expected_len(&self) -> Option<usize> {
+        self.source.expected_len()
     }
 }
 

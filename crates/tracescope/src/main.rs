@@ -276,8 +276,8 @@ enum Command {
         /// Write here instead of standard output.
         #[arg(short, long, conflicts_with = "view")]
         output: Option<PathBuf>,
-        /// Open the compare view in the browser (the first run of each side on the
-        /// timelines) after printing the table.
+        /// Open the compare view in the browser (each side's timeline shows one of
+        /// its runs, the first unless picked) after printing the table.
         #[arg(long, conflicts_with_all = ["json", "markdown", "fail_on"])]
         view: bool,
         #[command(flatten)]

@@ -191,3 +191,119 @@ fn duckdb_and_pyarrow_read_the_export_as_tables_prints_it() {
     assert_eq!(names, ["trace=browser.json", "trace=renderer.json"]);
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// `tables` output of `table` for `file`, one JSON value per row.
+fn rows_of(file: &Path, table: &str) -> Vec<serde_json::Value> {
+    let out = Command::new(bin())
+        .args(["tables", file.to_str().unwrap(), "--table", table])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Every kind of arg (nested, arrays, big integers, escapes written every way,
+/// whitespace, B and E both with args) reads the same as before the args were
+/// walked in place instead of parsed and re-serialised: `tables` prints what the
+/// files in `args-expected/` hold (written by the earlier version), and the
+/// export holds the same values (the JSON `args` column text for text, the
+/// `args` table row for row).
+#[test]
+fn args_column_and_table_are_unchanged_and_exported_as_tables_prints_them() {
+    let file = fixture("args.json");
+    let tables = [
+        "args",
+        "slices",
+        "instants",
+        "async_slices",
+        "snapshots",
+        "metadata",
+        "other",
+    ];
+    for table in tables {
+        let out = Command::new(bin())
+            .args(["tables", file.to_str().unwrap(), "--table", table])
+            .output()
+            .unwrap();
+        let expected =
+            std::fs::read_to_string(fixture(&format!("args-expected/{table}.jsonl"))).unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{table}");
+    }
+    let out = tmp("args");
+    let run = Command::new(bin())
+        .args(["export", "--format", "parquet", "--out"])
+        .arg(&out)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    const READ: &str = r#"
+import json, sys
+import pyarrow.parquet as pq
+out, tables = sys.argv[1], sys.argv[2].split(",")
+res = {}
+for t in tables:
+    rows = pq.read_table(f"{out}/{t}/trace=args.json/part-0.parquet").to_pylist()
+    # JSON has no infinity: null, as in `tables`.
+    res[t] = [{k: (None if isinstance(v, float) and v in (float("inf"), float("-inf")) else v) for k, v in r.items()} for r in rows]
+print(json.dumps(res))
+"#;
+    let py = Command::new("python3")
+        .args(["-c", READ, out.to_str().unwrap(), &tables.join(",")])
+        .output()
+        .unwrap();
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    let got: serde_json::Value = serde_json::from_slice(&py.stdout).unwrap();
+    // The args table row for row, every column (infinity is null in JSON lines
+    // and in Python's JSON alike).
+    let want = rows_of(&file, "args");
+    let rows = got["args"].as_array().unwrap();
+    assert_eq!(rows.len(), want.len());
+    for (r, w) in rows.iter().zip(&want) {
+        for (k, v) in w.as_object().unwrap() {
+            match (r[k].as_f64(), v.as_f64()) {
+                (Some(a), Some(b)) => assert_eq!(a, b, "args.{k} of {w}"),
+                _ => assert_eq!(&r[k], v, "args.{k} of {w}"),
+            }
+        }
+    }
+    // The JSON args column, byte for byte as `tables` prints it (its lines hold
+    // numbers serde_json cannot read, like 1E400: compared as text).
+    for table in &tables[1..] {
+        let printed =
+            std::fs::read_to_string(fixture(&format!("args-expected/{table}.jsonl"))).unwrap();
+        let rows = got[*table].as_array().unwrap();
+        assert_eq!(rows.len(), printed.lines().count(), "{table}");
+        let mut with_args = 0;
+        for r in rows {
+            if let Some(text) = r["args"].as_str() {
+                with_args += 1;
+                assert!(
+                    printed.contains(&format!("\"args\":{text},")),
+                    "{table}: {text} is not as tables prints it"
+                );
+            }
+        }
+        assert_eq!(
+            with_args,
+            printed
+                .lines()
+                .filter(|l| !l.contains("\"args\":null"))
+                .count(),
+            "{table}"
+        );
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -16,6 +16,7 @@ use std::borrow::Cow;
 
 use crate::{Diagnostics, Event, RawJson};
 
+mod early;
 mod fields;
 mod lexer;
 mod list;
@@ -25,7 +26,8 @@ mod starts;
 pub mod value;
 pub mod writer;
 
-pub use reader::{read_events, read_json};
+pub use early::{early_slots, read_early, EarlyParts};
+pub use reader::{read_events, read_json, read_json_after};
 pub use value::Value;
 pub use writer::{JsonWriter, Trailer};
 

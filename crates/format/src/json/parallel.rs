@@ -15,6 +15,7 @@ use super::reader::{ListOutcome, Lists};
 use super::{EventSink, ReadOptions};
 use crate::Diagnostics;
 
+use super::early::EarlyParts;
 use super::starts::Starts;
 use rayon::prelude::*;
 
@@ -22,38 +23,47 @@ use rayon::prelude::*;
 pub(crate) struct PartLists<'o, F, S> {
     make_sink: &'o F,
     opts: &'o ReadOptions,
+    /// Parts read while the text was arriving, for the first list read with `]`.
+    early: Option<EarlyParts<S>>,
     pub parts: Vec<S>,
 }
 
 impl<'o, F, S> PartLists<'o, F, S> {
-    pub fn new(make_sink: &'o F, opts: &'o ReadOptions) -> Self {
+    pub fn new(make_sink: &'o F, opts: &'o ReadOptions, early: Option<EarlyParts<S>>) -> Self {
         PartLists {
             make_sink,
             opts,
+            early,
             parts: Vec::new(),
         }
     }
 }
 
-/// Where the cuts of one list are.
+/// Where the cuts of one list are: on a grid of `chunk` bytes from `origin` (the
+/// list's start, or 0 to meet the grid of parts read early).
 #[derive(Clone, Copy)]
 struct Cuts {
-    start: usize,
+    origin: usize,
     chunk: usize,
     len: usize,
 }
 
 impl Cuts {
+    /// The grid cell holding `pos`.
+    fn cell(self, pos: usize) -> usize {
+        (pos - self.origin) / self.chunk
+    }
+
     /// The first cut after `pos`: a part starting at `pos` stops at the first event
     /// start at or after it.
     fn after(self, pos: usize) -> usize {
-        let k = (pos - self.start) / self.chunk + 1;
-        self.start.saturating_add(k.saturating_mul(self.chunk))
+        let k = self.cell(pos) + 1;
+        self.origin.saturating_add(k.saturating_mul(self.chunk))
     }
 
-    /// Cuts `1..=count()` lie inside the text.
-    fn count(self) -> usize {
-        (self.len - self.start).saturating_sub(1) / self.chunk
+    /// The cell of the text's last byte.
+    fn last(self) -> usize {
+        self.cell(self.len.max(self.origin + 1) - 1)
     }
 
     fn plan(self, start: usize, closer: Option<u8>, speculative: bool) -> PartPlan {
@@ -72,8 +82,19 @@ where
     F: Fn() -> S + Sync,
 {
     fn read_list(&mut self, text: &'a str, start: usize, closer: Option<u8>) -> ListOutcome {
+        let early = match self.early.take() {
+            Some(e)
+                if closer == Some(b']')
+                    && e.belong_to(text)
+                    && e.chunk == self.opts.chunk_bytes.max(1) =>
+            {
+                Some(e)
+            }
+            // Read from another text or grid, or for a list without `]`: of no use.
+            _ => None,
+        };
         let cuts = Cuts {
-            start,
+            origin: if early.is_some() { 0 } else { start },
             chunk: self.opts.chunk_bytes.max(1),
             len: text.len(),
         };
@@ -82,26 +103,39 @@ where
             0 => rayon::current_num_threads(),
             n => n,
         };
-        // Guessed parts, indexed by cut: part k starts in `cut_k .. cut_k+1`.
+        let (first, last) = (cuts.cell(start), cuts.last());
+        let mut early_cells = early.map(|e| e.cells).unwrap_or_default();
+        // Guessed parts, by cell from `first`: part k starts in cell `first + k`.
         let mut guessed: Vec<Option<Part<S>>> = Vec::new();
-        if threads > 1 && cuts.count() > 0 {
-            let guess = |k: usize| -> Option<Part<S>> {
-                if k == 0 {
+        let cells: Vec<(usize, Option<Part<S>>)> = (first..=last)
+            .map(|c| {
+                (
+                    c,
+                    early_cells
+                        .remove(&c)
+                        .filter(|p| c != first || p.start == start),
+                )
+            })
+            .collect();
+        if threads > 1 && last > first || cells.iter().any(|(_, p)| p.is_some()) {
+            let guess = |(cell, early): (usize, Option<Part<S>>)| -> Option<Part<S>> {
+                if early.is_some() {
+                    return early;
+                }
+                if cell == first {
                     return Some(read_part(text, cuts.plan(start, closer, false), make()));
                 }
-                let cut = start + k * cuts.chunk;
+                if threads <= 1 {
+                    return None;
+                }
+                let cut = cuts.origin + cell * cuts.chunk;
                 // A guess walks at most a chunk from each `{`, so deep nesting
                 // costs no more than reading.
                 let at =
                     Starts::guessing(text, cuts.chunk).find(cut, cut.saturating_add(cuts.chunk))?;
                 Some(read_part(text, cuts.plan(at, closer, true), make()))
             };
-            let run = || {
-                (0..=cuts.count())
-                    .into_par_iter()
-                    .map(guess)
-                    .collect::<Vec<_>>()
-            };
+            let run = || cells.into_par_iter().map(guess).collect::<Vec<_>>();
             guessed = if self.opts.threads == 0 {
                 run()
             } else {
@@ -132,7 +166,7 @@ where
                 PartEnd::Boundary(at) => {
                     pos = at;
                     next = guessed
-                        .get_mut((at - start) / cuts.chunk)
+                        .get_mut(cuts.cell(at) - first)
                         .and_then(Option::take);
                 }
                 end => {

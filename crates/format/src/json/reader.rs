@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use super::early::EarlyParts;
 use super::lexer::{cow, excerpt, Fail, Lexer};
 use super::list::{read_part, PartEnd, PartPlan};
 use super::parallel::PartLists;
@@ -26,7 +27,22 @@ where
     S: EventSink<'a> + Send,
     F: Fn() -> S + Sync,
 {
-    let mut lists = PartLists::new(&make_sink, opts);
+    read_json_after(text, make_sink, opts, None)
+}
+
+/// [`read_json`], using the parts [`read_early`](super::read_early) read from this
+/// same text while it was arriving (parts that do not fit are read again).
+pub fn read_json_after<'a, S, F>(
+    text: &'a str,
+    make_sink: F,
+    opts: &ReadOptions,
+    early: Option<EarlyParts<S>>,
+) -> Result<JsonTrace<'a, S>, ReadError>
+where
+    S: EventSink<'a> + Send,
+    F: Fn() -> S + Sync,
+{
+    let mut lists = PartLists::new(&make_sink, opts, early);
     let doc = read_document(text, &mut lists)?;
     Ok(doc.into_trace(lists.parts))
 }

@@ -2,12 +2,15 @@
 //! Perfetto's `args` table has them (`args.a.b`, `args.list[0]`). Args stay text in
 //! the model; an arg set is parsed only when someone reads it.
 
-use tracescope_format::json::Value as Json;
+use std::borrow::Cow;
 
-use super::decl::{Column, ColumnType as T, RowSource, Table, Value};
+use super::decl::{ArgGetter, Column, ColumnType as T, RowSource, Table, Value};
 use super::ids::ArgSetId;
 use crate::args::TextRef;
 use crate::trace::Trace;
+
+mod walk;
+pub use walk::{shape, ArgWalk, LeafValue, Shape};
 
 /// The event an arg set belongs to: a row of one of the tables with args.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +60,59 @@ impl ArgValue {
             ArgValue::Real(r) => r.to_string(),
             ArgValue::Str(s) => s.clone(),
             ArgValue::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+/// One leaf value of an arg set, borrowed (from the trace's text or an
+/// [`ArgWalk`]): what the declared columns read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ArgRef<'a> {
+    pub arg_set_id: ArgSetId,
+    pub flat_key: &'a str,
+    pub key: &'a str,
+    pub value: LeafValue<'a>,
+}
+
+impl Arg {
+    pub fn as_ref(&self) -> ArgRef<'_> {
+        ArgRef {
+            arg_set_id: self.arg_set_id,
+            flat_key: &self.flat_key,
+            key: &self.key,
+            value: match &self.value {
+                ArgValue::Int(i) => LeafValue::Int(*i),
+                ArgValue::Real(r) => LeafValue::Real(*r),
+                ArgValue::Str(s) => LeafValue::Str(s),
+                ArgValue::Bool(b) => LeafValue::Bool(*b),
+            },
+        }
+    }
+}
+
+impl ArgRef<'_> {
+    pub fn to_owned(&self) -> Arg {
+        Arg {
+            arg_set_id: self.arg_set_id,
+            flat_key: self.flat_key.to_string(),
+            key: self.key.to_string(),
+            value: match self.value {
+                LeafValue::Int(i) => ArgValue::Int(i),
+                LeafValue::Real(r) => ArgValue::Real(r),
+                LeafValue::Str(s) => ArgValue::Str(s.to_string()),
+                LeafValue::Bool(b) => ArgValue::Bool(b),
+            },
+        }
+    }
+}
+
+impl LeafValue<'_> {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            LeafValue::Int(_) => "int",
+            LeafValue::Real(_) => "real",
+            LeafValue::Str(_) => "string",
+            LeafValue::Bool(_) => "bool",
         }
     }
 }
@@ -146,72 +202,90 @@ impl Trace {
         let mut out = Vec::new();
         if let Some(owner) = self.arg_owner(id) {
             let (a, e) = self.owner_args(owner);
-            if let Some(text) = self.merged_args(a, e) {
-                if let Ok(v) = Json::parse(&text) {
-                    flatten(id, &v, "args", "args", &mut out);
-                }
-            }
+            self.walk_args(&mut ArgWalk::default(), id, a, e, |arg| {
+                out.push(arg.to_owned())
+            });
         }
         out
     }
 
+    /// The args text of an event (merged with the closing event's: its keys
+    /// win), as compact JSON: the text as written when it already is.
+    pub fn args_text(&self, args: TextRef, end_args: TextRef) -> Option<Cow<'_, str>> {
+        let one = |r: TextRef| {
+            let text = self.raw(r);
+            match shape(text) {
+                Shape::Compact => Cow::Borrowed(text),
+                _ => Cow::Owned(tracescope_format::json::value::compact(text)),
+            }
+        };
+        match (args.is_none(), end_args.is_none()) {
+            (true, true) => None,
+            (false, true) => Some(one(args)),
+            (true, false) => Some(one(end_args)),
+            (false, false) => self.merged_args(args, end_args).map(Cow::Owned),
+        }
+    }
+
     /// A JSON cell of `args` merged with the closing event's `args`.
     pub fn args_value(&self, args: TextRef, end_args: TextRef) -> Value<'_> {
-        self.merged_args(args, end_args)
+        self.args_text(args, end_args)
             .map_or(Value::Null, Value::Json)
     }
-}
 
-/// One row per leaf: objects add `.key`, arrays `[i]` (to `key` only); nulls and
-/// empty objects make no row.
-fn flatten(id: ArgSetId, v: &Json<'_>, flat: &str, key: &str, out: &mut Vec<Arg>) {
-    let leaf = |value| Arg {
-        arg_set_id: id,
-        flat_key: flat.to_string(),
-        key: key.to_string(),
-        value,
-    };
-    match v {
-        Json::Null => {}
-        Json::Bool(b) => out.push(leaf(ArgValue::Bool(*b))),
-        Json::Number(n) => {
-            let value = match tracescope_format::Int64::parse_number(n) {
-                Some(tracescope_format::Int64::I(i)) => ArgValue::Int(i),
-                _ => ArgValue::Real(n.parse().unwrap_or(f64::NAN)),
-            };
-            out.push(leaf(value));
-        }
-        Json::String(s) => out.push(leaf(ArgValue::Str(s.to_string()))),
-        Json::Array(items) => {
-            for (i, it) in items.iter().enumerate() {
-                flatten(id, it, flat, &format!("{key}[{i}]"), out);
-            }
-        }
-        Json::Object(members) => {
-            for (k, it) in members {
-                flatten(id, it, &format!("{flat}.{k}"), &format!("{key}.{k}"), out);
-            }
+    /// Calls `each` with every leaf of arg set `id` (the args `args` and
+    /// `end_args`), walked with the buffers of `walk`.
+    fn walk_args(
+        &self,
+        walk: &mut ArgWalk,
+        id: ArgSetId,
+        args: TextRef,
+        end_args: TextRef,
+        mut each: impl FnMut(&ArgRef<'_>),
+    ) {
+        let merged;
+        let text = match (args.is_none(), end_args.is_none()) {
+            (true, true) => return,
+            (false, true) => self.raw(args),
+            (true, false) => self.raw(end_args),
+            (false, false) => match self.merged_args(args, end_args) {
+                Some(m) => {
+                    merged = m;
+                    &merged
+                }
+                None => return,
+            },
+        };
+        walk.walk(text);
+        for (flat_key, key, value) in walk.leaves(text) {
+            each(&ArgRef {
+                arg_set_id: id,
+                flat_key,
+                key,
+                value,
+            });
         }
     }
 }
 
 /// Calls `each` with every arg of every arg set, in arg set order.
-pub fn for_each_arg(trace: &Trace, mut each: impl FnMut(&Arg)) {
+pub fn for_each_arg(trace: &Trace, mut each: impl FnMut(&ArgRef<'_>)) {
+    let mut walk = ArgWalk::default();
     for (len, make) in lens(trace).into_iter().zip(OWNERS) {
         for row in 0..len {
-            if let Some(id) = trace.arg_set_id(make(row)) {
-                for arg in trace.arg_set(id) {
-                    each(&arg);
-                }
+            let owner = make(row);
+            if let Some(id) = trace.arg_set_id(owner) {
+                let (a, e) = trace.owner_args(owner);
+                trace.walk_args(&mut walk, id, a, e, &mut each);
             }
         }
     }
 }
 
-fn int(a: &Arg) -> Option<i64> {
+fn int(a: &ArgRef<'_>) -> Option<i64> {
     match a.value {
-        ArgValue::Int(i) => Some(i),
-        ArgValue::Bool(b) => Some(b as i64),
+        LeafValue::Int(i) => Some(i),
+        LeafValue::Bool(b) => Some(b as i64),
         _ => None,
     }
 }
@@ -219,70 +293,77 @@ fn int(a: &Arg) -> Option<i64> {
 pub static TABLE: Table = Table {
     name: "args",
     doc: "Every event's args flattened, one row per leaf value (Perfetto's args table).",
-    rows: RowSource::ArgSets {
-        columns: &[
-            Column {
-                name: "arg_set_id",
-                ty: T::Id("args"),
-                nullable: false,
-                doc: "the arg set (slices.arg_set_id and others point here)",
-                get: |a| a.arg_set_id.into(),
-            },
-            Column {
-                name: "flat_key",
-                ty: T::Str,
-                nullable: false,
-                doc: "key without array indexes (args.list)",
-                get: |a| Value::Str(&a.flat_key),
-            },
-            Column {
-                name: "key",
-                ty: T::Str,
-                nullable: false,
-                doc: "full key (args.list[0])",
-                get: |a| Value::Str(&a.key),
-            },
-            Column {
-                name: "int_value",
-                ty: T::Int,
-                nullable: true,
-                doc: "integer and bool values",
-                get: |a| Value::opt_int(int(a)),
-            },
-            Column {
-                name: "string_value",
-                ty: T::Str,
-                nullable: true,
-                doc: "string values",
-                get: |a| match &a.value {
-                    ArgValue::Str(s) => Value::Str(s),
-                    _ => Value::Null,
-                },
-            },
-            Column {
-                name: "real_value",
-                ty: T::Float,
-                nullable: true,
-                doc: "floating-point values (and integers beyond 64 bits)",
-                get: |a| match a.value {
-                    ArgValue::Real(r) => Value::Float(r),
-                    _ => Value::Null,
-                },
-            },
-            Column {
-                name: "value_type",
-                ty: T::Str,
-                nullable: false,
-                doc: "int, real, string or bool",
-                get: |a| Value::Str(a.value.type_name()),
-            },
-            Column {
-                name: "display_value",
-                ty: T::Str,
-                nullable: false,
-                doc: "the value as text",
-                get: |a| Value::String(a.value.display()),
-            },
-        ],
-    },
+    rows: RowSource::ArgSets { columns: COLUMNS },
 };
+
+const _: () = assert!(COLUMNS.len() <= super::decl::MAX_ARG_COLUMNS);
+
+const COLUMNS: &[Column<ArgGetter>] = &[
+    Column {
+        name: "arg_set_id",
+        ty: T::Id("args"),
+        nullable: false,
+        doc: "the arg set (slices.arg_set_id and others point here)",
+        get: |a| a.arg_set_id.into(),
+    },
+    Column {
+        name: "flat_key",
+        ty: T::Str,
+        nullable: false,
+        doc: "key without array indexes (args.list)",
+        get: |a| Value::Str(a.flat_key),
+    },
+    Column {
+        name: "key",
+        ty: T::Str,
+        nullable: false,
+        doc: "full key (args.list[0])",
+        get: |a| Value::Str(a.key),
+    },
+    Column {
+        name: "int_value",
+        ty: T::Int,
+        nullable: true,
+        doc: "integer and bool values",
+        get: |a| Value::opt_int(int(a)),
+    },
+    Column {
+        name: "string_value",
+        ty: T::Str,
+        nullable: true,
+        doc: "string values",
+        get: |a| match a.value {
+            LeafValue::Str(s) => Value::Str(s),
+            _ => Value::Null,
+        },
+    },
+    Column {
+        name: "real_value",
+        ty: T::Float,
+        nullable: true,
+        doc: "floating-point values (and integers beyond 64 bits)",
+        get: |a| match a.value {
+            LeafValue::Real(r) => Value::Float(r),
+            _ => Value::Null,
+        },
+    },
+    Column {
+        name: "value_type",
+        ty: T::Str,
+        nullable: false,
+        doc: "int, real, string or bool",
+        get: |a| Value::Str(a.value.type_name()),
+    },
+    Column {
+        name: "display_value",
+        ty: T::Str,
+        nullable: false,
+        doc: "the value as text",
+        get: |a| match a.value {
+            LeafValue::Str(s) => Value::Str(s),
+            LeafValue::Bool(b) => Value::Str(if b { "true" } else { "false" }),
+            LeafValue::Int(i) => Value::String(i.to_string()),
+            LeafValue::Real(r) => Value::String(r.to_string()),
+        },
+    },
+];

@@ -2,11 +2,12 @@
 //! (CSV, JSON lines), SQL, Parquet and the server's JSON all go through
 //! [`TABLES`], so adding a column is one entry in the module that owns the table.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use tracescope_format::Int64;
 
-use super::arg_sets::Arg;
+use super::arg_sets::ArgRef;
 use crate::strings::StrId;
 use crate::trace::Trace;
 
@@ -55,7 +56,7 @@ impl ColumnType {
 pub type Getter = for<'t> fn(&'t Trace, usize) -> Value<'t>;
 
 /// Reads one cell of a row of the args table.
-pub type ArgGetter = for<'a> fn(&'a Arg) -> Value<'a>;
+pub type ArgGetter = for<'a> fn(&'a ArgRef<'a>) -> Value<'a>;
 
 /// One column: its name, type, nullability, a line of doc and how to read it.
 pub struct Column<G = Getter> {
@@ -117,11 +118,13 @@ impl Table {
         }
     }
 
-    /// Calls `each` with the cells of every row, in `tables` order.
-    pub fn for_each_row<'t>(&self, trace: &'t Trace, mut each: impl FnMut(&[Value<'t>])) {
-        let mut cells = Vec::new();
+    /// Calls `each` with the cells of every row, in `tables` order. The cells
+    /// borrow from the trace or from the row being read (args are walked one arg
+    /// set at a time), so they live for the call only.
+    pub fn for_each_row(&self, trace: &Trace, mut each: impl FnMut(&[Value<'_>])) {
         match &self.rows {
             RowSource::Indexed { order, columns, .. } => {
+                let mut cells = Vec::new();
                 for i in order(trace) {
                     cells.clear();
                     cells.extend(columns.iter().map(|c| (c.get)(trace, i as usize)));
@@ -129,12 +132,17 @@ impl Table {
                 }
             }
             RowSource::ArgSets { columns } => super::arg_sets::for_each_arg(trace, |arg| {
-                let cells: Vec<Value<'_>> = columns.iter().map(|c| (c.get)(arg).owned()).collect();
-                each(&cells);
+                // On the stack: the cells borrow from this arg only.
+                let cells: [Value<'_>; MAX_ARG_COLUMNS] =
+                    std::array::from_fn(|k| columns.get(k).map_or(Value::Null, |c| (c.get)(arg)));
+                each(&cells[..columns.len()]);
             }),
         }
     }
 }
+
+/// Columns of the args table at most (checked where they are declared).
+pub(crate) const MAX_ARG_COLUMNS: usize = 12;
 
 /// Every table, in the order `tracescope tables` and `query --schema` list them.
 pub static TABLES: &[&Table] = &[
@@ -173,8 +181,8 @@ pub enum Value<'t> {
     Str(&'t str),
     /// A string made for the cell (a stack, an id as written).
     String(String),
-    /// JSON text.
-    Json(String),
+    /// JSON text (borrowed when the trace holds it as written).
+    Json(Cow<'t, str>),
 }
 
 impl Value<'_> {
@@ -188,7 +196,7 @@ impl Value<'_> {
             Value::Float(f) => Value::Float(*f),
             Value::Str(s) => Value::String(s.to_string()),
             Value::String(s) => Value::String(s.clone()),
-            Value::Json(s) => Value::Json(s.clone()),
+            Value::Json(s) => Value::Json(Cow::Owned(s.to_string())),
         }
     }
 
@@ -227,7 +235,7 @@ impl From<&Value<'_>> for Cell {
             Value::Float(f) => Cell::Float(*f),
             Value::Str(s) => Cell::Str(s.to_string()),
             Value::String(s) => Cell::Str(s.clone()),
-            Value::Json(s) => Cell::Json(s.clone()),
+            Value::Json(s) => Cell::Json(s.to_string()),
         }
     }
 }

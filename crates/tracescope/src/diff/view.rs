@@ -1,7 +1,8 @@
-//! The compare view's server (`diff --view`, `view --compare`): the first run of
-//! each side served with the single-trace API under `/base` and `/new`, and the
-//! comparison under `/api/compare`, `/api/diff` and `/api/diff/flame`
-//! (docs/api.md, "Compare view"). The page is `compare.html`, served at `/`.
+//! The compare view's server (`diff --view`, `view --compare`): each run of each
+//! side served with the single-trace API under `/runs/base/N` and `/runs/new/N`
+//! (the first runs also under `/base` and `/new`), and the comparison under
+//! `/api/compare`, `/api/diff` and `/api/diff/flame` (docs/api.md, "Compare view").
+//! The page is `compare.html`, served at `/`.
 
 use std::sync::{Arc, Mutex};
 
@@ -24,27 +25,37 @@ use super::run::{By, Run};
 use crate::serve::routes::Params;
 use crate::serve::{self, AppState};
 
-/// One side: its first run served whole, every run's trace for regrouping.
+/// One side: every run served whole (the first with its indexes built at once,
+/// the others when the page first shows them) and regrouped for the comparison.
 pub struct Side {
-    pub first: Arc<AppState>,
-    pub rest: Vec<Trace>,
+    pub runs: Vec<Arc<AppState>>,
     pub files: Vec<String>,
 }
 
 impl Side {
-    pub fn new(mut traces: Vec<Trace>, files: Vec<String>) -> Side {
-        let rest = traces.split_off(1);
-        let first = traces.pop().expect("a side has a run");
-        let name = files.first().cloned().unwrap_or_default();
-        Side {
-            first: serve::ready(first, name),
-            rest,
-            files,
-        }
+    pub fn new(traces: Vec<Trace>, files: Vec<String>) -> Side {
+        assert!(!traces.is_empty(), "a side has a run");
+        let runs = traces
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let name = files.get(i).cloned().unwrap_or_default();
+                if i == 0 {
+                    serve::ready(t, name)
+                } else {
+                    Arc::new(AppState::new(t, name))
+                }
+            })
+            .collect();
+        Side { runs, files }
+    }
+
+    fn first(&self) -> &AppState {
+        &self.runs[0]
     }
 
     fn traces(&self) -> impl Iterator<Item = &Trace> {
-        std::iter::once(&self.first.trace).chain(&self.rest)
+        self.runs.iter().map(|r| &r.trace)
     }
 
     fn runs(&self, by: By) -> Vec<Run> {
@@ -55,13 +66,17 @@ impl Side {
     }
 
     fn info(&self) -> Value {
-        let t = &self.first.trace;
+        let t = &self.first().trace;
         json!({
-            "files": self.files, "name": self.first.name,
+            "files": self.files, "name": self.first().name,
             "start_ns": t.info.start_ns, "end_ns": t.info.end_ns,
         })
     }
 }
+
+/// A diff answer: its grouping, its sort, and the run of each side its
+/// `base_key` and `new_key` are for (0-based).
+type DiffKey = (&'static str, &'static str, usize, usize);
 
 /// Both sides and the answers computed so far (each grouping once).
 pub struct CompareState {
@@ -69,7 +84,7 @@ pub struct CompareState {
     pub new: Side,
     /// The grouping the command line asked for (the page opens on it).
     pub by: By,
-    diffs: Mutex<FxHashMap<(&'static str, &'static str), Arc<String>>>,
+    diffs: Mutex<FxHashMap<DiffKey, Arc<String>>>,
     flames: Mutex<Option<Arc<String>>>,
 }
 
@@ -89,8 +104,8 @@ impl CompareState {
         compare(&self.base.runs(by), &self.new.runs(by), by, sort)
     }
 
-    fn diff(&self, by: By, sort: Metric) -> Arc<String> {
-        let key = (by.as_str(), sort.name());
+    fn diff(&self, by: By, sort: Metric, runs: (usize, usize)) -> Arc<String> {
+        let key = (by.as_str(), sort.name(), runs.0, runs.1);
         if let Some(d) = self
             .diffs
             .lock()
@@ -100,7 +115,7 @@ impl CompareState {
             return d.clone();
         }
         let d = self.diff_of(by, sort);
-        let text = Arc::new(self.encode(&d).to_string());
+        let text = Arc::new(self.encode(&d, runs).to_string());
         self.diffs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -109,20 +124,21 @@ impl CompareState {
     }
 
     /// The CLI's JSON with every group, each with the key to ask each side's
-    /// `/api/range/slices` for its slices (by thread: the first run's thread id).
-    fn encode(&self, d: &Diff) -> Value {
+    /// `/api/range/slices` of run `runs.0` (base) and `runs.1` (new) for its
+    /// slices (by thread: the thread's id in that run).
+    fn encode(&self, d: &Diff, runs: (usize, usize)) -> Value {
         let mut v = super::json::diff(d, &[], 0);
-        let native = |side: &Side| -> FxHashMap<String, String> {
+        let native = |side: &Side, run: usize| -> FxHashMap<String, String> {
             if d.by != By::Thread {
                 return FxHashMap::default();
             }
-            thread_keys(&side.first.trace)
+            thread_keys(&side.runs[run].trace)
                 .into_iter()
                 .enumerate()
                 .map(|(i, k)| (k, i.to_string()))
                 .collect()
         };
-        let (nb, nn) = (native(&self.base), native(&self.new));
+        let (nb, nn) = (native(&self.base, runs.0), native(&self.new, runs.1));
         if let Some(groups) = v["groups"].as_array_mut() {
             for (g, gd) in groups.iter_mut().zip(&d.groups) {
                 let key_in = |m: &FxHashMap<String, String>, present: bool| match d.by {
@@ -130,8 +146,10 @@ impl CompareState {
                     _ if present => json!(gd.key),
                     _ => Value::Null,
                 };
-                g["base_key"] = key_in(&nb, gd.base.runs.first().is_some_and(Option::is_some));
-                g["new_key"] = key_in(&nn, gd.new.runs.first().is_some_and(Option::is_some));
+                let base = gd.base.runs.get(runs.0).is_some_and(Option::is_some);
+                let new = gd.new.runs.get(runs.1).is_some_and(Option::is_some);
+                g["base_key"] = key_in(&nb, base);
+                g["new_key"] = key_in(&nn, new);
             }
         }
         v
@@ -224,7 +242,26 @@ async fn diff_route(State(s): St, RawQuery(q): RawQuery) -> Response {
             )
         }
     };
-    blocking(s, move |s| Ok(s.diff(by, sort).to_string())).await
+    let runs = match (
+        run_of(&p, "base_run", &s.base),
+        run_of(&p, "new_run", &s.new),
+    ) {
+        (Ok(b), Ok(n)) => (b, n),
+        (Err(e), _) | (_, Err(e)) => return serve::routes::error(StatusCode::BAD_REQUEST, &e),
+    };
+    blocking(s, move |s| Ok(s.diff(by, sort, runs).to_string())).await
+}
+
+/// The run a `/api/diff` parameter names (1-based, default 1), 0-based.
+fn run_of(p: &Params, name: &str, side: &Side) -> Result<usize, String> {
+    let Some(v) = p.get(name) else { return Ok(0) };
+    match v.parse::<usize>() {
+        Ok(n) if (1..=side.runs.len()).contains(&n) => Ok(n - 1),
+        _ => Err(format!(
+            "{name} must be a run number from 1 to {}",
+            side.runs.len()
+        )),
+    }
 }
 
 async fn flame_route(State(s): St) -> Response {
@@ -244,16 +281,24 @@ async fn fallback(uri: Uri) -> Response {
 
 /// The compare view's routes.
 pub fn router(state: Arc<CompareState>) -> Router {
-    let (base, new) = (state.base.first.clone(), state.new.first.clone());
-    Router::new()
+    let sides = [
+        ("base", state.base.runs.clone()),
+        ("new", state.new.runs.clone()),
+    ];
+    let mut app = Router::new()
         .route("/api/compare", get(compare_info))
         .route("/api/diff", get(diff_route))
         .route("/api/diff/flame", get(flame_route))
         .fallback(fallback)
         .layer(CompressionLayer::new().quality(CompressionLevel::Fastest))
-        .with_state(state)
-        .nest("/base", serve::router(base))
-        .nest("/new", serve::router(new))
+        .with_state(state);
+    for (side, runs) in sides {
+        app = app.nest(&format!("/{side}"), serve::router(runs[0].clone()));
+        for (i, run) in runs.into_iter().enumerate() {
+            app = app.nest(&format!("/runs/{side}/{}", i + 1), serve::router(run));
+        }
+    }
+    app
 }
 
 /// Serves the comparison until Ctrl-C.

@@ -111,6 +111,61 @@ async fn each_side_keeps_the_single_trace_api() {
 }
 
 #[tokio::test]
+async fn every_run_of_a_side_is_served_and_keyed() {
+    let state = CompareState::new(
+        side(&["runs/base-1.json", "runs/base-2.json"]),
+        side(&["runs/new-1.json"]),
+        By::Name,
+    );
+    let app = router(Arc::new(state));
+    let pid = |v: &Value| v["processes"][0]["pid"].clone();
+    assert_eq!(pid(&ok(&app, "/base/api/summary").await), 101);
+    assert_eq!(pid(&ok(&app, "/runs/base/1/api/summary").await), 101);
+    assert_eq!(pid(&ok(&app, "/runs/base/2/api/summary").await), 102);
+    assert_eq!(pid(&ok(&app, "/runs/new/1/api/summary").await), 101);
+    for missing in [
+        "/runs/base/3/api/summary",
+        "/runs/base/0/api/summary",
+        "/runs/new/2/api/summary",
+    ] {
+        let (s, _) = get(&app, missing).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{missing}");
+    }
+    // Run 2's own slices: its first frame lasts 10,487 us (run 1's 10,564 us).
+    let q = "api/range/slices?t0=0&t1=60000000&by=name&key=frame";
+    let dur = |v: &Value| v["dur"][0].clone();
+    assert_eq!(
+        dur(&ok(&app, &format!("/runs/base/2/{q}")).await),
+        10_487_000
+    );
+    assert_eq!(
+        dur(&ok(&app, &format!("/runs/base/1/{q}")).await),
+        10_564_000
+    );
+    // The keys of a group are for the runs asked for; the numbers are every run's.
+    let a = ok(&app, "/api/diff?by=thread").await;
+    let b = ok(&app, "/api/diff?by=thread&base_run=2&new_run=1").await;
+    assert_eq!(b["groups"][0]["base_key"], "0");
+    assert_eq!(a["groups"][0]["base"], b["groups"][0]["base"]);
+    for bad in [
+        "/api/diff?base_run=3",
+        "/api/diff?base_run=0",
+        "/api/diff?new_run=2",
+        "/api/diff?new_run=x",
+    ] {
+        let (s, v) = get(&app, bad).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {v}");
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .contains("must be a run number from 1 to"),
+            "{v}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn the_flame_graph_merges_both_sides() {
     let v = ok(&app(), "/api/diff/flame").await;
     let n = &v["nodes"];

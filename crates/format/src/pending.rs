@@ -1,0 +1,237 @@
+//! A compressed input decoded on a thread of its own, into a buffer of its final size,
+//! while readers already parse the prefix decoded so far ([`Source::prefix`]).
+//!
+//! The buffer never moves: the decoder writes past the published length, readers see
+//! only the published, UTF-8-checked prefix, and when decoding ends the same buffer
+//! becomes the source's text. Whatever goes off the plain path (a decoding error, more
+//! output than the buffer holds, invalid UTF-8) ends the prefixes; the source is then
+//! decoded again by the sequential decoder, whose text and diagnostics are the
+//! reference, so a damaged input reads exactly as it always did.
+//!
+//! [`Source::prefix`]: crate::Source::prefix
+
+use std::io::{self, Read};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::thread::JoinHandle;
+
+use crate::Compression;
+
+/// Bytes decoded between two publications of the prefix.
+const STEP: usize = 4 << 20;
+
+/// The compressed input, shared with the decoding thread.
+pub(crate) type Input = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+struct Progress {
+    /// Decoded bytes checked as UTF-8 and published: they never change again.
+    valid: usize,
+    /// No more prefixes will come (decoding ended, or left the plain path).
+    ended: bool,
+    /// Decoding left the plain path: the text comes from the sequential decoder.
+    failed: bool,
+}
+
+struct Shared {
+    progress: Mutex<Progress>,
+    grown: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Progress> {
+        self.progress.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The decoder's output buffer: a zeroed allocation of `cap` bytes, owned by the
+/// decoding thread until it ends; `base` is its address, for readers of the prefix.
+struct Buffer(Vec<u8>);
+
+/// How decoding ended.
+pub(crate) struct Decoded {
+    /// The buffer, its length the decoded bytes.
+    pub bytes: Vec<u8>,
+    /// Every byte decoded cleanly, fitted and was valid UTF-8.
+    pub clean: bool,
+}
+
+pub(crate) struct Pending {
+    shared: Arc<Shared>,
+    base: usize,
+    /// The decoded length the buffer was sized for.
+    cap: usize,
+    worker: Mutex<Option<JoinHandle<Decoded>>>,
+    /// The buffer once decoding ended (kept even when not used as the text: parts
+    /// read from its prefixes may still point into it).
+    done: OnceLock<Decoded>,
+}
+
+// SAFETY: `base` is only read through `prefix`, which hands out the published bytes
+// that no one writes again; the buffer itself moves between threads as a `Vec`.
+unsafe impl Sync for Pending {}
+unsafe impl Send for Pending {}
+
+impl Pending {
+    /// Starts decoding `input` into a buffer of `cap` bytes on a new thread; `None`
+    /// if no thread can be started (the caller decodes sequentially).
+    pub(crate) fn start(input: Input, compression: Compression, cap: usize) -> Option<Pending> {
+        let shared = Arc::new(Shared {
+            progress: Mutex::new(Progress {
+                valid: 0,
+                ended: false,
+                failed: false,
+            }),
+            grown: Condvar::new(),
+        });
+        let mut buffer = Buffer(zeroed(cap)?);
+        let base = buffer.0.as_mut_ptr() as usize;
+        let worker = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("tracescope-decode".into())
+                .spawn(move || decode(&*input, compression, buffer, &shared))
+                .ok()?
+        };
+        Some(Pending {
+            shared,
+            base,
+            cap,
+            worker: Mutex::new(Some(worker)),
+            done: OnceLock::new(),
+        })
+    }
+
+    /// The decoded size this input was sized for.
+    pub(crate) fn expected_len(&self) -> usize {
+        self.cap
+    }
+
+    /// Waits until `min` bytes are decoded (or decoding ends) and returns the bytes
+    /// decoded so far, all valid UTF-8; `None` once decoding left the plain path.
+    pub(crate) fn prefix(&self, min: usize) -> Option<&[u8]> {
+        let mut p = self.shared.lock();
+        while p.valid < min && !p.ended {
+            p = self.shared.grown.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
+        if p.failed {
+            return None;
+        }
+        // SAFETY: the first `valid` bytes of the buffer were written before they were
+        // published under the lock and are never written again; the buffer lives
+        // until `self` is dropped (in `done`, or owned by the thread until then).
+        Some(unsafe { std::slice::from_raw_parts(self.base as *const u8, p.valid) })
+    }
+
+    /// Waits for the decoding thread and returns its buffer.
+    pub(crate) fn finish(&self) -> &Decoded {
+        self.done.get_or_init(|| {
+            let worker = self.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
+            match worker.map(JoinHandle::join) {
+                Some(Ok(decoded)) => decoded,
+                // The thread panicked (it should not): the sequential decoder decides.
+                _ => Decoded {
+                    bytes: Vec::new(),
+                    clean: false,
+                },
+            }
+        })
+    }
+}
+
+/// `len` zero bytes, or `None` if the allocator cannot give them. A zeroed
+/// allocation of this size comes straight from the kernel, its pages touched first by
+/// the decoder (no pass writing zeros over them). Not in huge pages: MADV_HUGEPAGE
+/// halved the faults of a 1 GB text but doubled the kernel time (compaction).
+pub(crate) fn zeroed(len: usize) -> Option<Vec<u8>> {
+    if len == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<u8>(len).ok()?;
+    // SAFETY: `layout` has a non-zero size; a non-null result is `len` initialised
+    // (zero) bytes allocated by the global allocator with u8's alignment, which is
+    // what `Vec::from_raw_parts` asks for.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout);
+        (!ptr.is_null()).then(|| Vec::from_raw_parts(ptr, len, len))
+    }
+}
+
+/// The decoding thread: fills the buffer step by step, publishing each step.
+fn decode(
+    input: &dyn AsRef<[u8]>,
+    compression: Compression,
+    mut buffer: Buffer,
+    shared: &Shared,
+) -> Decoded {
+    let input = input.as_ref();
+    let clean = match compression {
+        Compression::Gzip => fill(
+            flate2::bufread::MultiGzDecoder::new(input),
+            &mut buffer,
+            shared,
+        ),
+        Compression::Zstd => match zstd::stream::read::Decoder::with_buffer(input) {
+            Ok(mut dec) => {
+                // The buffer bounds the output, so the window may be as large as it.
+                let _ = dec.window_log_max(31);
+                fill(dec, &mut buffer, shared)
+            }
+            Err(_) => Err(()),
+        },
+        Compression::None => Err(()),
+    };
+    let (valid, clean) = {
+        let mut p = shared.lock();
+        p.ended = true;
+        p.failed |= clean.is_err();
+        (p.valid, !p.failed)
+    };
+    shared.grown.notify_all();
+    let mut bytes = buffer.0;
+    if clean {
+        bytes.truncate(valid);
+    }
+    Decoded { bytes, clean }
+}
+
+/// Decodes into the buffer; `Err` when the stream fails, overflows the buffer or is
+/// not UTF-8 (the prefix then stops; the caller records the failure).
+fn fill<R: Read>(mut dec: R, buffer: &mut Buffer, shared: &Shared) -> Result<(), ()> {
+    let cap = buffer.0.len();
+    // Raw access only: a `&mut` to the whole buffer would cover the published prefix
+    // that readers hold.
+    let ptr = buffer.0.as_mut_ptr();
+    let mut written = 0;
+    let mut checked = 0;
+    loop {
+        if written == cap {
+            // Full: the stream must end here.
+            let mut probe = [0u8; 1];
+            return match dec.read(&mut probe) {
+                Ok(0) if checked == written => Ok(()),
+                _ => Err(()),
+            };
+        }
+        let end = (written + STEP).min(cap);
+        // Only the bytes past the published prefix are written: readers never see them.
+        // SAFETY: `written..end` lies inside the buffer and past the published
+        // prefix, so this is the only reference to those bytes.
+        let dst = unsafe { std::slice::from_raw_parts_mut(ptr.add(written), end - written) };
+        let n = match dec.read(dst) {
+            Ok(0) => return if checked == written { Ok(()) } else { Err(()) },
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return Err(()),
+        };
+        written += n;
+        // SAFETY: decoded bytes inside the buffer, written by this thread only.
+        let fresh = unsafe { std::slice::from_raw_parts(ptr.add(checked), written - checked) };
+        match simdutf8::compat::from_utf8(fresh) {
+            Ok(_) => checked = written,
+            // A character cut at the end of this step: the rest comes with the next.
+            Err(e) if e.error_len().is_none() => checked += e.valid_up_to(),
+            Err(_) => return Err(()),
+        }
+        shared.lock().valid = checked;
+        shared.grown.notify_all();
+    }
+}
