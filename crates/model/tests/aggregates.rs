@@ -351,13 +351,60 @@ mod against_a_reference {
         out
     }
 
+    /// Per inverted stack of names (a slice, its caller, ...): (total, self,
+    /// count) over every slice whose inverted stack starts with it. Self time
+    /// counts everywhere, total only from the outermost call of a recursive name;
+    /// a node's total is never below its self time.
+    fn bottom_up_reference(t: &Trace, t0: i64, t1: i64) -> BTreeMap<Vec<String>, (i64, i64, u64)> {
+        let mut out = BTreeMap::new();
+        for (top_down, (total, own, count)) in reference(t, t0, t1) {
+            // Every slice of a top-down stack has the same inverted one.
+            let outer = !top_down[..top_down.len() - 1].contains(top_down.last().unwrap());
+            let inverted: Vec<String> = top_down.iter().rev().cloned().collect();
+            for k in 1..=inverted.len() {
+                let e = out.entry(inverted[..k].to_vec()).or_insert((0, 0, 0));
+                e.0 += if outer { total } else { 0 };
+                e.1 += own;
+                e.2 += count;
+            }
+        }
+        out.into_iter()
+            .map(|(path, (total, own, count))| (path, (total.max(own), own, count)))
+            .collect()
+    }
+
     fn check(t: &Trace, t0: i64, t1: i64) {
-        let q = TreeQuery {
+        let q = |view| TreeQuery {
             max_nodes: usize::MAX,
-            ..slices(TreeView::TopDown)
+            ..slices(view)
         };
-        let got = flatten(t, &tree(t, &Selection::range(t0, t1), &q));
+        let sel = Selection::range(t0, t1);
+        let got = flatten(t, &tree(t, &sel, &q(TreeView::TopDown)));
         assert_eq!(got, reference(t, t0, t1), "range {t0}..{t1}");
+        let all = flatten(t, &tree(t, &sel, &q(TreeView::BottomUp)));
+        assert_eq!(
+            all,
+            bottom_up_reference(t, t0, t1),
+            "bottom-up, range {t0}..{t1}"
+        );
+        // Cut short, a bottom-up tree keeps its heaviest nodes, with the same numbers.
+        for max in [1, 3, 7] {
+            let q = TreeQuery {
+                max_nodes: max,
+                ..slices(TreeView::BottomUp)
+            };
+            let cut = tree(t, &sel, &q);
+            let got = flatten(t, &cut);
+            assert_eq!(got.len(), max.min(all.len()));
+            assert_eq!(cut.truncated, all.len() > max);
+            let lightest = got.values().map(|v| v.0).min().unwrap_or(i64::MAX);
+            for (path, v) in &all {
+                match got.get(path) {
+                    Some(g) => assert_eq!(g, v, "{path:?}"),
+                    None => assert!(v.0 <= lightest, "{path:?} {v:?} left out"),
+                }
+            }
+        }
     }
 
     proptest! {

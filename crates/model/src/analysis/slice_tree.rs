@@ -16,16 +16,22 @@
 //!   roots; several threads merge into one tree (same names, same nodes).
 //!
 //! How: the selected slices of each track are laid out in pre-order (each slice's
-//! subtree right after it), with where each subtree ends and each slice's parent;
-//! then the tree is built lazily, heaviest node first: a node is a set of slices
-//! (top-down: the slices with that stack; bottom-up: pairs of a slice and one of
-//! its callers), and only the nodes answered are split into their children. A
-//! trace whose stacks are all different (millions of nodes) costs what the answer
-//! needs, not the whole tree.
+//! subtree right after it), with where each subtree ends and each slice's parent.
+//! A top-down tree is then built lazily, heaviest node first: a node is the set of
+//! slices with its stack, and only the nodes answered are split into their
+//! children. Bottom-up trees (and a sandwich's callers) are built level by level,
+//! only under the nodes heavy enough to be answered (`levels`). A trace whose
+//! stacks are all different (millions of nodes) costs the layout plus what the
+//! answer needs, not a tree of every stack or inverted stack.
 
+mod levels;
+
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
+
+use levels::{Levels, Weigh};
 use rustc_hash::FxHashMap;
 
 use super::call_tree::{CallTree, Function, TreeNode, TreeView};
@@ -223,20 +229,8 @@ impl How<'_> {
     }
 }
 
-/// How nodes split into children and weigh.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Children are callees; a node weighs its slices.
-    TopDown,
-    /// Children are callers; a node weighs its slices' self time, and their total
-    /// from the outermost call of a recursive name only.
-    BottomUp,
-    /// Children are callers; a node weighs the whole calls passing through it.
-    Callers,
-}
-
-/// A member of a node: a slice and where its subtree ends (top-down, callees), or
-/// a slice and its caller at the node's depth (bottom-up, callers). All nodes' members live in one arena,
+/// A member of a top-down node: a slice and where its subtree ends. All nodes'
+/// members live in one arena,
 /// each node a range of it: no allocation per node, no memory handed back and
 /// taken again (fresh pages cost as much as the work).
 type Item = (u32, u32);
@@ -311,7 +305,7 @@ impl Groups {
 
     /// The groups as nodes under `parent`, their members appended to the arena
     /// (a counting sort by group).
-    fn into_cands(self, arena: &mut Vec<Item>, parent: u32, depth: u32, mode: Mode) -> Vec<Cand> {
+    fn into_cands(self, arena: &mut Vec<Item>, parent: u32, depth: u32) -> Vec<Cand> {
         let mut start = vec![0usize; self.names.len() + 1];
         for &(g, _) in &self.tagged {
             start[g as usize + 1] += 1;
@@ -331,21 +325,13 @@ impl Groups {
             .iter()
             .zip(&self.weights)
             .enumerate()
-            .map(|(g, (&name, &w))| {
-                let mut w = w;
-                if mode == Mode::BottomUp {
-                    // Deeper rows of an inner recursive call carry self time but no total.
-                    w.total_ns = w.total_ns.max(w.self_ns);
-                    w.total_n = w.total_n.max(w.self_n);
-                }
-                Cand {
-                    parent,
-                    depth,
-                    name,
-                    start: start[g],
-                    len: start[g + 1] - start[g],
-                    w,
-                }
+            .map(|(g, (&name, &w))| Cand {
+                parent,
+                depth,
+                name,
+                start: start[g],
+                len: start[g + 1] - start[g],
+                w,
             })
             .collect()
     }
@@ -399,49 +385,21 @@ fn prefetch<T>(x: &T) {
 }
 
 impl Stacks {
-    /// The children of a node's members, by name.
-    fn split(&self, mode: Mode, members: &[Item]) -> Groups {
-        match mode {
-            Mode::TopDown => group(
-                members,
-                |(k, _)| self.fetch(k + 1),
-                |g, (k, end)| {
-                    // A member carries its subtree's end: its own position is not read,
-                    // only its children's (right after it).
-                    let mut j = k + 1;
-                    while j < end {
-                        self.add_down(g, j);
-                        j = self.pos[j as usize].end;
-                    }
-                },
-            ),
-            Mode::BottomUp => group(
-                members,
-                |(o, c)| {
-                    self.fetch(o);
-                    self.fetch(c);
-                },
-                |g, (o, c)| {
-                    let p = self.pos[c as usize].parent;
-                    if p != NONE {
-                        self.add_up(g, self.name(p), o, p);
-                    }
-                },
-            ),
-            Mode::Callers => group(
-                members,
-                |(o, c)| {
-                    self.fetch(o);
-                    self.fetch(c);
-                },
-                |g, (o, c)| {
-                    let p = self.pos[c as usize].parent;
-                    if p != NONE {
-                        self.add_caller(g, o, p);
-                    }
-                },
-            ),
-        }
+    /// The callees of a node's members, by name.
+    fn split(&self, members: &[Item]) -> Groups {
+        group(
+            members,
+            |(k, _)| self.fetch(k + 1),
+            |g, (k, end)| {
+                // A member carries its subtree's end: its own position is not read,
+                // only its children's (right after it).
+                let mut j = k + 1;
+                while j < end {
+                    self.add_down(g, j);
+                    j = self.pos[j as usize].end;
+                }
+            },
+        )
     }
 
     /// Starts loading position `k`.
@@ -461,33 +419,6 @@ impl Stacks {
             total_n: (x.end - j) as u64,
         };
         g.add(x.name, (j, x.end), w);
-    }
-
-    /// Slice `o`, reached through its caller `c`, joins group `name` bottom-up.
-    fn add_up(&self, g: &mut Groups, name: StrId, o: u32, c: u32) {
-        let x = &self.pos[o as usize];
-        let w = Weight {
-            self_ns: x.own,
-            total_ns: if x.outer { x.clip } else { 0 },
-            self_n: 1,
-            total_n: if x.outer { (x.end - o) as u64 } else { 0 },
-        };
-        g.add(name, (o, c), w);
-    }
-
-    /// A call `o` of a sandwich's function, reached through its caller `c`, joins
-    /// `c`'s group: it weighs the whole call; the outermost caller holds it as self.
-    fn add_caller(&self, g: &mut Groups, o: u32, c: u32) {
-        let clip = self.pos[o as usize].clip;
-        let x = &self.pos[c as usize];
-        let root = x.parent == NONE;
-        let w = Weight {
-            self_ns: if root { clip } else { 0 },
-            total_ns: clip,
-            self_n: root as u64,
-            total_n: 1,
-        };
-        g.add(x.name, (o, c), w);
     }
 }
 
@@ -526,60 +457,88 @@ impl Shown {
         Shown { under, above }
     }
 
-    fn keeps(&self, members: &[Item], mode: Mode) -> bool {
-        match mode {
-            Mode::TopDown => members
-                .iter()
-                .any(|&(k, _)| self.under[k as usize] || self.above[k as usize]),
-            // A pair stands for the slice's whole stack: kept when it has a match.
-            _ => members.iter().any(|&(o, _)| self.under[o as usize]),
-        }
+    /// A top-down node is kept when one of its slices has a match above or below it.
+    fn keeps(&self, members: &[Item]) -> bool {
+        members
+            .iter()
+            .any(|&(k, _)| self.under[k as usize] || self.above[k as usize])
     }
 }
 
-/// Answers the heaviest `max` nodes, best first from the roots (a node is split
-/// into its children when it is answered), in pre-order with siblings by total
-/// (bottom-up roots: by self), then name.
+/// Answers the heaviest `max` nodes, best first from the roots (`children` gives
+/// an answered node's children, with its index in the answer), in pre-order with
+/// siblings by total (roots by self when `by_self`), then name.
 fn emit(
     trace: &Trace,
-    st: &Stacks,
-    (roots, mut arena): (Vec<Cand>, Vec<Item>),
-    mode: Mode,
+    roots: Vec<Cand>,
+    by_self: bool,
     max: usize,
-    shown: Option<&Shown>,
+    mut children: impl FnMut(&Cand, u32) -> Vec<Cand>,
 ) -> (Vec<TreeNode>, bool) {
     let mut pool: Vec<Option<Cand>> = Vec::new();
-    let mut heap: BinaryHeap<(i64, std::cmp::Reverse<u32>)> = BinaryHeap::new();
-    let push = |pool: &mut Vec<Option<Cand>>, heap: &mut BinaryHeap<_>, arena: &[Item], c: Cand| {
-        if shown.is_none_or(|s| s.keeps(&arena[c.start..c.start + c.len], mode)) {
-            heap.push((c.w.total_ns, std::cmp::Reverse(pool.len() as u32)));
-            pool.push(Some(c));
-        }
+    // The heaviest first; among equals, as siblings are ordered (then the first made).
+    let mut heap: BinaryHeap<(i64, i64, Reverse<&str>, Reverse<u32>)> = BinaryHeap::new();
+    let push = |pool: &mut Vec<Option<Cand>>, heap: &mut BinaryHeap<_>, c: Cand| {
+        let name = Reverse(trace.str(c.name));
+        heap.push((c.w.total_ns, c.w.self_ns, name, Reverse(pool.len() as u32)));
+        pool.push(Some(c));
     };
     for c in roots {
-        push(&mut pool, &mut heap, &arena, c);
+        push(&mut pool, &mut heap, c);
     }
     let mut kept: Vec<Cand> = Vec::new();
     while kept.len() < max {
-        let Some((_, std::cmp::Reverse(i))) = heap.pop() else {
+        let Some((.., Reverse(i))) = heap.pop() else {
             break;
         };
         let Some(c) = pool[i as usize].take() else {
             continue;
         };
-        let me = kept.len() as u32;
-        let groups = st.split(mode, &arena[c.start..c.start + c.len]);
-        for child in groups.into_cands(&mut arena, me, c.depth + 1, mode) {
-            push(&mut pool, &mut heap, &arena, child);
+        for child in children(&c, kept.len() as u32) {
+            push(&mut pool, &mut heap, child);
         }
         kept.push(c);
     }
     let truncated = !heap.is_empty();
-    (order(trace, &kept, mode), truncated)
+    (order(trace, &kept, by_self), truncated)
+}
+
+/// A top-down tree (or a sandwich's callees) from its roots: nodes split into
+/// their callees as they are answered.
+fn emit_top_down(
+    trace: &Trace,
+    st: &Stacks,
+    (roots, mut arena): (Vec<Cand>, Vec<Item>),
+    max: usize,
+    shown: Option<&Shown>,
+) -> (Vec<TreeNode>, bool) {
+    let keeps =
+        |arena: &[Item], c: &Cand| shown.is_none_or(|s| s.keeps(&arena[c.start..c.start + c.len]));
+    let roots = roots.into_iter().filter(|c| keeps(&arena, c)).collect();
+    emit(trace, roots, false, max, |c, me| {
+        let groups = st.split(&arena[c.start..c.start + c.len]);
+        let kids = groups.into_cands(&mut arena, me, c.depth + 1);
+        kids.into_iter().filter(|k| keeps(&arena, k)).collect()
+    })
+}
+
+/// An inverted tree (bottom-up, callers) from its levels.
+fn emit_levels(trace: &Trace, lv: &Levels, by_self: bool, max: usize) -> (Vec<TreeNode>, bool) {
+    let roots = lv
+        .roots
+        .iter()
+        .filter(|&&k| lv.nodes[k as usize].shown)
+        .map(|&k| lv.cand(k, NONE))
+        .collect();
+    emit(trace, roots, by_self, max, |c, me| {
+        lv.children(c.start as u32)
+            .map(|k| lv.cand(k, me))
+            .collect()
+    })
 }
 
 /// The answered nodes in pre-order with sorted siblings.
-fn order(trace: &Trace, kept: &[Cand], mode: Mode) -> Vec<TreeNode> {
+fn order(trace: &Trace, kept: &[Cand], by_self: bool) -> Vec<TreeNode> {
     let mut children: Vec<Vec<u32>> = vec![Vec::new(); kept.len()];
     let mut roots: Vec<u32> = Vec::new();
     for (k, c) in kept.iter().enumerate() {
@@ -605,7 +564,7 @@ fn order(trace: &Trace, kept: &[Cand], mode: Mode) -> Vec<TreeNode> {
             })
         })
     };
-    sort(&mut roots, mode == Mode::BottomUp);
+    sort(&mut roots, by_self);
     for c in &mut children {
         sort(c, false);
     }
@@ -630,28 +589,16 @@ fn order(trace: &Trace, kept: &[Cand], mode: Mode) -> Vec<TreeNode> {
 
 /// Nodes made of `items` grouped by `add`, at the top of a tree, and the arena
 /// holding their members.
-fn roots(
-    items: &[Item],
-    mode: Mode,
-    add: impl Fn(&mut Groups, Item) + Sync,
-) -> (Vec<Cand>, Vec<Item>) {
+fn roots(items: &[Item], add: impl Fn(&mut Groups, Item) + Sync) -> (Vec<Cand>, Vec<Item>) {
     let mut arena = Vec::with_capacity(items.len());
-    let cands = group(items, |_| {}, add).into_cands(&mut arena, NONE, 0, mode);
+    let cands = group(items, |_| {}, add).into_cands(&mut arena, NONE, 0);
     (cands, arena)
 }
 
 /// The top-down roots: every root slice, by name.
 fn top_roots(st: &Stacks) -> (Vec<Cand>, Vec<Item>) {
     let items: Vec<Item> = st.roots.iter().map(|&k| (k, 0)).collect();
-    roots(&items, Mode::TopDown, |g, (k, _)| st.add_down(g, k))
-}
-
-/// Every slice by name, bottom-up: the bottom-up roots, the function table.
-fn bottom_roots(st: &Stacks) -> (Vec<Cand>, Vec<Item>) {
-    let items: Vec<Item> = (0..st.len() as u32).map(|k| (k, k)).collect();
-    roots(&items, Mode::BottomUp, |g, (k, _)| {
-        st.add_up(g, st.name(k), k, k)
-    })
+    roots(&items, |g, (k, _)| st.add_down(g, k))
 }
 
 /// The slices' items and weight: what the roots hold.
@@ -669,41 +616,16 @@ pub(super) fn tree(
     max: usize,
     filter: Option<&Pattern>,
 ) -> CallTree {
-    let cpu = || {
-        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-        let f: Vec<&str> = stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .split_whitespace()
-            .collect();
-        let t = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
-        (t(11) + t(12)) * 10.0
-    };
-    let c0 = cpu();
-    let t = std::time::Instant::now();
     let st = Stacks::build(trace, sel, view == TreeView::BottomUp);
-    let dbg = std::env::var_os("AGG_DEBUG").is_some();
-    if dbg {
-        eprintln!("  build {:?} cpu {}", t.elapsed(), cpu() - c0);
-    }
     let shown = filter.map(|p| Shown::build(trace, &st, p));
-    let (roots, mode) = match view {
-        TreeView::TopDown => (top_roots(&st), Mode::TopDown),
-        TreeView::BottomUp => (bottom_roots(&st), Mode::BottomUp),
+    let (nodes, truncated) = match view {
+        TreeView::TopDown => emit_top_down(trace, &st, top_roots(&st), max, shown.as_ref()),
+        TreeView::BottomUp => {
+            let every = 0..st.len() as u32;
+            let lv = Levels::build(&st, Weigh::SelfTime, every, max, shown.as_ref());
+            emit_levels(trace, &lv, true, max)
+        }
     };
-    if dbg {
-        eprintln!(
-            "  roots {:?} ({} roots) cpu {}",
-            t.elapsed(),
-            st.roots.len(),
-            cpu() - c0
-        );
-    }
-    let (nodes, truncated) = emit(trace, &st, roots, mode, max, shown.as_ref());
-    if dbg {
-        eprintln!("  emit {:?} cpu {}", t.elapsed(), cpu() - c0);
-    }
     let (samples, total_ns) = totals(&st);
     CallTree {
         view,
@@ -718,15 +640,16 @@ pub(super) fn tree(
 /// outermost calls.
 pub(super) fn functions(trace: &Trace, sel: &Selection) -> FunctionTable {
     let st = Stacks::build(trace, sel, true);
-    let (cands, _) = bottom_roots(&st);
-    let functions = cands
+    let lv = Levels::build(&st, Weigh::SelfTime, 0..st.len() as u32, 0, None);
+    let functions = lv
+        .nodes
         .iter()
-        .map(|c| FunctionStats {
-            function: Function::named(c.name),
-            self_ns: c.w.self_ns,
-            total_ns: c.w.total_ns,
-            self_samples: c.w.self_n,
-            total_samples: c.w.total_n,
+        .map(|n| FunctionStats {
+            function: Function::named(n.name),
+            self_ns: n.w.self_ns,
+            total_ns: n.w.total_ns,
+            self_samples: n.w.self_n,
+            total_samples: n.w.total_n,
         })
         .collect();
     let (samples, total_ns) = totals(&st);
@@ -745,28 +668,38 @@ pub(super) fn sandwich(
     max: usize,
 ) -> (CallTree, CallTree) {
     let st = Stacks::build(trace, sel, true);
-    let calls: Vec<Item> = (0..st.len() as u32)
+    let calls: Vec<u32> = (0..st.len() as u32)
         .filter(|&k| st.pos[k as usize].outer && st.name(k) == name)
-        .map(|k| (k, k))
         .collect();
-    let callees = roots(&calls, Mode::TopDown, |g, (k, _)| st.add_down(g, k));
+    let items: Vec<Item> = calls.iter().map(|&k| (k, k)).collect();
+    let callees = roots(&items, |g, (k, _)| st.add_down(g, k));
     // The function's node of the callers tree: its calls, each through itself.
-    let callers = roots(&calls, Mode::Callers, |g, (k, _)| st.add_caller(g, k, k));
-    let tree = |roots: (Vec<Cand>, Vec<Item>), mode: Mode, view: TreeView| {
-        let (samples, total_ns) = roots.0.iter().fold((0, 0i64), |(n, t), c| {
-            (n + c.w.total_n, t.saturating_add(c.w.total_ns))
-        });
-        let (nodes, truncated) = emit(trace, &st, roots, mode, max, None);
-        CallTree {
-            view,
-            samples,
-            total_ns,
-            nodes,
-            truncated,
-        }
+    let callers = Levels::build(&st, Weigh::Calls, calls.into_iter(), max, None);
+    // Both trees' roots hold the calls.
+    let held = |roots: &mut dyn Iterator<Item = Weight>| {
+        roots.fold((0, 0i64), |(n, t), w| {
+            (n + w.total_n, t.saturating_add(w.total_ns))
+        })
     };
+    let tree = |(samples, total_ns), (nodes, truncated), view| CallTree {
+        view,
+        samples,
+        total_ns,
+        nodes,
+        truncated,
+    };
+    let caller_weights = held(&mut callers.roots.iter().map(|&k| callers.nodes[k as usize].w));
+    let callee_weights = held(&mut callees.0.iter().map(|c| c.w));
     (
-        tree(callers, Mode::Callers, TreeView::BottomUp),
-        tree(callees, Mode::TopDown, TreeView::TopDown),
+        tree(
+            caller_weights,
+            emit_levels(trace, &callers, false, max),
+            TreeView::BottomUp,
+        ),
+        tree(
+            callee_weights,
+            emit_top_down(trace, &st, callees, max, None),
+            TreeView::TopDown,
+        ),
     )
 }
