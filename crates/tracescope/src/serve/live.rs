@@ -36,6 +36,8 @@ pub struct Live {
 #[derive(Clone)]
 struct Version {
     number: u64,
+    /// The state behind `router` (the tests look at it).
+    #[cfg(test)]
     state: Arc<AppState>,
     router: Router,
     /// Unix time of the swap, in milliseconds.
@@ -70,6 +72,7 @@ impl Live {
         Version {
             number,
             router: router(state.clone()),
+            #[cfg(test)]
             state,
             updated_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
@@ -114,6 +117,7 @@ impl Live {
     }
 
     /// The state served now.
+    #[cfg(test)]
     pub fn state(&self) -> Arc<AppState> {
         self.current().state
     }
