@@ -68,7 +68,14 @@ impl Live {
     }
 
     fn version(number: u64, follow: &Follow, name: &str, t0: Instant, read: u64) -> Version {
-        let state = ready(follow.trace(), name.to_string());
+        // The first version reports its indexes as `view` does; later ones in one line.
+        let state = if number == 1 {
+            ready(follow.trace(), name.to_string())
+        } else {
+            let state = Arc::new(AppState::new(follow.trace(), name.to_string()));
+            state.warm();
+            state
+        };
         Version {
             number,
             router: router(state.clone()),
