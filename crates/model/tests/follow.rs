@@ -93,7 +93,7 @@ fn a_begin_read_first_is_closed_by_an_end_appended_later() {
     );
     let mut f = open(&path);
     let t = f.trace();
-    assert_eq!(slices(&t)[0].3, true, "open until its E comes");
+    assert!(slices(&t)[0].3, "open until its E comes");
     assert_eq!(t.tables.async_slices.did_not_finish, vec![true]);
     append(
         &path,

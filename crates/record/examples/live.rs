@@ -23,7 +23,7 @@ fn frame(n: u64) {
         trace_event!("live", "update");
         spin(2000 + 300 * (n % 7));
     }
-    if n % 3 == 0 {
+    if n.is_multiple_of(3) {
         trace_event!("live", "layout");
         spin(4000);
     } else {

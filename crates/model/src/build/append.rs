@@ -210,7 +210,6 @@ impl Follow {
         let mut diagnostics = read.diagnostics.before(cut as u64);
         diagnostics.remove(DiagKind::Truncated);
         let events = read.events;
-        drop(shared);
         self.pending.drain(..cut);
         self.grown = Some(Grown {
             segments: vec![Segment { base: 0, text }],
