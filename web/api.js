@@ -47,7 +47,7 @@ export function tileRange(t0, t1, level) {
  * @template T
  * @typedef {{key: string, track: string, level: number, index: number,
  *   state: 'queued'|'loading'|'ready'|'error', data: T|null, used: number,
- *   ctrl: AbortController|null, prepared: unknown}} Tile
+ *   ctrl: AbortController|null, prepared: unknown, stale?: boolean}} Tile
  */
 
 /**
@@ -237,6 +237,26 @@ export class Api {
     this.checkIdle();
   }
 
+  /**
+   * The trace has a new version (`view --follow`): every tile and detail may have
+   * changed. Loaded tiles stay drawn while their new answer is fetched again (no
+   * blank frame); answers cached by id are dropped (ids may now name other items).
+   */
+  refresh() {
+    this.details.clear();
+    for (const t of this.tiles.values()) {
+      if (t.state === 'ready' && !t.ctrl) {
+        t.stale = true;
+        if (!this.queue.includes(t)) this.queue.push(t);
+      } else if (t.state === 'loading' && t.ctrl) {
+        t.ctrl.abort();
+      } else if (t.state === 'error') {
+        this.tiles.delete(t.key);
+      }
+    }
+    this.pump();
+  }
+
   /** Start queued requests up to the in-flight limit. */
   pump() {
     while (this.inflight < MAX_INFLIGHT && this.queue.length > 0) {
@@ -251,7 +271,8 @@ export class Api {
     const t0 = t.index * w;
     const url = new URL(`${this.base}/api/track/${encodeURIComponent(t.track)}?t0=${t0}&t1=${t0 + w}&px=${TILE_PX}`, globalThis.location?.href ?? 'http://localhost/').href;
     const worker = this.tileWorker();
-    t.state = 'loading';
+    // A stale tile stays drawn (ready) until its new answer replaces it.
+    if (!t.stale) t.state = 'loading';
     this.inflight++;
     /** @type {{data?: any, error?: string, ms: number}} */
     const reply = await new Promise((resolve) => {
@@ -267,7 +288,10 @@ export class Api {
     t.ctrl = null;
     this.inflight--;
     if (this.timings && reply.error !== 'abort') this.timings.push(reply.ms);
-    if (reply.error === 'abort') {
+    if (t.stale && reply.error !== undefined) {
+      // Kept as it was; asked again at the next new version.
+      t.stale = false;
+    } else if (reply.error === 'abort') {
       if (this.tiles.get(t.key) === t) this.tiles.delete(t.key);
     } else if (reply.error !== undefined) {
       // Kept as an error so it is not fetched again in a loop; shown as empty.
@@ -275,6 +299,8 @@ export class Api {
       console.warn(`tile ${url}: ${reply.error}`);
     } else {
       t.data = reply.data;
+      t.prepared = null;
+      t.stale = false;
       t.state = 'ready';
       this.onTile();
     }

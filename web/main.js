@@ -20,6 +20,7 @@ import { setupTrackBar } from './trackbar.js';
 import { syncHash } from './hash.js';
 import { showInstant, showScreenshot } from './itemdetails.js';
 import { emptyTraceMessage, openEmpty } from './empty.js';
+import { setupLive } from './live.js';
 
 /** @typedef {import('./timeline.js').Selection} Selection */
 /** @typedef {import('./types.js').Details} Details */
@@ -47,12 +48,16 @@ async function main() {
   $('help-button').addEventListener('click', () => help.toggle());
   const empty = emptyTraceMessage(summary);
   const status = $('status');
+  /** @param {import('./timeline.js').Timeline} tl */
+  const follow = (tl) => setupLive({ api, tl, store, summary, box: $('live'), updated: $('live-updated'), stick: /** @type {HTMLInputElement} */ ($('live-stick')), facts });
   if (empty !== null) {
     // Nothing has a time: no axis to draw. Say so; the names it holds stay listed.
     status.innerHTML = empty;
     status.classList.add('empty-trace');
     if (summary.processes.length === 0) {
       $('trackbar').hidden = true;
+      // A followed file with no event yet: the page reopens when one comes.
+      follow(/** @type {any} */ ({ noTime: true }));
       return null;
     }
     store.set({ folds: openEmpty(summary) });
@@ -297,6 +302,7 @@ async function main() {
   new ResizeObserver(() => tl.resize()).observe($('scroller'));
   tl.resize();
   await syncHash(window, store, summary, { analysis, goTo, tl });
+  await follow(tl);
   await tl.nextFrame();
   return { api, tl, search, results, panel, analysis, store, query };
 }

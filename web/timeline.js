@@ -184,6 +184,15 @@ export class Timeline {
     this.sized = true;
   }
 
+  /** The trace has a new version (`view --follow`): its tracks again, the view
+   * and layout choices kept. @param {Summary} summary */
+  setSummary(summary) {
+    this.summary = summary;
+    this.places = trackPlaces(summary);
+    this.globalOrder = null;
+    this.relayout();
+  }
+
   relayout() {
     if (this.sized) this.fitLabels();
     this.layout = buildLayout(this.summary, this.store.state);

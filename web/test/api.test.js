@@ -80,3 +80,24 @@ test('range and profile requests: integer times, optional tracks and name', asyn
   assert.equal(profileParams({ t0: null, t1: null, tracks: null, view: 'bottom-up' }), 'view=bottom-up&max_nodes=20000');
   assert.equal(profileParams({ t0: 1, t1: 9, tracks: ['p:0'], view: 'top-down', maxNodes: 50 }), 't0=1&t1=9&tracks=p%3A0&view=top-down&max_nodes=50');
 });
+
+test('refresh (a new version of a followed trace) fetches loaded tiles again and keeps drawing them meanwhile', async () => {
+  const { api, sent, answer } = fake();
+  api.beginFrame();
+  api.tile('s:0:0', 10, 3);
+  api.endFrame();
+  answer(sent[0].key);
+  await tick();
+  const old = api.tile('s:0:0', 10, 3);
+  assert.deepEqual(old?.data, { ts: [], dur: [] });
+  api.refresh();
+  assert.equal(sent.filter((m) => m.url).length, 2, 'asked again');
+  api.beginFrame();
+  assert.equal(api.tile('s:0:0', 10, 3), old, 'the old answer is drawn until the new one comes');
+  api.endFrame();
+  const worker = /** @type {any} */ (api.worker);
+  worker.onmessage({ data: { key: sent[1].key, data: { ts: [5], dur: [1] }, ms: 1 } });
+  await tick();
+  assert.deepEqual(api.tile('s:0:0', 10, 3)?.data, { ts: [5], dur: [1] });
+  assert.equal(api.isIdle(), true);
+});

@@ -241,6 +241,45 @@ impl Diagnostics {
         }
     }
 
+    /// Drops every occurrence of `kind` (a followed file's missing end is not news);
+    /// returns how many there were.
+    pub fn remove(&mut self, kind: DiagKind) -> u64 {
+        self.index.take();
+        self.entries.remove(&kind).map_or(0, |e| e.summary.count)
+    }
+
+    /// The occurrences before byte `end` (a followed file's partial last event is
+    /// read again once it is complete).
+    pub fn before(self, end: u64) -> Diagnostics {
+        let mut out = Diagnostics::new();
+        for (kind, e) in self.entries {
+            let mut offsets = Offsets::default();
+            let mut count = 0;
+            for off in e.offsets.iter().filter(|&o| o < end) {
+                offsets.push(off);
+                count += 1;
+            }
+            if count == 0 {
+                continue;
+            }
+            let examples: Vec<_> = e.examples.into_iter().filter(|(o, _)| *o < end).collect();
+            let mut summary = Diagnostic { count, ..e.summary };
+            if let Some((o, x)) = examples.first() {
+                summary.offset = *o;
+                summary.example.clone_from(x);
+            }
+            out.entries.insert(
+                kind,
+                Entry {
+                    summary,
+                    offsets,
+                    examples,
+                },
+            );
+        }
+        out
+    }
+
     /// The same occurrences for one file among several read as one trace: offsets
     /// move by `base` (the file's place among them) and examples start with `name`.
     pub fn placed(self, base: u64, name: &str) -> Diagnostics {

@@ -56,6 +56,13 @@ impl SharedArena {
         }
     }
 
+    /// A copy of the arena so far (a followed trace builds each version from one).
+    pub(crate) fn copy(&self) -> SharedArena {
+        SharedArena(Mutex::new(
+            self.0.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        ))
+    }
+
     pub(crate) fn take(&self) -> String {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
     }

@@ -16,7 +16,7 @@ pub mod tables;
 mod trace;
 
 pub use args::TextRef;
-pub use build::{Align, FileInput};
+pub use build::{Align, Change, FileInput, Follow};
 pub use stats::Stats;
 pub use strings::{StrId, StringTable};
 pub use tables::*;

@@ -21,7 +21,7 @@ impl StrId {
 }
 
 /// The table of interned strings.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct StringTable {
     strings: Vec<Box<str>>,
     map: FxHashMap<Box<str>, StrId>,
@@ -93,6 +93,13 @@ impl SharedStrings {
 
     pub fn into_inner(self) -> StringTable {
         self.0.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A copy of the table so far (a followed trace builds each version from one).
+    pub(crate) fn copy(&self) -> SharedStrings {
+        SharedStrings(Mutex::new(
+            self.0.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        ))
     }
 }
 

@@ -67,13 +67,13 @@ impl Default for Builder {
 
 impl Builder {
     /// Defaults: categories from `TRACESCOPE_CATEGORIES`, 4 MiB per thread,
-    /// a write every 10 ms, panic hook and SIGINT/SIGTERM handling on, two
+    /// a write every 10 ms (or `TRACESCOPE_FLUSH_MS`, 1 to 100), panic hook and SIGINT/SIGTERM handling on, two
     /// writer threads on a multi-core machine.
     pub fn new() -> Builder {
         Builder {
             categories: None,
             buffer_bytes: DEFAULT_BUFFER_BYTES,
-            flush_interval: Duration::from_millis(10),
+            flush_interval: flush_interval_of(std::env::var("TRACESCOPE_FLUSH_MS").ok().as_deref()),
             panic_hook: true,
             signals: true,
             process_name: None,
@@ -98,7 +98,9 @@ impl Builder {
         self
     }
 
-    /// Longest time between two writes when events are pending (at most 100 ms).
+    /// Longest time between two writes when events are pending (1 to 100 ms;
+    /// default 10 ms or `TRACESCOPE_FLUSH_MS`). A viewer following the file
+    /// (`tracescope view --follow`) sees events at most this much later.
     pub fn flush_interval(mut self, interval: Duration) -> Builder {
         self.flush_interval = interval.clamp(Duration::from_millis(1), Duration::from_millis(100));
         self
@@ -141,6 +143,22 @@ impl Builder {
     /// Records to any writer; each batch is written with `write_all` + `flush`.
     pub fn to_writer(self, sink: impl Write + Send + 'static) -> io::Result<Guard> {
         start(self, Box::new(sink))
+    }
+}
+
+/// The flush interval `TRACESCOPE_FLUSH_MS` asks for (milliseconds, clamped to 1 to
+/// 100), else 10 ms; a value that is no number is reported and ignored.
+fn flush_interval_of(env: Option<&str>) -> Duration {
+    let default = Duration::from_millis(10);
+    match env.map(str::trim) {
+        None | Some("") => default,
+        Some(v) => match v.parse::<u64>() {
+            Ok(ms) => Duration::from_millis(ms.clamp(1, 100)),
+            Err(_) => {
+                eprintln!("tracescope-record: TRACESCOPE_FLUSH_MS={v} is not a number of milliseconds; using 10");
+                default
+            }
+        },
     }
 }
 
@@ -276,4 +294,21 @@ fn install_panic_hook() {
             previous(info);
         }));
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flush_interval_from_the_environment() {
+        let ms = |v| flush_interval_of(v).as_millis();
+        assert_eq!(ms(None), 10);
+        assert_eq!(ms(Some("")), 10);
+        assert_eq!(ms(Some("50")), 50);
+        assert_eq!(ms(Some(" 2 ")), 2);
+        assert_eq!(ms(Some("0")), 1);
+        assert_eq!(ms(Some("5000")), 100);
+        assert_eq!(ms(Some("fast")), 10);
+    }
 }

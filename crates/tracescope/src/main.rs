@@ -158,6 +158,10 @@ enum Command {
         /// Open the compare view on two traces (as `tracescope diff BASE NEW --view`).
         #[arg(long, num_args = 2, value_names = ["BASE", "NEW"])]
         compare: Option<Vec<PathBuf>>,
+        /// Follow one growing JSON file (a recorder writing it): appended events are
+        /// read every 250 ms and the page shows them; a shorter file is read again.
+        #[arg(long, conflicts_with = "compare")]
+        follow: bool,
         #[command(flatten)]
         serve: ServeArgs,
     },
@@ -322,9 +326,16 @@ fn main() -> ExitCode {
         }
         Command::View {
             files,
+            follow: true,
+            serve,
+            ..
+        } => follow(&files, serve.options()),
+        Command::View {
+            files,
             align,
             compare: None,
             serve,
+            ..
         } => view(files, align.align.into(), serve.options()),
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Merge { trace, output } => merge::run(&trace.inputs(), &output),
@@ -463,4 +474,17 @@ fn view(
         (inputs.load()?, inputs.title())
     };
     serve::run(trace, name, opts)
+}
+
+fn follow(files: &[PathBuf], opts: serve::Options) -> anyhow::Result<()> {
+    let [path] = files else {
+        anyhow::bail!("--follow takes one file (the JSON trace being written)");
+    };
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    );
+    let live = serve::live::Live::open(path, name)?;
+    live.spawn_poller();
+    serve::serve(serve::live::live_router(live), opts)
 }

@@ -33,10 +33,11 @@ export function slicesOn(drawn, track) {
  * @param {string} bin the tracescope binary
  * @param {string} file the trace
  * @param {(x: any) => Promise<void> | void} check
- * @param {{dark?: boolean, shotName?: string}} [opts]
+ * @param {{dark?: boolean, shotName?: string, extra?: string[]}} [opts] `extra`: more
+ *   arguments of `tracescope view` (`--follow`)
  */
-export async function withTrace(browser, bin, file, check, { dark = false, shotName } = {}) {
-  const srv = await startServer(bin, file);
+export async function withTrace(browser, bin, file, check, { dark = false, shotName, extra = [] } = {}) {
+  const srv = await startServer(bin, file, extra);
   try {
     const { page, errors } = await openPage(browser.ctx, srv.url);
     if (dark) await page.emulateMedia({ colorScheme: 'dark' });

@@ -1,6 +1,7 @@
 //! Import as a pipeline: parts of the input become records in parallel
 //! ([`part`]), then each family of records becomes its table.
 
+mod append;
 mod asyncs;
 mod counters;
 mod files;
@@ -24,6 +25,7 @@ use crate::trace::{Tables, TopLevel};
 use records::Records;
 use registry::SharedRegistry;
 
+pub use append::{Change, Follow};
 pub use files::{Align, FileInput};
 pub use metadata::TraceFacts;
 

@@ -206,7 +206,7 @@ pub struct OtherRec {
 }
 
 /// Everything one part of the input produced.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Records {
     pub events: u64,
     pub phases: Vec<(String, u64)>,
@@ -246,31 +246,36 @@ impl Records {
     pub fn concat(parts: Vec<Records>) -> Records {
         let mut out = Records::default();
         out.dur_parts.reserve_exact(parts.len());
-        macro_rules! join {
+        macro_rules! reserve {
             ($($f:ident),*) => {$(
                 out.$f.reserve_exact(parts.iter().map(|p| p.$f.len()).sum());
-            )*
-            for mut p in parts {
-                $(out.$f.append(&mut p.$f);)*
-                // Records already joined (one per file of several) keep their parts.
-                out.dur_parts.append(&mut p.dur_parts);
-                out.dur_parts.push(std::mem::take(&mut p.dur));
-                out.events += p.events;
-                for (ph, n) in p.phases {
-                    match out.phases.iter_mut().find(|(q, _)| *q == ph) {
-                        Some((_, c)) => *c += n,
-                        None => out.phases.push((ph, n)),
-                    }
-                }
-                out.min_ts = opt_min(out.min_ts, p.min_ts);
-                out.max_end = opt_max(out.max_end, p.max_end);
-                if out.thread_end.len() < p.thread_end.len() {
-                    out.thread_end.resize(p.thread_end.len(), NO_TIME);
-                }
-                for (i, e) in p.thread_end.iter().enumerate() {
-                    out.thread_end[i] = out.thread_end[i].max(*e);
-                }
-            }};
+            )*};
+        }
+        reserve!(
+            instants,
+            asyncs,
+            flows,
+            flows_v2,
+            counters,
+            objects,
+            profiles,
+            chunks,
+            samples,
+            metadata,
+            other,
+            tracing_started
+        );
+        for p in parts {
+            out.extend(p);
+        }
+        out
+    }
+
+    /// Appends the records of the input that follows (a part, or the bytes
+    /// appended to a followed file).
+    pub fn extend(&mut self, mut p: Records) {
+        macro_rules! join {
+            ($($f:ident),*) => {$(self.$f.append(&mut p.$f);)*};
         }
         join!(
             instants,
@@ -286,7 +291,24 @@ impl Records {
             other,
             tracing_started
         );
-        out
+        // Records already joined (one per file of several) keep their parts.
+        self.dur_parts.append(&mut p.dur_parts);
+        self.dur_parts.push(std::mem::take(&mut p.dur));
+        self.events += p.events;
+        for (ph, n) in p.phases {
+            match self.phases.iter_mut().find(|(q, _)| *q == ph) {
+                Some((_, c)) => *c += n,
+                None => self.phases.push((ph, n)),
+            }
+        }
+        self.min_ts = opt_min(self.min_ts, p.min_ts);
+        self.max_end = opt_max(self.max_end, p.max_end);
+        if self.thread_end.len() < p.thread_end.len() {
+            self.thread_end.resize(p.thread_end.len(), NO_TIME);
+        }
+        for (i, e) in p.thread_end.iter().enumerate() {
+            self.thread_end[i] = self.thread_end[i].max(*e);
+        }
     }
 }
 

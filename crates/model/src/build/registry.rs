@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use crate::strings::StrId;
 use crate::tables::{PidK, Process, ProcessId, Thread, ThreadId};
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Registry {
     pub processes: Vec<Process>,
     pub threads: Vec<Thread>,
@@ -168,6 +168,11 @@ impl Registry {
 pub struct SharedRegistry(pub Mutex<Registry>);
 
 impl SharedRegistry {
+    /// A copy of the registry so far (a followed trace builds each version from one).
+    pub(crate) fn copy(&self) -> SharedRegistry {
+        SharedRegistry(Mutex::new(self.lock().clone()))
+    }
+
     pub fn lock(&self) -> std::sync::MutexGuard<'_, Registry> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -8,6 +8,7 @@ mod encode;
 mod exact;
 pub mod guard;
 mod json;
+pub mod live;
 mod query;
 pub mod routes;
 mod search;
@@ -173,6 +174,8 @@ fn open_browser(url: &str) {
 
 #[cfg(test)]
 mod analysis_tests;
+#[cfg(test)]
+mod live_tests;
 #[cfg(test)]
 mod params_fuzz_tests;
 #[cfg(test)]

@@ -79,11 +79,21 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/profile", get(analysis::profile))
         .route("/api/object/{id}", get(analysis::object))
         .route("/api/query", post(super::query::query))
+        .route("/api/version", get(version))
         .fallback(fallback)
         // The fastest gzip level: answers are compressed per request while panning,
         // and level 1 already shrinks these number columns about 3x.
         .layer(CompressionLayer::new().quality(CompressionLevel::Fastest))
         .with_state(state)
+}
+
+/// A trace that is not followed: always version 1 (`view --follow` answers
+/// `/api/version` itself, in `live`).
+async fn version() -> Response {
+    ok(json::Obj::new()
+        .num("version", 1)
+        .bool("follow", false)
+        .finish())
 }
 
 /// A JSON error response.

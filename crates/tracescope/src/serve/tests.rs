@@ -12,6 +12,10 @@ use tower::ServiceExt;
 
 use super::{router, AppState};
 
+pub(crate) fn demo_router() -> (Router, Arc<AppState>) {
+    demo_app()
+}
+
 fn demo_app() -> (Router, Arc<AppState>) {
     let state = Arc::new(AppState::new(
         crate::demo::trace().unwrap(),
