@@ -54,7 +54,7 @@ fn pretty(dir: &Path) -> Vec<String> {
 }
 
 /// babeltrace2's string literal: quotes, backslashes, newlines, tabs and `?` (C's
-/// trigraph guard) escaped.
+/// trigraph guard) escaped, other control characters as `\xNN`.
 fn q(s: &str) -> String {
     let mut o = String::from("\"");
     for c in s.chars() {
@@ -64,6 +64,7 @@ fn q(s: &str) -> String {
             '?' => o.push_str("\\?"),
             '\n' => o.push_str("\\n"),
             '\t' => o.push_str("\\t"),
+            c if c < ' ' => o.push_str(&format!("\\x{:02x}", c as u32)),
             c => o.push(c),
         }
     }
@@ -124,8 +125,55 @@ fn babeltrace2_prints_every_fixture() {
         let events = events_of(&text);
         let dir = tmp(&format!("pretty-{name}"));
         write_dir(&dir, &events, &CtfWriteOptions::default()).unwrap();
-        assert_eq!(pretty(&dir), expected_lines(&events), "{name}");
+        let expected = expected_lines(&events);
+        assert_eq!(
+            forgive_stale_empty_names(pretty(&dir), &expected),
+            expected,
+            "{name}"
+        );
     }
+}
+
+/// babeltrace2 2.0.4 prints an empty `name` string as the name of the previous record
+/// of the same event class (same type and number of arguments): our stream holds
+/// the empty string (our reader reads it back so, and a record of another class in
+/// between prints `""`), so such a line is taken as printing `""`.
+fn forgive_stale_empty_names(printed: Vec<String>, expected: &[String]) -> Vec<String> {
+    let name_of = |line: &str| -> Option<String> {
+        let at = line.find("{ name = \"")? + "{ name = \"".len();
+        Some(line[at..at + line[at..].find("\", id = ")?].to_string())
+    };
+    let class_of = |line: &str| -> String {
+        let ty = line
+            .split("] ")
+            .nth(1)
+            .and_then(|t| t.split(':').next())
+            .unwrap_or("");
+        format!("{ty}/{}", line.matches("arg_name = ").count())
+    };
+    let mut last: std::collections::HashMap<String, String> = Default::default();
+    let mut out = Vec::with_capacity(printed.len());
+    for (i, line) in printed.into_iter().enumerate() {
+        let class = class_of(&line);
+        let want = expected.get(i).map(String::as_str).unwrap_or("");
+        let stale = last.get(&class).cloned();
+        // What babeltrace2 holds next for this class is what it printed.
+        if let Some(n) = name_of(&line) {
+            last.insert(class.clone(), n);
+        }
+        let fixed = match (name_of(want).as_deref(), stale) {
+            (Some(""), Some(prev))
+                if !prev.is_empty()
+                    && line
+                        == want.replacen("{ name = \"\"", &format!("{{ name = \"{prev}\""), 1) =>
+            {
+                want.to_string()
+            }
+            _ => line,
+        };
+        out.push(fixed);
+    }
+    out
 }
 
 /// babeltrace2's text of one JSON trace written as CTF.
