@@ -22,6 +22,8 @@ export async function startMockServer(webDir, model) {
     const q = (k) => url.searchParams.get(k);
     try {
       if (p === '/api/summary') return json(200, model.summary);
+      // What the real server answers when it does not follow a growing file.
+      if (p === '/api/version') return json(200, { version: 1, follow: false });
       let m;
       if ((m = p.match(/^\/api\/track\/(.+)$/))) {
         const t = model.track(decodeURIComponent(m[1]), Number(q('t0')), Number(q('t1')), Number(q('px')));
