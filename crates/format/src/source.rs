@@ -339,7 +339,9 @@ impl Ready {
                 release_pages(map, r.start + bom..r.end + bom);
             }
         };
-        let lossy = match is_utf8_in_chunks(body, UTF8_CHUNK, after_check) {
+        // A clean background decode checked every byte as it came.
+        let checked = matches!(bytes, Bytes::Decoded);
+        let lossy = match checked || is_utf8_in_chunks(body, UTF8_CHUNK, after_check) {
             true => None,
             false => {
                 // The slower `compat` check says where the first bad byte is.
