@@ -129,42 +129,9 @@ impl Levels {
         root: bool,
         shown: Option<&Shown>,
     ) -> u32 {
-        let nodes = &mut self.nodes;
-        let k = *index.entry((parent, name)).or_insert_with(|| {
-            let depth = if parent == NONE {
-                0
-            } else {
-                nodes[parent as usize].depth + 1
-            };
-            nodes.push(Node {
-                parent,
-                depth,
-                name,
-                w: Weight::default(),
-                shown: shown.is_none(),
-                made: false,
-                first: 0,
-                len: 0,
-            });
-            nodes.len() as u32 - 1
-        });
-        let x = &st.pos[o as usize];
-        let w = match weigh {
-            Weigh::SelfTime => Weight {
-                self_ns: x.own,
-                total_ns: if x.outer { x.clip } else { 0 },
-                self_n: 1,
-                total_n: if x.outer { st.size(o) } else { 0 },
-            },
-            Weigh::Calls => Weight {
-                self_ns: if root { x.clip } else { 0 },
-                total_ns: x.clip,
-                self_n: root as u64,
-                total_n: 1,
-            },
-        };
+        let k = self.node(index, parent, name, shown);
         let node = &mut self.nodes[k as usize];
-        node.w.add(w);
+        node.w.add(weight(st, weigh, o, root));
         if let Some(s) = shown {
             node.shown |= s.under[o as usize];
         }
@@ -187,7 +154,10 @@ impl Levels {
     }
 
     /// One level by a pass over the layout: each member's caller at `depth` is
-    /// read from the stack of open slices. `live` is in position order.
+    /// read from the stack of open slices. `live` is in position order. The
+    /// members are cut into runs scanned on all cores, each into nodes of its own;
+    /// the runs' nodes then join the level in run order, so every node is made in
+    /// the order one pass would make it and weighs the same.
     fn scan(
         &mut self,
         st: &Stacks,
@@ -197,33 +167,56 @@ impl Levels {
         index: &mut FxHashMap<(u32, StrId), u32>,
         shown: Option<&Shown>,
     ) {
-        let depth = depth as usize;
-        // Open slices: (position, name).
-        let mut open: Vec<(u32, StrId)> = Vec::new();
-        let mut next = live.iter_mut().peekable();
-        for o in 0..st.len() as u32 {
-            if next.peek().is_none() {
-                break;
+        use rayon::prelude::*;
+        const RUN: usize = 1 << 16;
+        let runs: Vec<(Vec<Local>, &mut [Member])> = live
+            .par_chunks_mut(RUN)
+            .map(|run| (scan_run(st, weigh, depth as usize, run, shown), run))
+            .collect();
+        for (locals, run) in runs {
+            let global: Vec<u32> = locals
+                .iter()
+                .map(|l| {
+                    let k = self.node(index, l.parent, l.name, shown);
+                    let node = &mut self.nodes[k as usize];
+                    node.w.add(l.w);
+                    node.shown |= l.shown;
+                    k
+                })
+                .collect();
+            for m in run.iter_mut().filter(|m| m.node != NONE) {
+                m.node = global[m.node as usize];
             }
-            let p = st.pos[o as usize].parent;
-            while let Some(&(top, _)) = open.last() {
-                if top == p {
-                    break;
-                }
-                open.pop();
-            }
-            if let Some(m) = next.next_if(|m| m.o == o) {
-                if open.len() < depth {
-                    m.node = NONE;
-                } else {
-                    let at = open.len() - depth;
-                    let (c, name) = open[at];
-                    m.node = self.join(index, st, weigh, m.node, name, o, at == 0, shown);
-                    m.c = c;
-                }
-            }
-            open.push((o, st.name(o)));
         }
+    }
+
+    /// The child `name` of `parent`, made if new.
+    fn node(
+        &mut self,
+        index: &mut FxHashMap<(u32, StrId), u32>,
+        parent: u32,
+        name: StrId,
+        shown: Option<&Shown>,
+    ) -> u32 {
+        let nodes = &mut self.nodes;
+        *index.entry((parent, name)).or_insert_with(|| {
+            let depth = if parent == NONE {
+                0
+            } else {
+                nodes[parent as usize].depth + 1
+            };
+            nodes.push(Node {
+                parent,
+                depth,
+                name,
+                w: Weight::default(),
+                shown: shown.is_none(),
+                made: false,
+                first: 0,
+                len: 0,
+            });
+            nodes.len() as u32 - 1
+        })
     }
 
     /// One level by stepping each member to its caller's caller.
@@ -294,4 +287,94 @@ impl Levels {
             .copied()
             .filter(|&c| self.nodes[c as usize].shown)
     }
+}
+
+/// What slice `o`, reached through a caller that is the outermost one if `root`,
+/// adds to its node.
+fn weight(st: &Stacks, weigh: Weigh, o: u32, root: bool) -> Weight {
+    let x = &st.pos[o as usize];
+    match weigh {
+        Weigh::SelfTime => Weight {
+            self_ns: x.own,
+            total_ns: if x.outer { x.clip } else { 0 },
+            self_n: 1,
+            total_n: if x.outer { st.size(o) } else { 0 },
+        },
+        Weigh::Calls => Weight {
+            self_ns: if root { x.clip } else { 0 },
+            total_ns: x.clip,
+            self_n: root as u64,
+            total_n: 1,
+        },
+    }
+}
+
+/// A node one run of a level's scan made, before it joins the level.
+struct Local {
+    parent: u32,
+    name: StrId,
+    w: Weight,
+    shown: bool,
+}
+
+/// Scans one run of members (in position order): each takes its caller at `depth`
+/// from the stack of open slices, rebuilt from the first member's ancestors. A
+/// member's `node` becomes the index of its run's local node (or `NONE`).
+fn scan_run(
+    st: &Stacks,
+    weigh: Weigh,
+    depth: usize,
+    run: &mut [Member],
+    shown: Option<&Shown>,
+) -> Vec<Local> {
+    let (Some(first), Some(last)) = (run.first(), run.last()) else {
+        return Vec::new();
+    };
+    let (first, last) = (first.o, last.o);
+    // Open slices at `first`: its ancestors, outermost first.
+    let mut open: Vec<(u32, StrId)> = Vec::new();
+    let mut p = st.pos[first as usize].parent;
+    while p != NONE {
+        open.push((p, st.name(p)));
+        p = st.pos[p as usize].parent;
+    }
+    open.reverse();
+    let mut locals: Vec<Local> = Vec::new();
+    let mut index: FxHashMap<(u32, StrId), u32> = FxHashMap::default();
+    let mut next = run.iter_mut().peekable();
+    for o in first..=last {
+        let p = st.pos[o as usize].parent;
+        while let Some(&(top, _)) = open.last() {
+            if top == p {
+                break;
+            }
+            open.pop();
+        }
+        if let Some(m) = next.next_if(|m| m.o == o) {
+            if open.len() < depth {
+                m.node = NONE;
+            } else {
+                let at = open.len() - depth;
+                let (c, name) = open[at];
+                let k = *index.entry((m.node, name)).or_insert_with(|| {
+                    locals.push(Local {
+                        parent: m.node,
+                        name,
+                        w: Weight::default(),
+                        shown: false,
+                    });
+                    locals.len() as u32 - 1
+                });
+                let l = &mut locals[k as usize];
+                l.w.add(weight(st, weigh, o, at == 0));
+                if let Some(s) = shown {
+                    l.shown |= s.under[o as usize];
+                }
+                m.node = k;
+                m.c = c;
+            }
+        }
+        open.push((o, st.name(o)));
+    }
+    locals
 }
