@@ -179,15 +179,10 @@ impl Trace {
                 len,
                 &opts.read,
                 |slot, prefix| {
-                    PartBuilder::new(early_shared[slot].get_or_init(|| Shared {
-                        input: prefix,
-                        strings: &strings,
-                        registry: &registry,
-                        arena: &arena,
-                        release: None,
-                        file: 0,
-                        base: 0,
-                    }))
+                    PartBuilder::new(
+                        early_shared[slot]
+                            .get_or_init(|| Shared::of(prefix, &strings, &registry, &arena)),
+                    )
                 },
             )
         });
@@ -292,15 +287,7 @@ impl Trace {
         let strings = SharedStrings::default();
         let registry = SharedRegistry::default();
         let arena = SharedArena::default();
-        let shared = Shared {
-            input: "",
-            strings: &strings,
-            registry: &registry,
-            arena: &arena,
-            release: None,
-            file: 0,
-            base: 0,
-        };
+        let shared = Shared::of("", &strings, &registry, &arena);
         let parts: Vec<(Records, Diagnostics)> = (0..runs.runs())
             .into_par_iter()
             .map(|k| {

@@ -163,15 +163,7 @@ impl Follow {
         let registry = SharedRegistry::default();
         let arena = SharedArena::default();
         let input = text.as_str();
-        let shared = Shared {
-            input,
-            strings: &strings,
-            registry: &registry,
-            arena: &arena,
-            release: None,
-            file: 0,
-            base: 0,
-        };
+        let shared = Shared::of(input, &strings, &registry, &arena);
         let Ok(read) = json::read_json(input, || PartBuilder::new(&shared), &self.opts.read) else {
             return false;
         };

@@ -31,6 +31,26 @@ pub struct Shared<'s> {
     pub base: u64,
 }
 
+impl<'s> Shared<'s> {
+    /// One file's text with the tables its parts share; nothing released early.
+    pub fn of(
+        input: &'s str,
+        strings: &'s SharedStrings,
+        registry: &'s SharedRegistry,
+        arena: &'s SharedArena,
+    ) -> Self {
+        Shared {
+            input,
+            strings,
+            registry,
+            arena,
+            release: None,
+            file: 0,
+            base: 0,
+        }
+    }
+}
+
 pub struct PartBuilder<'a, 's> {
     shared: &'s Shared<'a>,
     strings: LocalStrings<'a, 's>,
