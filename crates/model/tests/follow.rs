@@ -186,3 +186,18 @@ fn a_closed_list_ends_the_events() {
     assert_eq!(f.poll().unwrap(), Change::None);
     assert_eq!(slices(&f.trace()).len(), 2);
 }
+
+/// Appended bytes of a gzip or zstd file are no JSON on their own: following one is
+/// refused with a message, not shown as an empty trace.
+#[test]
+fn a_compressed_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.json.zst");
+    let json = format!("[{}]", x("a", 1, 2));
+    std::fs::write(&path, zstd::encode_all(json.as_bytes(), 3).unwrap()).unwrap();
+    let err = Follow::open(&path, "live.json.zst".into(), LoadOptions::default())
+        .err()
+        .expect("refused");
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("zstd compressed"), "{err}");
+}

@@ -91,8 +91,22 @@ impl TraceText for SegmentText {
 }
 
 impl Follow {
-    /// Starts following `path` (plain JSON), reading what it holds now.
+    /// Starts following `path` (plain JSON), reading what it holds now. A gzip or
+    /// zstd file is refused: its appended bytes are no JSON to read on their own.
     pub fn open(path: &Path, name: String, opts: LoadOptions) -> std::io::Result<Follow> {
+        let mut head = [0u8; 4];
+        let n = std::io::Read::read(&mut std::fs::File::open(path)?, &mut head)?;
+        let packed = tracescope_format::Compression::detect(&head[..n]);
+        if packed != tracescope_format::Compression::None {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "it is {} compressed, and only a plain JSON file can be followed: follow the \
+                     file the program writes, or view this one without --follow",
+                    packed.as_str()
+                ),
+            ));
+        }
         let mut f = Follow {
             path: path.to_path_buf(),
             name,
