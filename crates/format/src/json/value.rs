@@ -133,6 +133,27 @@ impl<'a> Value<'a> {
     }
 }
 
+/// The offset after the whitespace and comments (`//` to the end of the line, `/* */`)
+/// at `pos`: what this tolerant reader takes for space between tokens.
+pub fn skip_space(s: &[u8], mut pos: usize) -> usize {
+    loop {
+        match s.get(pos) {
+            Some(b' ' | b'\t' | b'\n' | b'\r') => pos += 1,
+            Some(b'/') => match s.get(pos + 1) {
+                Some(b'/') => {
+                    pos = memchr::memchr(b'\n', &s[pos..]).map_or(s.len(), |p| pos + p + 1);
+                }
+                Some(b'*') => {
+                    pos = memchr::memmem::find(&s[pos + 2..], b"*/")
+                        .map_or(s.len(), |p| pos + 2 + p + 2);
+                }
+                _ => return pos,
+            },
+            _ => return pos,
+        }
+    }
+}
+
 /// Strict compact JSON of tolerant JSON text; text that does not parse is written as
 /// a JSON string holding it, so nothing is lost.
 pub fn compact(text: &str) -> String {
@@ -282,23 +303,7 @@ impl<'a> Parser<'a> {
 
     /// Skips whitespace and comments.
     fn ws(&mut self) {
-        loop {
-            match self.s.get(self.pos) {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
-                Some(b'/') => match self.s.get(self.pos + 1) {
-                    Some(b'/') => {
-                        self.pos = memchr::memchr(b'\n', &self.s[self.pos..])
-                            .map_or(self.s.len(), |p| self.pos + p + 1);
-                    }
-                    Some(b'*') => {
-                        self.pos = memchr::memmem::find(&self.s[self.pos + 2..], b"*/")
-                            .map_or(self.s.len(), |p| self.pos + 2 + p + 2);
-                    }
-                    _ => return,
-                },
-                _ => return,
-            }
-        }
+        self.pos = skip_space(self.s, self.pos);
     }
 
     fn value(&mut self) -> Result<Value<'a>, ReadError> {

@@ -26,4 +26,4 @@ pub use select::{time_bounds, Selection};
 pub use slice_stats::{
     slice_stats, slices_in_group, thread_key, GroupBy, GroupKey, NameFilter, SliceGroup, SliceStats,
 };
-pub use slice_summary::{summarize, SliceFilter, Summary, SummaryQuery};
+pub use slice_summary::{nearest_rank, summarize, SliceFilter, Summary, SummaryQuery};

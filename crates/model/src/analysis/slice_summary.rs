@@ -271,7 +271,7 @@ fn percentiles(
 }
 
 /// The p-th percentile of `d` (reordered), nearest rank; 0 of nothing.
-fn nearest_rank(d: &mut [i64], p: usize) -> i64 {
+pub fn nearest_rank(d: &mut [i64], p: usize) -> i64 {
     if d.is_empty() {
         return 0;
     }

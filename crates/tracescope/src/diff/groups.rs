@@ -109,17 +109,8 @@ fn percentiles(
         }
     }
     durs.iter_mut()
-        .map(|d| [50, 95, 99].map(|p| nearest_rank(d, p)))
+        .map(|d| [50, 95, 99].map(|p| tracescope_model::analysis::nearest_rank(d, p)))
         .collect()
-}
-
-/// The p-th percentile of `d` (reordered), nearest rank; 0 of nothing.
-pub fn nearest_rank(d: &mut [i64], p: usize) -> i64 {
-    if d.is_empty() {
-        return 0;
-    }
-    let rank = (p * d.len()).div_ceil(100).max(1);
-    *d.select_nth_unstable(rank - 1).1
 }
 
 /// Every slice track of the threads that have no CPU samples.
@@ -188,23 +179,5 @@ fn add_function(s: &mut Stats, f: &Stats) {
     }
     for v in &mut s[3..] {
         *v = None;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::nearest_rank;
-
-    #[test]
-    fn nearest_rank_percentiles() {
-        let mut d: Vec<i64> = (1..=10).rev().collect();
-        assert_eq!([50, 95, 99].map(|p| nearest_rank(&mut d, p)), [5, 10, 10]);
-        let mut d: Vec<i64> = (1..=200).collect();
-        assert_eq!(
-            [50, 95, 99].map(|p| nearest_rank(&mut d, p)),
-            [100, 190, 198]
-        );
-        assert_eq!(nearest_rank(&mut [7], 99), 7);
-        assert_eq!(nearest_rank(&mut [], 50), 0);
     }
 }

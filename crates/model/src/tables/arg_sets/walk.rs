@@ -179,23 +179,7 @@ impl<'t, 'w> Parser<'t, 'w> {
     /// Skips whitespace and comments (which `compact` drops).
     fn ws(&mut self) {
         let start = self.pos;
-        loop {
-            match self.s.get(self.pos) {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
-                Some(b'/') => match self.s.get(self.pos + 1) {
-                    Some(b'/') => {
-                        self.pos = memchr::memchr(b'\n', &self.s[self.pos..])
-                            .map_or(self.s.len(), |p| self.pos + p + 1);
-                    }
-                    Some(b'*') => {
-                        self.pos = memchr::memmem::find(&self.s[self.pos + 2..], b"*/")
-                            .map_or(self.s.len(), |p| self.pos + 2 + p + 2);
-                    }
-                    _ => break,
-                },
-                _ => break,
-            }
-        }
+        self.pos = tracescope_format::json::value::skip_space(self.s, self.pos);
         if self.pos != start {
             self.compact = false;
         }
