@@ -1,5 +1,26 @@
 //! Compact records of events, made by the parts in parallel and assembled after.
 
+/// Applies macro `$m` to every family of records joined by appending (all but
+/// `dur`, kept per part).
+macro_rules! families {
+    ($m:ident) => {
+        $m!(
+            instants,
+            asyncs,
+            flows,
+            flows_v2,
+            counters,
+            objects,
+            profiles,
+            chunks,
+            samples,
+            metadata,
+            other,
+            tracing_started
+        )
+    };
+}
+
 use tracescope_format::Int64;
 
 use crate::args::TextRef;
@@ -251,20 +272,7 @@ impl Records {
                 out.$f.reserve_exact(parts.iter().map(|p| p.$f.len()).sum());
             )*};
         }
-        reserve!(
-            instants,
-            asyncs,
-            flows,
-            flows_v2,
-            counters,
-            objects,
-            profiles,
-            chunks,
-            samples,
-            metadata,
-            other,
-            tracing_started
-        );
+        families!(reserve);
         for p in parts {
             out.extend(p);
         }
@@ -277,20 +285,7 @@ impl Records {
         macro_rules! join {
             ($($f:ident),*) => {$(self.$f.append(&mut p.$f);)*};
         }
-        join!(
-            instants,
-            asyncs,
-            flows,
-            flows_v2,
-            counters,
-            objects,
-            profiles,
-            chunks,
-            samples,
-            metadata,
-            other,
-            tracing_started
-        );
+        families!(join);
         // Records already joined (one per file of several) keep their parts.
         self.dur_parts.append(&mut p.dur_parts);
         self.dur_parts.push(std::mem::take(&mut p.dur));
