@@ -19,10 +19,12 @@ fn load(name: &str) -> Trace {
     Trace::from_source(source, &LoadOptions::default()).unwrap()
 }
 
+/// A file of this test process in the temporary directory (each test removes its own).
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tracescope-pq-layout-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+    std::env::temp_dir().join(format!(
+        "tracescope-pq-layout-{}-{name}",
+        std::process::id()
+    ))
 }
 
 /// The file's rows as text, and its row group sizes.
