@@ -127,6 +127,13 @@ impl InputFile {
     pub fn text(&self) -> &str {
         self.text.text()
     }
+
+    /// Lets a mapped file's pages go from memory (they fault back in from the page
+    /// cache when read again): a pass over every event's args, as the Parquet
+    /// export makes, would otherwise keep the whole file resident.
+    pub fn release(&self) {
+        self.text.release(0..self.text().len());
+    }
 }
 
 /// Decoded events as [`EventRuns`]: runs of consecutive events, each moved out

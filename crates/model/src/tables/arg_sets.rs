@@ -269,16 +269,31 @@ impl Trace {
 }
 
 /// Calls `each` with every arg of every arg set, in arg set order.
-pub fn for_each_arg(trace: &Trace, mut each: impl FnMut(&ArgRef<'_>)) {
+pub fn for_each_arg(trace: &Trace, each: impl FnMut(&ArgRef<'_>)) {
+    for_each_arg_in(trace, 0..trace.arg_set_space(), each)
+}
+
+/// Calls `each` with every arg of the arg sets whose ids are in `ids`, in arg set
+/// order: runs of ids walked one after another (or side by side, then put end to
+/// end) give the rows of [`for_each_arg`]. An arg set is never cut (a slice's
+/// args and its closing event's are one arg set).
+pub fn for_each_arg_in(
+    trace: &Trace,
+    ids: std::ops::Range<usize>,
+    mut each: impl FnMut(&ArgRef<'_>),
+) {
     let mut walk = ArgWalk::default();
+    let mut base = 0;
     for (len, make) in lens(trace).into_iter().zip(OWNERS) {
-        for row in 0..len {
+        let rows = ids.start.max(base) - base..ids.end.min(base + len).saturating_sub(base);
+        for row in rows {
             let owner = make(row);
             if let Some(id) = trace.arg_set_id(owner) {
                 let (a, e) = trace.owner_args(owner);
                 trace.walk_args(&mut walk, id, a, e, &mut each);
             }
         }
+        base += len;
     }
 }
 

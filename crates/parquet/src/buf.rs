@@ -1,0 +1,185 @@
+//! One column's values of a row group, buffered as Parquet wants them: plain
+//! vectors of values and definition levels, strings end to end in one buffer.
+
+use parquet::basic::Type as Physical;
+use parquet::column::writer::{get_typed_column_writer_mut, ColumnWriter};
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
+use tracescope_model::{ColumnType, Value};
+
+use crate::encode::physical;
+
+/// One column's buffered values and definition levels (1 present, 0 null).
+pub(crate) enum Buf {
+    Int(Vec<i64>, Vec<i16>),
+    Double(Vec<f64>, Vec<i16>),
+    Bool(Vec<bool>, Vec<i16>),
+    /// Strings of the row group end to end, with each present value's end: one
+    /// buffer instead of an allocation per cell (cut into `ByteArray`s sharing it
+    /// when the row group is written).
+    Bytes(Vec<u8>, Vec<usize>, Vec<i16>),
+}
+
+impl Buf {
+    pub(crate) fn new(ty: ColumnType) -> Buf {
+        match physical(ty).0 {
+            Physical::INT64 => Buf::Int(Vec::new(), Vec::new()),
+            Physical::DOUBLE => Buf::Double(Vec::new(), Vec::new()),
+            Physical::BOOLEAN => Buf::Bool(Vec::new(), Vec::new()),
+            _ => Buf::Bytes(Vec::new(), Vec::new(), Vec::new()),
+        }
+    }
+
+    /// Adds a cell; `false` when it has no form in this column (written as null,
+    /// or as 0 / "" / false in a column declared never null).
+    pub(crate) fn push(&mut self, v: &Value<'_>, optional: bool) -> bool {
+        let (present, kept) = match self {
+            Buf::Int(vals, defs) => {
+                let x = match v {
+                    Value::Int(i) => Some(*i),
+                    // Above i64::MAX: the same 64 bits (a pid or count written as u64).
+                    Value::UInt(u) => Some(*u as i64),
+                    Value::Bool(b) => Some(*b as i64),
+                    _ => None,
+                };
+                defs.push(x.is_some() as i16);
+                vals.extend(x);
+                (x.is_some(), x.is_some() || *v == Value::Null)
+            }
+            Buf::Double(vals, defs) => {
+                let x = match v {
+                    Value::Int(i) => Some(*i as f64),
+                    Value::UInt(u) => Some(*u as f64),
+                    Value::Float(f) => Some(*f),
+                    _ => None,
+                };
+                defs.push(x.is_some() as i16);
+                vals.extend(x);
+                (x.is_some(), x.is_some() || *v == Value::Null)
+            }
+            Buf::Bool(vals, defs) => {
+                let x = match v {
+                    Value::Bool(b) => Some(*b),
+                    _ => None,
+                };
+                defs.push(x.is_some() as i16);
+                vals.extend(x);
+                (x.is_some(), x.is_some() || *v == Value::Null)
+            }
+            Buf::Bytes(data, ends, defs) => {
+                use std::io::Write;
+                let present = match v {
+                    Value::Null => false,
+                    Value::Bool(b) => write!(data, "{b}").is_ok(),
+                    Value::Int(i) => write!(data, "{i}").is_ok(),
+                    Value::UInt(u) => write!(data, "{u}").is_ok(),
+                    Value::Float(f) => write!(data, "{f}").is_ok(),
+                    Value::Str(s) => {
+                        data.extend_from_slice(s.as_bytes());
+                        true
+                    }
+                    Value::String(s) => {
+                        data.extend_from_slice(s.as_bytes());
+                        true
+                    }
+                    Value::Json(s) => {
+                        data.extend_from_slice(s.as_bytes());
+                        true
+                    }
+                };
+                defs.push(present as i16);
+                if present {
+                    ends.push(data.len());
+                }
+                (present, true)
+            }
+        };
+        if !present && !optional {
+            match self {
+                Buf::Int(vals, _) => vals.push(0),
+                Buf::Double(vals, _) => vals.push(0.0),
+                Buf::Bool(vals, _) => vals.push(false),
+                Buf::Bytes(data, ends, _) => ends.push(data.len()),
+            }
+            return false;
+        }
+        kept
+    }
+
+    /// Writes the buffered values into `col` (a writer of this column's physical
+    /// type), `defs` only for an optional column, and empties the buffer. The
+    /// strings of a byte array column stay shared with the writer until it is
+    /// closed: they come back for [`Buf::reuse`].
+    pub(crate) fn write_to(
+        &mut self,
+        col: &mut ColumnWriter<'_>,
+        optional: bool,
+    ) -> parquet::errors::Result<Option<bytes::Bytes>> {
+        let mut shared = None;
+        match self {
+            Buf::Int(v, d) => {
+                get_typed_column_writer_mut::<Int64Type>(col).write_batch(
+                    v,
+                    optional.then_some(d.as_slice()),
+                    None,
+                )?;
+            }
+            Buf::Double(v, d) => {
+                get_typed_column_writer_mut::<DoubleType>(col).write_batch(
+                    v,
+                    optional.then_some(d.as_slice()),
+                    None,
+                )?;
+            }
+            Buf::Bool(v, d) => {
+                get_typed_column_writer_mut::<BoolType>(col).write_batch(
+                    v,
+                    optional.then_some(d.as_slice()),
+                    None,
+                )?;
+            }
+            Buf::Bytes(data, ends, d) => {
+                let all = bytes::Bytes::from(std::mem::take(data));
+                let mut start = 0;
+                let cells: Vec<ByteArray> = ends
+                    .iter()
+                    .map(|&end| {
+                        let cell = ByteArray::from(all.slice(start..end));
+                        start = end;
+                        cell
+                    })
+                    .collect();
+                get_typed_column_writer_mut::<ByteArrayType>(col).write_batch(
+                    &cells,
+                    optional.then_some(d.as_slice()),
+                    None,
+                )?;
+                shared = Some(all);
+            }
+        }
+        self.clear();
+        Ok(shared)
+    }
+
+    /// Takes back the string buffer handed to a writer, once the writer is
+    /// closed (nothing else holds it then), so the next row group fills the
+    /// same memory instead of faulting in fresh pages.
+    pub(crate) fn reuse(&mut self, shared: bytes::Bytes) {
+        if let (Buf::Bytes(data, ..), true) = (self, shared.is_unique()) {
+            let mut v = Vec::from(shared);
+            v.clear();
+            *data = v;
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        match self {
+            Buf::Int(v, d) => (v.clear(), d.clear()),
+            Buf::Double(v, d) => (v.clear(), d.clear()),
+            Buf::Bool(v, d) => (v.clear(), d.clear()),
+            Buf::Bytes(v, e, d) => {
+                v.clear();
+                (e.clear(), d.clear())
+            }
+        };
+    }
+}

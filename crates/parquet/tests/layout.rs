@@ -1,0 +1,163 @@
+//! Cutting a table into runs encoded side by side, and runs into row groups,
+//! changes nothing in what is written: every layout holds the rows of
+//! `Trace::rows` (what `tracescope tables` prints) in the same order, also
+//! where a run boundary falls between a slice's arg set and the next (a slice's
+//! `B` and `E` args are one arg set, never cut).
+
+use std::path::{Path, PathBuf};
+
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::record::Field;
+use tracescope_model::{Cell, LoadOptions, Trace, TABLES};
+use tracescope_parquet::{write_table, Layout};
+
+fn load(name: &str) -> Trace {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/sql")
+        .join(name);
+    let source = tracescope_format::Source::open(&path).unwrap();
+    Trace::from_source(source, &LoadOptions::default()).unwrap()
+}
+
+/// A file of this test process in the temporary directory (each test removes its own).
+fn tmp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "tracescope-pq-layout-{}-{name}",
+        std::process::id()
+    ))
+}
+
+/// The file's rows as text, and its row group sizes.
+fn read(path: &Path) -> (Vec<Vec<String>>, Vec<i64>) {
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    let groups = (0..reader.num_row_groups())
+        .map(|i| reader.metadata().row_group(i).num_rows())
+        .collect();
+    let rows = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|r| {
+            r.unwrap()
+                .get_column_iter()
+                .map(|(_, f)| match f {
+                    Field::Null => "null".to_string(),
+                    Field::Str(s) => format!("str {s}"),
+                    Field::Long(i) => format!("int {i}"),
+                    Field::Double(x) => format!("float {x:?}"),
+                    Field::Bool(b) => format!("bool {b}"),
+                    other => format!("other {other:?}"),
+                })
+                .collect()
+        })
+        .collect();
+    (rows, groups)
+}
+
+/// `Trace::rows` as the Parquet reader gives them back (JSON as strings, pids
+/// beyond i64 as their 64 bits).
+fn expected(trace: &Trace, table: &str) -> Vec<Vec<String>> {
+    let rows = trace.rows(table).unwrap();
+    rows.rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| match c {
+                    Cell::Null => "null".to_string(),
+                    Cell::Str(s) | Cell::Json(s) => format!("str {s}"),
+                    Cell::Int(i) => format!("int {i}"),
+                    Cell::UInt(u) => format!("int {}", *u as i64),
+                    Cell::Float(x) => format!("float {x:?}"),
+                    Cell::Bool(b) => format!("bool {b}"),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn any_layout_writes_the_rows_of_tables_in_order() {
+    let trace = load("args.json");
+    let layouts = [
+        Layout::default(),
+        // One arg set per run, two rows per group: every boundary is crossed.
+        Layout {
+            row_group: 2,
+            arg_sets_per_run: 1,
+        },
+        Layout {
+            row_group: 3,
+            arg_sets_per_run: 2,
+        },
+        Layout {
+            row_group: 1000,
+            arg_sets_per_run: 5,
+        },
+    ];
+    for table in TABLES {
+        let want = expected(&trace, table.name);
+        for (k, layout) in layouts.iter().enumerate() {
+            let path = tmp(&format!("{}-{k}.parquet", table.name));
+            let (rows, nulled) = write_table(&path, table, &trace, *layout).unwrap();
+            assert_eq!((rows, nulled), (want.len(), 0), "{} {layout:?}", table.name);
+            let (got, groups) = read(&path);
+            assert_eq!(got, want, "{} {layout:?}", table.name);
+            assert_eq!(groups.iter().sum::<i64>(), want.len() as i64);
+            assert!(
+                groups.iter().all(|&n| n as usize <= layout.row_group),
+                "{} {layout:?}: groups {groups:?}",
+                table.name
+            );
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+}
+
+#[test]
+fn runs_of_arg_sets_cut_between_a_slices_begin_and_end_args_keep_them_merged() {
+    let trace = load("args.json");
+    let args = tracescope_model::table("args").unwrap();
+    let want = expected(&trace, "args");
+    assert!(want.len() > 40, "{}", want.len());
+    // The slice "Both" has args on its B and on its E: one arg set, its keys
+    // merged (the E's `y` wins), whose rows are neither split nor repeated.
+    let set = |key: &str| {
+        let id = &want.iter().find(|r| r[2] == format!("str {key}")).unwrap()[0];
+        let keys: Vec<&str> = want
+            .iter()
+            .filter(|r| &r[0] == id)
+            .map(|r| r[2].as_str())
+            .collect();
+        keys
+    };
+    assert_eq!(
+        set("args.keep"),
+        ["str args.x", "str args.y[0]", "str args.keep", "str args.w"]
+    );
+    for per in 1..=4 {
+        let layout = Layout {
+            row_group: 4,
+            arg_sets_per_run: per,
+        };
+        let path = tmp(&format!("args-runs-{per}.parquet"));
+        write_table(&path, args, &trace, layout).unwrap();
+        let (got, groups) = read(&path);
+        assert_eq!(got, want, "{layout:?}");
+        // A run ends its last group short: more groups than rows / 4.
+        assert!(groups.len() > want.len() / 4, "{groups:?}");
+        std::fs::remove_file(&path).unwrap();
+    }
+}
+
+#[test]
+fn an_empty_table_is_one_empty_row_group() {
+    let trace = load("args.json");
+    let empty = TABLES
+        .iter()
+        .find(|t| trace.rows(t.name).unwrap().rows.is_empty())
+        .expect("a table without rows in args.json");
+    let path = tmp("empty.parquet");
+    let (rows, _) = write_table(&path, empty, &trace, Layout::default()).unwrap();
+    assert_eq!(rows, 0);
+    assert_eq!(read(&path), (vec![], vec![0]));
+    std::fs::remove_file(&path).unwrap();
+}
