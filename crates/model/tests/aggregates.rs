@@ -429,25 +429,38 @@ mod against_a_reference {
         }
     }
 
+    /// Slices of thread 1: `tops` slices 100 µs apart (90 µs long), each over
+    /// `kids` children `gap` µs apart and `dur` long, named by `top` and `kid`.
+    fn nested(
+        tops: i64,
+        top: impl Fn(i64) -> String,
+        (kids, gap, dur): (i64, i64, i64),
+        kid: impl Fn(i64, i64) -> String,
+    ) -> Vec<String> {
+        let event = |name: String, ts: i64, dur: i64| {
+            format!(r#"{{"ph":"X","pid":1,"tid":1,"name":"{name}","ts":{ts},"dur":{dur}}}"#)
+        };
+        let mut ev = Vec::new();
+        for k in 0..tops {
+            let base = k * 100;
+            ev.push(event(top(k), base, 90));
+            for c in 0..kids {
+                ev.push(event(kid(k, c), base + 5 + c * gap, dur));
+            }
+        }
+        ev
+    }
+
     /// One thread of 300,000 slices, cut into pieces of work: stacks that span a
     /// cut are rebuilt from the parents, and count once.
     #[test]
     fn big_threads_cut_into_pieces_give_the_same_tree() {
-        let mut ev = Vec::new();
-        for k in 0..60_000i64 {
-            let base = k * 100;
-            ev.push(format!(
-                r#"{{"ph":"X","pid":1,"tid":1,"name":"top{}","ts":{base},"dur":90}}"#,
-                k % 3
-            ));
-            for c in 0..4 {
-                ev.push(format!(
-                    r#"{{"ph":"X","pid":1,"tid":1,"name":"c{}","ts":{},"dur":15}}"#,
-                    (k + c) % 5,
-                    base + 5 + c * 20
-                ));
-            }
-        }
+        let mut ev = nested(
+            60_000,
+            |k| format!("top{}", k % 3),
+            (4, 20, 15),
+            |k, c| format!("c{}", (k + c) % 5),
+        );
         // One long slice over everything, so every piece starts deep in a stack.
         ev.push(r#"{"ph":"X","pid":1,"tid":1,"name":"main","ts":0,"dur":6000000}"#.into());
         let t = load(&format!("[{}]", ev.join(",")));
@@ -461,21 +474,12 @@ mod against_a_reference {
     /// made apart, are summed once.
     #[test]
     fn varied_stacks_repeating_across_pieces_give_the_same_tree() {
-        let mut ev = Vec::new();
-        for k in 0..45_000i64 {
-            let base = k * 100;
-            ev.push(format!(
-                r#"{{"ph":"X","pid":1,"tid":1,"name":"r{}","ts":{base},"dur":90}}"#,
-                k % 30_000
-            ));
-            for c in 0..2 {
-                ev.push(format!(
-                    r#"{{"ph":"X","pid":1,"tid":1,"name":"m{}","ts":{},"dur":30}}"#,
-                    (2 * k + c) % 50_000,
-                    base + 5 + c * 40
-                ));
-            }
-        }
+        let ev = nested(
+            45_000,
+            |k| format!("r{}", k % 30_000),
+            (2, 40, 30),
+            |k, c| format!("m{}", (2 * k + c) % 50_000),
+        );
         let t = load(&format!("[{}]", ev.join(",")));
         assert_eq!(t.tables.slices.len(), 135_000);
         check(&t, i64::MIN, i64::MAX);
