@@ -57,9 +57,10 @@ impl Live {
             ..LoadOptions::default()
         };
         let t0 = Instant::now();
-        let follow = Follow::open(path, name.clone(), opts)
+        let mut follow = Follow::open(path, name.clone(), opts)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let version = Self::version(1, &follow, &name, t0, follow.last_read);
+        let read = follow.last_read;
+        let version = Self::version(1, &mut follow, &name, t0, read);
         Ok(Arc::new(Live {
             name,
             follow: Mutex::new(follow),
@@ -67,7 +68,7 @@ impl Live {
         }))
     }
 
-    fn version(number: u64, follow: &Follow, name: &str, t0: Instant, read: u64) -> Version {
+    fn version(number: u64, follow: &mut Follow, name: &str, t0: Instant, read: u64) -> Version {
         // The first version reports its indexes as `view` does; later ones in one line.
         let state = if number == 1 {
             ready(follow.trace(), name.to_string())
@@ -100,7 +101,8 @@ impl Live {
             return Ok(false);
         }
         let number = self.current().number + 1;
-        let next = Self::version(number, &follow, &self.name, t0, follow.last_read);
+        let read = follow.last_read;
+        let next = Self::version(number, &mut follow, &self.name, t0, read);
         eprintln!(
             "tracescope: {} {} bytes: version {number}, {} events, ready in {:.0} ms",
             if change == Change::Reloaded {
