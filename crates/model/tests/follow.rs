@@ -238,7 +238,8 @@ fn whole(path: &Path) -> Trace {
 /// Appends in the shapes a recorder writes them, each version compared with the
 /// whole file read at once: a `B` closed three appends later, a thread and a
 /// process that appear late, their names after their events, counters, flows
-/// across threads, an async operation, then records that land before earlier
+/// across threads, an async operation, an `X` without `dur` (it ends with its
+/// thread, later each time), then records that land before earlier
 /// ones of their thread (that thread is matched again from its first record).
 #[test]
 fn after_each_append_the_model_is_the_whole_file_read_at_once() {
@@ -262,6 +263,7 @@ fn after_each_append_the_model_is_the_whole_file_read_at_once() {
             r#"{"ph":"f","bp":"e","cat":"f","id":1,"name":"hop","ts":4,"pid":1,"tid":2}"#,
             r#"{"ph":"C","name":"mem","ts":4,"pid":1,"args":{"used":12}}"#,
             r#"{"ph":"i","name":"tick","ts":5,"pid":1,"tid":2,"s":"t"}"#,
+            r#"{"ph":"X","name":"no dur","ts":5,"pid":1,"tid":2}"#,
         ]
         .map(ev)
         .concat(),

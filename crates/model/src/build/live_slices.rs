@@ -6,14 +6,15 @@
 //! thread comes at or after the latest one fed (the usual case: a program writes
 //! its events as they happen), only the new records are sorted and matched; a
 //! record that lands earlier makes that thread match all its records again. The
-//! result equals the slice step over all records at once: the tree placement
-//! and the rows are then made from the matched slices as on a first load.
+//! slices closed so far are kept in tree order, so a version sorts only its
+//! still open ones. The result equals the slice step over all records at once:
+//! the tree placement and the rows are then made as on a first load.
 
 use rayon::prelude::*;
 use tracescope_format::Diagnostics;
 
 use super::records::{DurKind, DurRec, NO_TIME};
-use super::slices::{emit, fill, time_order, Matcher, SortCheck};
+use super::slices::{emit, fill, merge, time_order, Built, Matcher, SortCheck};
 use crate::args::Texts;
 use crate::tables::{SliceTable, ThreadId};
 
@@ -36,6 +37,8 @@ struct ThreadRecs {
     /// The latest time among them.
     fed_until: i64,
     matcher: Matcher,
+    /// The slices the matcher closed, in tree order.
+    closed: Vec<Built>,
 }
 
 impl LiveSlices {
@@ -87,7 +90,7 @@ impl LiveSlices {
         fill(work, diags, |thread, th, out, base, d| {
             th.sorted.report(thread, d, input);
             let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-            let slices = th.matcher.clone().finish(thread, end, d, input);
+            let slices = th.matcher.finish_live(&th.closed, thread, end, d, input);
             emit(out, base, slices, &th.recs)
         })
     }
@@ -106,6 +109,7 @@ impl ThreadRecs {
             // The first records, or one lands before a record already matched:
             // match them all (again).
             self.matcher = Matcher::default();
+            self.closed.clear();
             0
         };
         for i in time_order(&self.recs, from) {
@@ -117,5 +121,7 @@ impl ThreadRecs {
             self.fed_until.max(new_max)
         };
         self.fed = self.recs.len();
+        let closed = self.matcher.take_closed();
+        self.closed = merge(&self.closed, closed);
     }
 }

@@ -430,6 +430,69 @@ impl Matcher {
             lanes: vec![(Lane::Stack, done), (Lane::UiNest, ui_done)],
         }
     }
+
+    /// Takes the slices closed since the last call, in tree order (a followed
+    /// file's thread keeps them, see [`Matcher::finish_live`]). An `X` without a
+    /// duration stays: its end is the thread's, still to come.
+    pub(super) fn take_closed(&mut self) -> Vec<Built> {
+        let (mut closed, unfinished): (Vec<Built>, Vec<Built>) = std::mem::take(&mut self.done)
+            .into_iter()
+            .partition(|b| b.flags & slice_flags::DID_NOT_FINISH == 0);
+        self.done = unfinished;
+        closed.sort_unstable_by(tree_order);
+        closed
+    }
+
+    /// [`Matcher::finish`] of a thread whose closed slices were taken out into
+    /// `closed` (in tree order): only the open ones are sorted, then merged in, so
+    /// the tree placement finds its input sorted.
+    pub(super) fn finish_live(
+        &self,
+        closed: &[Built],
+        thread: ThreadId,
+        thread_end: i64,
+        diags: &mut Diagnostics,
+        input: &Texts<'_>,
+    ) -> ThreadSlices {
+        let mut open: Vec<Built> = self.stack.iter().chain(&self.done).cloned().collect();
+        for b in &mut open {
+            b.flags |= slice_flags::DID_NOT_FINISH;
+            b.end = thread_end.max(b.start);
+        }
+        open.sort_unstable_by(tree_order);
+        let m = Matcher {
+            stack: Vec::new(),
+            ui_open: self.ui_open.clone(),
+            done: merge(closed, open),
+            ui_done: self.ui_done.clone(),
+            diags: self.diags.clone(),
+        };
+        m.finish(thread, thread_end, diags, input)
+    }
+}
+
+/// The order of slices in a lane: start, longer first, file order (`rec` is
+/// unique, so the order is total).
+fn tree_order(a: &Built, b: &Built) -> std::cmp::Ordering {
+    a.start
+        .cmp(&b.start)
+        .then(b.end.cmp(&a.end))
+        .then(a.offset.cmp(&b.offset))
+        .then(a.rec.cmp(&b.rec))
+}
+
+/// Two lists in tree order merged into one.
+pub(super) fn merge(a: &[Built], b: Vec<Built>) -> Vec<Built> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut a = a.iter().peekable();
+    for y in b {
+        while let Some(x) = a.next_if(|x| tree_order(x, &y).is_lt()) {
+            out.push(x.clone());
+        }
+        out.push(y);
+    }
+    out.extend(a.cloned());
+    out
 }
 
 /// Whether `c` starts inside `p`: before `p` ends, or with a zero-length `p` at the
@@ -443,15 +506,9 @@ fn starts_inside(c: &Built, p: &Built) -> bool {
 /// `slices` into tree order (start, longer first, file order). Returns the number
 /// of overlapping slices.
 fn nest(slices: &mut [Built]) -> u64 {
-    // `rec` is unique, so the order is total and an unstable sort (no buffer of
-    // half the slices, unlike the merge sort) gives the one result.
-    slices.sort_unstable_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then(b.end.cmp(&a.end))
-            .then(a.offset.cmp(&b.offset))
-            .then(a.rec.cmp(&b.rec))
-    });
+    // The order is total, so an unstable sort (no buffer of half the slices,
+    // unlike the merge sort) gives the one result; on sorted input it only checks.
+    slices.sort_unstable_by(tree_order);
     let mut stack: Vec<usize> = Vec::new();
     let mut overlaps: Vec<(usize, u32)> = Vec::new();
     for i in 0..slices.len() {
