@@ -52,6 +52,7 @@ struct Version {
 impl Live {
     /// Reads `path` as it is now and serves it as version 1.
     pub fn open(path: &Path, name: String) -> Result<Arc<Live>> {
+        keep_freed_memory();
         let opts = LoadOptions {
             source_name: name.clone(),
             ..LoadOptions::default()
@@ -141,6 +142,21 @@ impl Live {
                 eprintln!("tracescope: following {}: {e:#}", live.name);
             }
         });
+    }
+}
+
+/// Each version builds its tables in fresh memory, about a model's worth. glibc
+/// returns big blocks to the kernel when they are freed, and every page of the
+/// next version's is then faulted in and zeroed again: at 1 GB that was a third
+/// of an append's CPU time. Kept in the heap, the memory freed by version N-2
+/// serves version N (the process keeps its peak size while it follows).
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters; called before the poller
+    // thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_MAX, 0);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, libc::c_int::MAX);
     }
 }
 
