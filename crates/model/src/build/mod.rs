@@ -70,7 +70,9 @@ pub(crate) fn excerpt(input: &str, offset: u64) -> String {
     input.get(start_ok..end).unwrap_or("").to_string()
 }
 
-/// Turns the records of all parts (in file order) into tables.
+/// Turns the records of all parts (in file order) into tables; a followed file's
+/// duration records are in `live`, not in `recs`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn finish(
     mut recs: Records,
     input: &Texts<'_>,
