@@ -258,7 +258,7 @@ impl Trace {
         let diags = diagnostics;
         let texts = crate::args::Texts::one(input);
         let tables = Self::finish_into(
-            &mut info, recs, &texts, strings, registry, arena, &top, diags,
+            &mut info, recs, &texts, strings, registry, arena, &top, diags, None,
         );
         info.events = events;
         let mut trace = Trace::assemble(info, tables, vec![InputFile::whole(text)]);
@@ -328,7 +328,7 @@ impl Trace {
         };
         let texts = crate::args::Texts::one("");
         let tables = Self::finish_into(
-            &mut info, recs, &texts, strings, registry, arena, &top, diags,
+            &mut info, recs, &texts, strings, registry, arena, &top, diags, None,
         );
         info.events = events;
         let mut trace = Trace::assemble(
@@ -350,11 +350,12 @@ impl Trace {
         arena: SharedArena,
         top: &TopLevel<'_>,
         diags: Diagnostics,
+        live: Option<&mut crate::build::LiveSlices>,
     ) -> (Tables, Diagnostics, TraceFacts) {
         info.phases = std::mem::take(&mut recs.phases);
         info.start_ns = recs.min_ts;
         info.end_ns = recs.max_end;
-        finish(recs, input, strings, registry, arena, top, diags)
+        finish(recs, input, strings, registry, arena, top, diags, live)
     }
 
     pub(crate) fn assemble(

@@ -201,3 +201,122 @@ fn a_compressed_file_is_refused() {
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     assert!(err.to_string().contains("zstd compressed"), "{err}");
 }
+
+/// Both models have the same events, diagnostics (kinds and offsets: an example
+/// of the last event runs on to the end of the text read) and every table, row for
+/// row.
+fn assert_same_model(what: &str, a: &Trace, b: &Trace) {
+    assert_eq!(a.stats().events, b.stats().events, "{what}");
+    let diags = |t: &Trace| {
+        let mut d: Vec<_> = t
+            .diagnostics
+            .occurrences()
+            .iter()
+            .map(|o| (o.kind, o.offset))
+            .collect();
+        d.sort_unstable();
+        d
+    };
+    assert_eq!(diags(a), diags(b), "{what}");
+    for table in tracescope_model::TABLES.iter().map(|t| t.name) {
+        if table == "diagnostics" {
+            continue;
+        }
+        let (ra, rb) = (a.rows(table).unwrap(), b.rows(table).unwrap());
+        assert!(ra.rows == rb.rows, "{what}: table {table} differs");
+    }
+}
+
+/// The file as written so far, read at once (its list closed).
+fn whole(path: &Path) -> Trace {
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = text.trim_end().trim_end_matches(',').to_string() + "]";
+    let len = text.len() as u64;
+    Trace::from_json(Box::new(text), len, &LoadOptions::default()).unwrap()
+}
+
+/// Appends in the shapes a recorder writes them, each version compared with the
+/// whole file read at once: a `B` closed three appends later, a thread and a
+/// process that appear late, their names after their events, counters, flows
+/// across threads, an async operation, an `X` without `dur` (it ends with its
+/// thread, later each time), then records that land before earlier
+/// ones of their thread (that thread is matched again from its first record).
+#[test]
+fn after_each_append_the_model_is_the_whole_file_read_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.json");
+    let ev = |s: &str| format!("{s},\n");
+    let appends: Vec<String> = vec![
+        [
+            r#"{"ph":"M","name":"process_name","pid":1,"tid":1,"args":{"name":"app"}}"#,
+            r#"{"ph":"B","name":"main","ts":1,"pid":1,"tid":1,"args":{"a":1}}"#,
+            r#"{"ph":"X","name":"x1","ts":2,"dur":1,"pid":1,"tid":1}"#,
+            r#"{"ph":"b","cat":"net","id":7,"name":"fetch","ts":2,"pid":1,"tid":1}"#,
+            r#"{"ph":"C","name":"mem","ts":1,"pid":1,"args":{"used":10}}"#,
+            r#"{"ph":"s","cat":"f","id":1,"name":"hop","ts":2.5,"pid":1,"tid":1}"#,
+        ]
+        .map(ev)
+        .concat(),
+        [
+            r#"{"ph":"B","name":"inner","ts":4,"pid":1,"tid":1}"#,
+            r#"{"ph":"X","name":"w","ts":3,"dur":4,"pid":1,"tid":2}"#,
+            r#"{"ph":"f","bp":"e","cat":"f","id":1,"name":"hop","ts":4,"pid":1,"tid":2}"#,
+            r#"{"ph":"C","name":"mem","ts":4,"pid":1,"args":{"used":12}}"#,
+            r#"{"ph":"i","name":"tick","ts":5,"pid":1,"tid":2,"s":"t"}"#,
+            r#"{"ph":"X","name":"no dur","ts":5,"pid":1,"tid":2}"#,
+        ]
+        .map(ev)
+        .concat(),
+        [
+            r#"{"ph":"E","ts":6,"pid":1,"tid":1,"args":{"r":2}}"#,
+            r#"{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"worker"}}"#,
+            r#"{"ph":"X","name":"p2","ts":6,"dur":2,"pid":2,"tid":9}"#,
+            r#"{"ph":"e","cat":"net","id":7,"name":"fetch","ts":7,"pid":1,"tid":1}"#,
+        ]
+        .map(ev)
+        .concat(),
+        [
+            r#"{"ph":"E","name":"main","ts":9,"pid":1,"tid":1,"args":{"b":3}}"#,
+            r#"{"ph":"E","ts":9.5,"pid":1,"tid":2}"#,
+            r#"{"ph":"X","name":"y","ts":10,"dur":1,"pid":1,"tid":2}"#,
+        ]
+        .map(ev)
+        .concat(),
+        // Lands before thread 1's records: that thread is matched again.
+        [
+            r#"{"ph":"X","name":"early","ts":1.5,"dur":0.2,"pid":1,"tid":1}"#,
+            r#"{"ph":"E","ts":8,"pid":1,"tid":1}"#,
+            r#"{"ph":"B","name":"late","ts":12,"pid":1,"tid":1}"#,
+            r#"{"ph":"X","name":"z","ts":11,"dur":1,"pid":1,"tid":2}"#,
+        ]
+        .map(ev)
+        .concat(),
+        [r#"{"ph":"X","name":"after","ts":13,"dur":1,"pid":1,"tid":1}"#]
+            .map(ev)
+            .concat(),
+    ];
+    write(&path, &format!("[\n{}", appends[0]));
+    let mut f = open(&path);
+    assert_same_model("first read", &f.trace(), &whole(&path));
+    for (k, more) in appends.iter().enumerate().skip(1) {
+        append(&path, more);
+        assert_eq!(f.poll().unwrap(), Change::Appended);
+        let t = f.trace();
+        assert_same_model(&format!("append {k}"), &t, &whole(&path));
+        if k == 3 {
+            // `main` got its end three appends after its begin; `inner` is closed.
+            let got: Vec<_> = slices(&t).into_iter().filter(|s| s.0 == "main").collect();
+            assert_eq!(
+                got,
+                vec![("main".into(), 1000, 8000, false, r#"{"a":1,"b":3}"#.into())]
+            );
+        }
+    }
+    // Matched in time order, the late `E` at 8 closed `main`, and its own `E` at 9
+    // had nothing left to close, like thread 2's `E`.
+    let t = f.trace();
+    let main: Vec<_> = slices(&t).into_iter().filter(|s| s.0 == "main").collect();
+    assert_eq!(main[0].2, 7000);
+    assert_eq!(t.diagnostics.count(DiagKind::UnmatchedEnd), 2);
+    assert_eq!(t.tables.threads.len(), 3);
+}

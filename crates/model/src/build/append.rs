@@ -8,7 +8,8 @@
 //! input text at its place in the file's byte offsets, so offsets and args are
 //! those of the file. Each version's tables are then built from all the records
 //! (so a `B` of an earlier read is closed by an `E` appended later, like any
-//! other): the bytes are read once, the tables are rebuilt.
+//! other): the bytes are read once. The slice step, the costliest, goes on from
+//! where the last version left it ([`LiveSlices`]); the other tables are rebuilt.
 //!
 //! A file shorter than what was read (rewritten) is read again from the start. The
 //! missing `]` of a file being written is normal, so no `truncated` diagnostic.
@@ -22,6 +23,7 @@ use std::time::Instant;
 use tracescope_format::json::{self, Value};
 use tracescope_format::{DiagKind, Diagnostics};
 
+use super::live_slices::LiveSlices;
 use super::part::{PartBuilder, Shared};
 use super::records::Records;
 use super::registry::SharedRegistry;
@@ -65,7 +67,9 @@ struct Segment {
 
 struct Grown {
     segments: Vec<Segment>,
+    /// Every record but the duration ones, which are in `slices`.
     records: Records,
+    slices: LiveSlices,
     strings: SharedStrings,
     registry: SharedRegistry,
     arena: SharedArena,
@@ -184,8 +188,10 @@ impl Follow {
         if read.events == 0 {
             return false;
         }
-        let records = Records::concat(read.parts.into_iter().map(|p| p.records).collect());
+        let mut records = Records::concat(read.parts.into_iter().map(|p| p.records).collect());
         let last = last_offset(&records).unwrap_or(0) as usize;
+        let mut slices = LiveSlices::default();
+        slices.add(records.take_dur());
         let (end, closed) = events_end(&input.as_bytes()[last..]);
         let cut = last + end.unwrap_or(input.len() - last);
         let mut info = TraceInfo {
@@ -220,6 +226,7 @@ impl Follow {
         self.grown = Some(Grown {
             segments: vec![Segment { base: 0, text }],
             records,
+            slices,
             strings,
             registry,
             arena,
@@ -274,6 +281,7 @@ impl Follow {
             Ok(read) => {
                 let mut recs = Records::concat(read.parts.into_iter().map(|p| p.records).collect());
                 recs.place(base, 0);
+                g.slices.add(recs.take_dur());
                 g.records.extend(recs);
                 g.events += read.events;
                 let mut d = read.diagnostics;
@@ -294,9 +302,9 @@ impl Follow {
     }
 
     /// The model of everything read so far (an empty trace before the first event).
-    pub fn trace(&self) -> Trace {
+    pub fn trace(&mut self) -> Trace {
         let t0 = Instant::now();
-        let Some(g) = &self.grown else {
+        let Some(g) = &mut self.grown else {
             return Trace::from_events(Vec::new(), "json-array", self.read_len);
         };
         let texts = Texts {
@@ -330,6 +338,7 @@ impl Follow {
             g.arena.copy(),
             &top,
             g.diagnostics.clone(),
+            Some(&mut g.slices),
         );
         info.events = g.events;
         let inputs = g

@@ -182,7 +182,7 @@ impl Trace {
         };
         let events = info.events;
         let (mut tables, diagnostics, facts) = Self::finish_into(
-            &mut info, recs, &texts, strings, registry, arena, &top, diags,
+            &mut info, recs, &texts, strings, registry, arena, &top, diags, None,
         );
         info.events = events;
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();

@@ -6,6 +6,7 @@ mod asyncs;
 mod counters;
 mod files;
 mod flows;
+mod live_slices;
 mod metadata;
 mod objects;
 pub(crate) mod part;
@@ -27,6 +28,7 @@ use registry::SharedRegistry;
 
 pub use append::{Change, Follow};
 pub use files::{Align, FileInput};
+pub(crate) use live_slices::LiveSlices;
 pub use metadata::TraceFacts;
 
 /// Wall time of each build step, for `stats --json` (`load_phases`).
@@ -68,7 +70,9 @@ pub(crate) fn excerpt(input: &str, offset: u64) -> String {
     input.get(start_ok..end).unwrap_or("").to_string()
 }
 
-/// Turns the records of all parts (in file order) into tables.
+/// Turns the records of all parts (in file order) into tables; a followed file's
+/// duration records are in `live`, not in `recs`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn finish(
     mut recs: Records,
     input: &Texts<'_>,
@@ -77,6 +81,7 @@ pub(crate) fn finish(
     arena: SharedArena,
     top: &TopLevel<'_>,
     mut diags: Diagnostics,
+    live: Option<&mut LiveSlices>,
 ) -> (Tables, Diagnostics, TraceFacts) {
     let mut clock = Phases::default();
     let mut registry = registry.0.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -96,6 +101,9 @@ pub(crate) fn finish(
             }
         },
     );
+    if let Some(live) = &live {
+        live.mark_used(&mut used_t);
+    }
     let (pmap, tmap) = registry.canonicalize(&used_p, &used_t);
     recs.remap(&pmap, &tmap);
     clock.mark("canonicalize");
@@ -131,7 +139,11 @@ pub(crate) fn finish(
         || {
             let mut d = Diagnostics::new();
             let mut clock = Phases::default();
-            let slices = slices::build(dur, thread_end, &mut d, input);
+            let slices = match live {
+                // A followed file's duration records are kept there, not in `recs`.
+                Some(live) => live.build(&tmap, thread_end, &mut d, input),
+                None => slices::build(dur, thread_end, &mut d, input),
+            };
             clock.mark("slices");
             let async_slices = asyncs::build(asyncs, trace_end, &mut d, input);
             clock.mark("async");

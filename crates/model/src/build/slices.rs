@@ -12,7 +12,7 @@ use crate::tables::{slice_flags, Lane, Ns, SliceId, SliceTable, SliceTrack, Thre
 
 /// A slice once its end is known, before it is placed in the tree.
 #[derive(Clone, Debug)]
-struct Built {
+pub(super) struct Built {
     start: i64,
     end: i64,
     offset: u64,
@@ -26,7 +26,7 @@ struct Built {
 }
 
 /// One thread's slices, per lane, in tree order.
-struct ThreadSlices {
+pub(super) struct ThreadSlices {
     thread: ThreadId,
     lanes: Vec<(Lane, Vec<Built>)>,
 }
@@ -59,30 +59,42 @@ pub fn build(
         })
         .filter(|&(t, _)| grouped.iter().any(|g| !g.of(t).is_empty()))
         .collect();
-    let total: usize = rows.iter().map(|r| r.1).sum();
+    let work = rows.into_iter().map(|(t, n)| (t, n, t)).collect();
+    fill(work, diags, |thread, _, out, base, d| {
+        let mut recs = Vec::with_capacity(grouped.iter().map(|g| g.of(thread).len()).sum());
+        for (part, g) in parts.iter().zip(&grouped) {
+            recs.extend(g.of(thread).iter().map(|&i| part[i as usize]));
+        }
+        let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
+        let ts = thread_slices(thread, &recs, end, d, input);
+        emit(out, base, ts, &recs)
+    })
+}
+
+/// The slice table of `threads` (in table order: each thread, the number of rows
+/// it will have, and what `each` needs to build them): the columns are allocated
+/// once and `each` writes one thread's rows from row `base` on, in parallel.
+pub(super) fn fill<W: Send>(
+    threads: Vec<(ThreadId, usize, W)>,
+    diags: &mut Diagnostics,
+    each: impl Fn(ThreadId, W, &mut RowsMut<'_>, u32, &mut Diagnostics) -> Vec<SliceTrack> + Sync,
+) -> SliceTable {
+    let total: usize = threads.iter().map(|r| r.1).sum();
     let mut table = SliceTable::default();
     let mut rest = RowsMut::of(&mut table, total);
-    let mut work = Vec::with_capacity(rows.len());
+    let mut work = Vec::with_capacity(threads.len());
     let mut base = 0u32;
-    for &(thread, n) in &rows {
+    for (thread, n, w) in threads {
         let (mine, after) = rest.split(n);
-        work.push((thread, base, mine));
+        work.push((thread, base, mine, w));
         rest = after;
         base += n as u32;
     }
-    // Each thread gathers its records from every part, builds its slices and
-    // writes them into its own rows, in parallel.
     let built: Vec<(Vec<SliceTrack>, Diagnostics, bool)> = work
         .into_par_iter()
-        .map(|(thread, base, mut out)| {
-            let mut recs = Vec::with_capacity(grouped.iter().map(|g| g.of(thread).len()).sum());
-            for (part, g) in parts.iter().zip(&grouped) {
-                recs.extend(g.of(thread).iter().map(|&i| part[i as usize]));
-            }
+        .map(|(thread, base, mut out, w)| {
             let mut d = Diagnostics::new();
-            let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-            let ts = thread_slices(thread, &recs, end, &mut d, input);
-            let tracks = emit(&mut out, base, ts, &recs);
+            let tracks = each(thread, w, &mut out, base, &mut d);
             (tracks, d, out.is_full())
         })
         .collect();
@@ -100,7 +112,12 @@ pub fn build(
 }
 
 /// Writes one thread's slices from row `base` on; returns its tracks.
-fn emit(out: &mut RowsMut<'_>, base: u32, ts: ThreadSlices, recs: &[DurRec]) -> Vec<SliceTrack> {
+pub(super) fn emit(
+    out: &mut RowsMut<'_>,
+    base: u32,
+    ts: ThreadSlices,
+    recs: &[DurRec],
+) -> Vec<SliceTrack> {
     let mut tracks = Vec::new();
     let mut next = base;
     for (lane, built) in ts.lanes {
@@ -198,40 +215,83 @@ fn thread_slices(
     diags: &mut Diagnostics,
     input: &Texts<'_>,
 ) -> ThreadSlices {
-    // The reading rules want B/E in time order per thread; out-of-band ui-nest events
-    // and X (written when they complete) may come in any order.
-    let mut last = i64::MIN;
-    let mut unsorted_at = None;
-    for r in recs {
-        if matches!(r.kind, DurKind::B | DurKind::E) {
-            if r.ts < last && unsorted_at.is_none() {
-                unsorted_at = Some(r.offset);
-            }
-            last = last.max(r.ts);
+    let mut sorted = SortCheck::default();
+    sorted.feed(recs);
+    sorted.report(thread, diags, input);
+    let mut m = Matcher::default();
+    for i in time_order(recs, 0) {
+        m.feed(i as usize, recs, input);
+    }
+    m.finish(thread, thread_end, diags, input)
+}
+
+/// Where a thread's `B`/`E` records first go back in time (the reading rules want
+/// them in time order; out-of-band `ui-nest` events and `X`, written when they
+/// complete, may come in any order). Fed the records in file order.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SortCheck {
+    last: i64,
+    unsorted_at: Option<u64>,
+}
+
+impl Default for SortCheck {
+    fn default() -> Self {
+        SortCheck {
+            last: i64::MIN,
+            unsorted_at: None,
         }
     }
-    if let Some(off) = unsorted_at {
-        diags.add(DiagKind::UnsortedThread, off, || {
-            format!("thread {thread}: {}", input.excerpt(off))
-        });
+}
+
+impl SortCheck {
+    pub fn feed(&mut self, recs: &[DurRec]) {
+        for r in recs {
+            if matches!(r.kind, DurKind::B | DurKind::E) {
+                if r.ts < self.last && self.unsorted_at.is_none() {
+                    self.unsorted_at = Some(r.offset);
+                }
+                self.last = self.last.max(r.ts);
+            }
+        }
     }
-    // Time order (file order among equal times): indexes, so records stay put.
-    // Sorting (ts, index) pairs keeps the sort in cache.
-    let mut keyed: Vec<(i64, u32)> = recs
+
+    pub fn report(&self, thread: ThreadId, diags: &mut Diagnostics, input: &Texts<'_>) {
+        if let Some(off) = self.unsorted_at {
+            diags.add(DiagKind::UnsortedThread, off, || {
+                format!("thread {thread}: {}", input.excerpt(off))
+            });
+        }
+    }
+}
+
+/// The indexes of `recs[from..]` in time order (file order among equal times).
+/// Sorting (ts, index) pairs keeps the sort in cache.
+pub(super) fn time_order(recs: &[DurRec], from: usize) -> Vec<u32> {
+    let mut keyed: Vec<(i64, u32)> = recs[from..]
         .iter()
         .enumerate()
-        .map(|(i, r)| (r.ts, i as u32))
+        .map(|(i, r)| (r.ts, (from + i) as u32))
         .collect();
     keyed.sort_unstable();
-    let order: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
 
-    let mut stack: Vec<Built> = Vec::new();
-    let mut ui_open: Vec<Built> = Vec::new();
-    // At most one slice per record: sized once, no copies while growing (pages
-    // never written are never faulted in).
-    let mut done: Vec<Built> = Vec::with_capacity(order.len());
-    let mut ui_done: Vec<Built> = Vec::new();
-    let open = |i: usize, r: &DurRec| Built {
+/// `B`/`E` matching over one thread's records fed in time order. It is a fold:
+/// a followed file's thread whose appended records all come after the ones fed
+/// goes on from where it stopped.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Matcher {
+    stack: Vec<Built>,
+    ui_open: Vec<Built>,
+    /// Closed slices (and `X`), in the order they closed.
+    done: Vec<Built>,
+    ui_done: Vec<Built>,
+    /// What the matching found wrong so far.
+    pub diags: Diagnostics,
+}
+
+fn open(i: usize, r: &DurRec) -> Built {
+    Built {
         start: r.ts,
         end: NO_TIME,
         offset: r.offset,
@@ -241,18 +301,23 @@ fn thread_slices(
         flags: slice_flags::BEGIN_END,
         depth: 0,
         parent: None,
-    };
-    let close = |mut b: Built, e: &DurRec, recs: &[DurRec]| {
-        b.end = e.ts.max(b.start);
-        b.end_args = e.args;
-        if let (Some(bt), Some(et)) = (recs[b.rec as usize].tts, e.tts) {
-            b.tdur = Some(Ns::new(et.get().saturating_sub(bt.get())));
-        }
-        b
-    };
-    for &i in &order {
-        let i = i as usize;
+    }
+}
+
+fn close(mut b: Built, e: &DurRec, recs: &[DurRec]) -> Built {
+    b.end = e.ts.max(b.start);
+    b.end_args = e.args;
+    if let (Some(bt), Some(et)) = (recs[b.rec as usize].tts, e.tts) {
+        b.tdur = Some(Ns::new(et.get().saturating_sub(bt.get())));
+    }
+    b
+}
+
+impl Matcher {
+    /// Takes record `i` of `recs`, the next in time order.
+    pub fn feed(&mut self, i: usize, recs: &[DurRec], input: &Texts<'_>) {
         let r = &recs[i];
+        let diags = &mut self.diags;
         match r.kind {
             DurKind::X => {
                 let mut b = open(i, r);
@@ -261,90 +326,173 @@ fn thread_slices(
                     None => b.flags |= slice_flags::DID_NOT_FINISH,
                     Some(d) => b.end = r.ts.saturating_add(d.get()),
                 }
-                done.push(b);
+                self.done.push(b);
             }
-            DurKind::B => stack.push(open(i, r)),
-            DurKind::UiB => ui_open.push(open(i, r)),
+            DurKind::B => self.stack.push(open(i, r)),
+            DurKind::UiB => self.ui_open.push(open(i, r)),
             DurKind::E | DurKind::UiE => {
                 let name = r.name;
                 let ui_match = (!name.is_none())
                     .then(|| {
-                        ui_open
+                        self.ui_open
                             .iter()
                             .rposition(|b| recs[b.rec as usize].name == name)
                     })
                     .flatten();
                 if r.kind == DurKind::UiE {
                     if let Some(k) = ui_match {
-                        let b = ui_open.remove(k);
-                        ui_done.push(close(b, r, recs));
-                        continue;
+                        let b = self.ui_open.remove(k);
+                        self.ui_done.push(close(b, r, recs));
+                        return;
                     }
                 }
-                let Some(top) = stack.last() else {
+                let Some(top) = self.stack.last() else {
                     if let Some(k) = ui_match {
-                        let b = ui_open.remove(k);
-                        ui_done.push(close(b, r, recs));
+                        let b = self.ui_open.remove(k);
+                        self.ui_done.push(close(b, r, recs));
                     } else {
                         diags.add(DiagKind::UnmatchedEnd, r.offset, || input.excerpt(r.offset));
                     }
-                    continue;
+                    return;
                 };
                 let target = if name.is_none() || recs[top.rec as usize].name == name {
-                    Some(stack.len() - 1)
-                } else if let Some(k) = stack
+                    Some(self.stack.len() - 1)
+                } else if let Some(k) = self
+                    .stack
                     .iter()
                     .rposition(|b| recs[b.rec as usize].name == name)
                 {
                     diags.add(DiagKind::MisplacedEnd, r.offset, || input.excerpt(r.offset));
                     Some(k)
                 } else if let Some(k) = ui_match {
-                    let b = ui_open.remove(k);
-                    ui_done.push(close(b, r, recs));
+                    let b = self.ui_open.remove(k);
+                    self.ui_done.push(close(b, r, recs));
                     None
                 } else {
                     diags.add(DiagKind::EndNameMismatch, r.offset, || {
                         input.excerpt(r.offset)
                     });
-                    Some(stack.len() - 1)
+                    Some(self.stack.len() - 1)
                 };
                 if let Some(k) = target {
                     // The slice closed by name, then the ones above it, ending with it.
-                    let mut closed = stack.split_off(k).into_iter();
+                    let mut closed = self.stack.split_off(k).into_iter();
                     if let Some(b) = closed.next() {
-                        done.push(close(b, r, recs));
+                        self.done.push(close(b, r, recs));
                     }
                     for mut b in closed {
                         b.end = r.ts.max(b.start);
-                        done.push(b);
+                        self.done.push(b);
                     }
                 }
             }
         }
     }
-    // Never closed: did not finish, ends at the thread's last end.
-    for (open_list, out) in [(stack, &mut done), (ui_open, &mut ui_done)] {
-        for mut b in open_list {
-            b.flags |= slice_flags::DID_NOT_FINISH;
-            out.push(b);
+
+    /// The thread's slices once every record so far is in: the open ones did not
+    /// finish and end at the thread's last end. Adds the matching's diagnostics
+    /// and the overlaps to `diags`.
+    pub(super) fn finish(
+        self,
+        thread: ThreadId,
+        thread_end: i64,
+        diags: &mut Diagnostics,
+        input: &Texts<'_>,
+    ) -> ThreadSlices {
+        let Matcher {
+            stack,
+            ui_open,
+            mut done,
+            mut ui_done,
+            diags: found,
+        } = self;
+        diags.merge(found);
+        for (open_list, out) in [(stack, &mut done), (ui_open, &mut ui_done)] {
+            for mut b in open_list {
+                b.flags |= slice_flags::DID_NOT_FINISH;
+                out.push(b);
+            }
+        }
+        for b in done.iter_mut().chain(ui_done.iter_mut()) {
+            if b.flags & slice_flags::DID_NOT_FINISH != 0 {
+                b.end = thread_end.max(b.start);
+            }
+        }
+        if nest(&mut done) > 0 {
+            // One occurrence per slice moved to an extra row, at the event that made it.
+            for b in done.iter().filter(|b| b.flags & slice_flags::OVERLAP != 0) {
+                diags.add(DiagKind::Overlap, b.offset, || input.excerpt(b.offset));
+            }
+        }
+        nest(&mut ui_done);
+        ThreadSlices {
+            thread,
+            lanes: vec![(Lane::Stack, done), (Lane::UiNest, ui_done)],
         }
     }
-    for b in done.iter_mut().chain(ui_done.iter_mut()) {
-        if b.flags & slice_flags::DID_NOT_FINISH != 0 {
+
+    /// Takes the slices closed since the last call, in tree order (a followed
+    /// file's thread keeps them, see [`Matcher::finish_live`]). An `X` without a
+    /// duration stays: its end is the thread's, still to come.
+    pub(super) fn take_closed(&mut self) -> Vec<Built> {
+        let (mut closed, unfinished): (Vec<Built>, Vec<Built>) = std::mem::take(&mut self.done)
+            .into_iter()
+            .partition(|b| b.flags & slice_flags::DID_NOT_FINISH == 0);
+        self.done = unfinished;
+        closed.sort_unstable_by(tree_order);
+        closed
+    }
+
+    /// [`Matcher::finish`] of a thread whose closed slices were taken out into
+    /// `closed` (in tree order): only the open ones are sorted, then merged in, so
+    /// the tree placement finds its input sorted.
+    pub(super) fn finish_live(
+        &self,
+        closed: &[Built],
+        thread: ThreadId,
+        thread_end: i64,
+        diags: &mut Diagnostics,
+        input: &Texts<'_>,
+    ) -> ThreadSlices {
+        let mut open: Vec<Built> = self.stack.iter().chain(&self.done).cloned().collect();
+        for b in &mut open {
+            b.flags |= slice_flags::DID_NOT_FINISH;
             b.end = thread_end.max(b.start);
         }
+        open.sort_unstable_by(tree_order);
+        let m = Matcher {
+            stack: Vec::new(),
+            ui_open: self.ui_open.clone(),
+            done: merge(closed, open),
+            ui_done: self.ui_done.clone(),
+            diags: self.diags.clone(),
+        };
+        m.finish(thread, thread_end, diags, input)
     }
-    if nest(&mut done) > 0 {
-        // One occurrence per slice moved to an extra row, at the event that made it.
-        for b in done.iter().filter(|b| b.flags & slice_flags::OVERLAP != 0) {
-            diags.add(DiagKind::Overlap, b.offset, || input.excerpt(b.offset));
+}
+
+/// The order of slices in a lane: start, longer first, file order (`rec` is
+/// unique, so the order is total).
+fn tree_order(a: &Built, b: &Built) -> std::cmp::Ordering {
+    a.start
+        .cmp(&b.start)
+        .then(b.end.cmp(&a.end))
+        .then(a.offset.cmp(&b.offset))
+        .then(a.rec.cmp(&b.rec))
+}
+
+/// Two lists in tree order merged into one.
+pub(super) fn merge(a: &[Built], b: Vec<Built>) -> Vec<Built> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut a = a.iter().peekable();
+    for y in b {
+        while let Some(x) = a.next_if(|x| tree_order(x, &y).is_lt()) {
+            out.push(x.clone());
         }
+        out.push(y);
     }
-    nest(&mut ui_done);
-    ThreadSlices {
-        thread,
-        lanes: vec![(Lane::Stack, done), (Lane::UiNest, ui_done)],
-    }
+    out.extend(a.cloned());
+    out
 }
 
 /// Whether `c` starts inside `p`: before `p` ends, or with a zero-length `p` at the
@@ -358,15 +506,9 @@ fn starts_inside(c: &Built, p: &Built) -> bool {
 /// `slices` into tree order (start, longer first, file order). Returns the number
 /// of overlapping slices.
 fn nest(slices: &mut [Built]) -> u64 {
-    // `rec` is unique, so the order is total and an unstable sort (no buffer of
-    // half the slices, unlike the merge sort) gives the one result.
-    slices.sort_unstable_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then(b.end.cmp(&a.end))
-            .then(a.offset.cmp(&b.offset))
-            .then(a.rec.cmp(&b.rec))
-    });
+    // The order is total, so an unstable sort (no buffer of half the slices,
+    // unlike the merge sort) gives the one result; on sorted input it only checks.
+    slices.sort_unstable_by(tree_order);
     let mut stack: Vec<usize> = Vec::new();
     let mut overlaps: Vec<(usize, u32)> = Vec::new();
     for i in 0..slices.len() {
