@@ -78,12 +78,14 @@ pub(crate) fn detect(meta: &Metadata) -> Option<FastLayout> {
     None
 }
 
-/// A packet whose header and context are sound: events from `start` to `end` bytes.
+/// A packet whose header and context are sound: events from `start` to `end` bytes;
+/// the packet with its padding ends at `next`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Packet {
     pub pos: u64,
     pub start: usize,
     pub end: usize,
+    pub next: usize,
 }
 
 fn u32_at(d: &[u8], at: usize) -> u32 {
@@ -122,6 +124,7 @@ pub(crate) fn split_packets(data: &[u8]) -> (Vec<Packet>, Option<u64>) {
             pos: pos as u64,
             start: pos + PACKET_PREAMBLE,
             end: pos + (content_bits / 8) as usize,
+            next: pos + (packet_bits / 8) as usize,
         });
         pos += (packet_bits / 8) as usize;
     }
