@@ -156,19 +156,60 @@ impl<'a> Bytes<'a> {
     }
 
     /// A NUL-terminated string, without the NUL.
-    fn string(&mut self) -> Option<&'a [u8]> {
+    fn string(&mut self) -> Option<Str<'a>> {
         let rest = self.d.get(self.pos..self.end)?;
-        let n = memchr::memchr(0, rest)?;
+        let (n, ascii) = nul_ascii(rest)?;
         self.pos += n + 1;
-        Some(&rest[..n])
+        Some(Str {
+            bytes: &rest[..n],
+            ascii,
+        })
     }
 }
 
+/// A string field's bytes, and whether they are all ASCII (so valid UTF-8).
+#[derive(Clone, Copy, Debug)]
+struct Str<'a> {
+    bytes: &'a [u8],
+    ascii: bool,
+}
+
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Where the first NUL of `b` is, and whether the bytes before it are all ASCII;
+/// `None` without a NUL. Strings here are short (names, argument names and values),
+/// so eight bytes at a time beat a call to `memchr` and a separate UTF-8 check.
+fn nul_ascii(b: &[u8]) -> Option<(usize, bool)> {
+    let mut high = 0u64;
+    let mut words = b.chunks_exact(8);
+    for (i, w) in words.by_ref().enumerate() {
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        // The lowest flagged byte is the first zero byte (a borrow only runs upward
+        // from a zero byte); flags above it may be false.
+        let zero = w.wrapping_sub(LOW_BITS) & !w & HIGH_BITS;
+        if zero != 0 {
+            let n = zero.trailing_zeros() as usize / 8;
+            let before = w & ((1u64 << (8 * n)) - 1);
+            return Some((8 * i + n, (high | before) & HIGH_BITS == 0));
+        }
+        high |= w;
+    }
+    let tail = words.remainder();
+    let n = memchr::memchr(0, tail)?;
+    let ascii = high & HIGH_BITS == 0 && tail[..n].is_ascii();
+    Some((b.len() - tail.len() + n, ascii))
+}
+
 /// As the generic reader: invalid UTF-8 gets U+FFFD replacements.
-fn text(b: &[u8]) -> Cow<'_, str> {
-    match simdutf8::basic::from_utf8(b) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(b),
+fn text(s: Str<'_>) -> Cow<'_, str> {
+    if s.ascii {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(s.bytes) });
+    }
+    match simdutf8::basic::from_utf8(s.bytes) {
+        Ok(t) => Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(s.bytes),
     }
 }
 
@@ -183,9 +224,9 @@ struct Record<'a> {
     pid: i64,
     tid: i64,
     seq: u64,
-    name: &'a [u8],
+    name: Str<'a>,
     id: u64,
-    categories: &'a [u8],
+    categories: Str<'a>,
     /// The stack's addresses, packed.
     stack: Option<&'a [u8]>,
 }
@@ -194,7 +235,7 @@ struct Record<'a> {
 fn record<'a>(
     b: &mut Bytes<'a>,
     layout: &FastLayout,
-    args: &mut Vec<(&'a [u8], &'a [u8])>,
+    args: &mut Vec<(Str<'a>, Str<'a>)>,
 ) -> Option<Record<'a>> {
     let offset = b.pos as u64;
     let class = layout.classes[usize::from(b.take(1)?[0])]?;
@@ -277,10 +318,10 @@ pub(crate) fn scan_packet(
     while b.pos < b.end {
         let r = record(&mut b, layout, &mut args)?;
         if r.class.ty == ChromeType::End {
-            let more = args.iter().any(|(k, _)| *k == b"@more");
-            let ph = args.iter().rev().find(|(k, _)| *k == b"@ph");
+            let more = args.iter().any(|(k, _)| k.bytes == b"@more");
+            let ph = args.iter().rev().find(|(k, _)| k.bytes == b"@ph");
             match ph {
-                Some((_, v)) if !more && *v == b"\"X\"" => continue,
+                Some((_, v)) if !more && v.bytes == b"\"X\"" => continue,
                 None if !more => {}
                 _ => return None,
             }
@@ -294,7 +335,7 @@ pub(crate) fn scan_packet(
 /// Buffers reused from one record to the next.
 #[derive(Default)]
 pub(crate) struct Scratch<'a> {
-    raw: Vec<(&'a [u8], &'a [u8])>,
+    raw: Vec<(Str<'a>, Str<'a>)>,
     args: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     stack: Vec<u64>,
 }
@@ -385,6 +426,33 @@ mod tests {
             bits,
             opcodes: &opcodes,
         })
+    }
+
+    /// The word-at-a-time search finds what a byte-by-byte one finds: the first NUL
+    /// at every position in a word and past the words, high bytes and NULs after it.
+    #[test]
+    fn nul_ascii_finds_the_first_nul_and_non_ascii_bytes_before_it() {
+        let naive = |b: &[u8]| {
+            let n = b.iter().position(|&c| c == 0)?;
+            Some((n, b[..n].is_ascii()))
+        };
+        let fills: [&[u8]; 4] = [b"abcdefghijklmnopqrstuvwxyz", b"\x01\x80\xff\x7f", b"\xc3\xa9t\xc3\xa9", b"\x00"];
+        for len in 0..40 {
+            for fill in fills {
+                let base: Vec<u8> = fill.iter().copied().cycle().take(len).collect();
+                assert_eq!(nul_ascii(&base), naive(&base), "{base:?}");
+                for at in 0..len {
+                    for after in [0u8, 1, 0x80, b'x'] {
+                        let mut b = base.clone();
+                        b[at] = 0;
+                        if at + 1 < len {
+                            b[at + 1] = after;
+                        }
+                        assert_eq!(nul_ascii(&b), naive(&b), "{b:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
