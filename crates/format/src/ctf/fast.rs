@@ -156,6 +156,7 @@ impl<'a> Bytes<'a> {
     }
 
     /// A NUL-terminated string, without the NUL.
+    #[inline(always)]
     fn string(&mut self) -> Option<Str<'a>> {
         let rest = self.d.get(self.pos..self.end)?;
         let (n, ascii) = nul_ascii(rest)?;
@@ -164,6 +165,16 @@ impl<'a> Bytes<'a> {
             bytes: &rest[..n],
             ascii,
         })
+    }
+}
+
+impl Bytes<'_> {
+    /// Moves past a NUL-terminated string.
+    #[inline(always)]
+    fn skip_string(&mut self) -> Option<()> {
+        let rest = self.d.get(self.pos..self.end)?;
+        self.pos += find_nul::<false>(rest)?.0 + 1;
+        Some(())
     }
 }
 
@@ -180,7 +191,14 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 /// Where the first NUL of `b` is, and whether the bytes before it are all ASCII;
 /// `None` without a NUL. Strings here are short (names, argument names and values),
 /// so eight bytes at a time beat a call to `memchr` and a separate UTF-8 check.
+#[inline(always)]
 fn nul_ascii(b: &[u8]) -> Option<(usize, bool)> {
+    find_nul::<true>(b)
+}
+
+/// [`nul_ascii`]; without `ASCII`, the answer's ASCII flag is meaningless.
+#[inline(always)]
+fn find_nul<const ASCII: bool>(b: &[u8]) -> Option<(usize, bool)> {
     let mut high = 0u64;
     let mut words = b.chunks_exact(8);
     for (i, w) in words.by_ref().enumerate() {
@@ -190,14 +208,18 @@ fn nul_ascii(b: &[u8]) -> Option<(usize, bool)> {
         let zero = w.wrapping_sub(LOW_BITS) & !w & HIGH_BITS;
         if zero != 0 {
             let n = zero.trailing_zeros() as usize / 8;
-            let before = w & ((1u64 << (8 * n)) - 1);
-            return Some((8 * i + n, (high | before) & HIGH_BITS == 0));
+            if ASCII {
+                high |= w & ((1u64 << (8 * n)) - 1);
+            }
+            return Some((8 * i + n, high & HIGH_BITS == 0));
         }
-        high |= w;
+        if ASCII {
+            high |= w;
+        }
     }
     let tail = words.remainder();
     let n = memchr::memchr(0, tail)?;
-    let ascii = high & HIGH_BITS == 0 && tail[..n].is_ascii();
+    let ascii = ASCII && high & HIGH_BITS == 0 && tail[..n].is_ascii();
     Some((b.len() - tail.len() + n, ascii))
 }
 
@@ -231,11 +253,21 @@ struct Record<'a> {
     stack: Option<&'a [u8]>,
 }
 
-/// Reads the next record; its arguments go to `args`.
+/// Which arguments [`record`] keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    All,
+    /// Those of `End` records only (whether one is dropped depends on them); the
+    /// others are skipped, as the scan needs none.
+    OfEnds,
+}
+
+/// Reads the next record; its arguments go to `args` (as `keep` says).
 fn record<'a>(
     b: &mut Bytes<'a>,
     layout: &FastLayout,
     args: &mut Vec<(Str<'a>, Str<'a>)>,
+    keep: Keep,
 ) -> Option<Record<'a>> {
     let offset = b.pos as u64;
     let class = layout.classes[usize::from(b.take(1)?[0])]?;
@@ -247,9 +279,15 @@ fn record<'a>(
     let id = b.u64()?;
     let categories = b.string()?;
     args.clear();
-    for _ in 0..class.args {
-        let k = b.string()?;
-        args.push((k, b.string()?));
+    if keep == Keep::All || class.ty == ChromeType::End {
+        for _ in 0..class.args {
+            let k = b.string()?;
+            args.push((k, b.string()?));
+        }
+    } else {
+        for _ in 0..2 * class.args {
+            b.skip_string()?;
+        }
     }
     let stack = match class.stack {
         Some(w) => {
@@ -316,7 +354,7 @@ pub(crate) fn scan_packet(
     let mut args = Vec::with_capacity(8);
     let mut n = 0;
     while b.pos < b.end {
-        let r = record(&mut b, layout, &mut args)?;
+        let r = record(&mut b, layout, &mut args, Keep::OfEnds)?;
         if r.class.ty == ChromeType::End {
             let more = args.iter().any(|(k, _)| k.bytes == b"@more");
             let ph = args.iter().rev().find(|(k, _)| k.bytes == b"@ph");
@@ -347,7 +385,7 @@ fn next_event<'a>(
     layout: &FastLayout,
     s: &mut Scratch<'a>,
 ) -> Option<(Option<Event<'a>>, u64)> {
-    let r = record(b, layout, &mut s.raw)?;
+    let r = record(b, layout, &mut s.raw, Keep::All)?;
     s.args.clear();
     s.args
         .extend(s.raw.iter().map(|&(k, v)| (text(k), text(v))));
