@@ -474,7 +474,12 @@ mod tests {
             let n = b.iter().position(|&c| c == 0)?;
             Some((n, b[..n].is_ascii()))
         };
-        let fills: [&[u8]; 4] = [b"abcdefghijklmnopqrstuvwxyz", b"\x01\x80\xff\x7f", b"\xc3\xa9t\xc3\xa9", b"\x00"];
+        let fills: [&[u8]; 4] = [
+            b"abcdefghijklmnopqrstuvwxyz",
+            b"\x01\x80\xff\x7f",
+            b"\xc3\xa9t\xc3\xa9",
+            b"\x00",
+        ];
         for len in 0..40 {
             for fill in fills {
                 let base: Vec<u8> = fill.iter().copied().cycle().take(len).collect();

@@ -8,7 +8,8 @@
 //! A mapped stream file does not stay in memory either: the scan drops each packet's
 //! pages once it has noted its records, and the runs count down each packet's
 //! records and drop its pages again once the last one is decoded (a run that reads
-//! it later faults them back in from the page cache). So the memory of a load is
+//! it later faults them back in from the page cache, and a fault may map some
+//! cached neighbours along, so a few pages come back). So the memory of a load is
 //! the model's, plus the packets being decoded, as for JSON whose parts release
 //! their text once parsed.
 
@@ -121,12 +122,6 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
     // Stable, as the decoded events are put in order.
     if !records.is_sorted_by_key(|r| r.0) {
         records.sort_by_key(|r| r.0);
-    }
-    if std::env::var_os("CTF_DEBUG").is_some() {
-        let back = records.windows(2).filter(|w| w[1].1 < w[0].1).count();
-        let far = records.windows(2).filter(|w| w[1].1.abs_diff(w[0].1) > 1 << 16).count();
-        let sum: u64 = records.windows(2).map(|w| w[1].1.abs_diff(w[0].1)).sum();
-        eprintln!("records {} back {back} far {far} mean jump {}", records.len(), sum / records.len() as u64);
     }
     let runs = (records.len() / MIN_RUN).clamp(1, 4 * rayon::current_num_threads());
     Some(CtfRuns {
