@@ -59,6 +59,32 @@ impl Stream<'_> {
             release(self.data, p.pos as usize..p.next);
         }
     }
+
+    /// Drops the pages of every packet whose events are all decoded, again: a fault
+    /// maps the cached pages around it too (64 KiB by default), so a packet done
+    /// earlier gets some back when its neighbour is read.
+    fn sweep(&self) {
+        let mut done: Option<std::ops::Range<usize>> = None;
+        for (p, left) in &self.packets {
+            let finished = left.load(Ordering::Acquire) == 0;
+            match &mut done {
+                Some(r) if finished && r.end == p.pos as usize => r.end = p.next,
+                _ if finished => {
+                    if let Some(r) = done.replace(p.pos as usize..p.next) {
+                        release(self.data, r);
+                    }
+                }
+                _ => {
+                    if let Some(r) = done.take() {
+                        release(self.data, r);
+                    }
+                }
+            }
+        }
+        if let Some(r) = done {
+            release(self.data, r);
+        }
+    }
 }
 
 impl CtfRuns<'_> {
@@ -117,6 +143,10 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
                 false => Vec::new(),
             },
         });
+        if mapped {
+            // The faults of the scan mapped pages of packets scanned before.
+            release(data, 0..data.len());
+        }
         per_packet.into_iter().for_each(|v| records.extend(v));
     }
     // Stable, as the decoded events are put in order.
@@ -209,6 +239,9 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
         }
         if let Some((st, p, _)) = current {
             self.streams[st].decoded(p, decoded);
+        }
+        for s in &self.streams {
+            s.sweep();
         }
     }
 }
