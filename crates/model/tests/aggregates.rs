@@ -455,6 +455,32 @@ mod against_a_reference {
         check(&t, i64::MIN, i64::MAX);
         check(&t, 1_234_567 * US / 1000, 4_567_890 * US);
     }
+
+    /// Stacks that nearly all differ within a piece of work (each node then has
+    /// one slice there) but repeat across pieces: the pieces' nodes of one key,
+    /// made apart, are summed once.
+    #[test]
+    fn varied_stacks_repeating_across_pieces_give_the_same_tree() {
+        let mut ev = Vec::new();
+        for k in 0..45_000i64 {
+            let base = k * 100;
+            ev.push(format!(
+                r#"{{"ph":"X","pid":1,"tid":1,"name":"r{}","ts":{base},"dur":90}}"#,
+                k % 30_000
+            ));
+            for c in 0..2 {
+                ev.push(format!(
+                    r#"{{"ph":"X","pid":1,"tid":1,"name":"m{}","ts":{},"dur":30}}"#,
+                    (2 * k + c) % 50_000,
+                    base + 5 + c * 40
+                ));
+            }
+        }
+        let t = load(&format!("[{}]", ev.join(",")));
+        assert_eq!(t.tables.slices.len(), 135_000);
+        check(&t, i64::MIN, i64::MAX);
+        check(&t, 1_000_050 * US / 1000, 3_500_000 * US / 1000);
+    }
 }
 
 mod summary {

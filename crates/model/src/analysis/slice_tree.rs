@@ -90,7 +90,9 @@ impl Stacks {
             clip: 0,
             own: 0,
         };
-        let mut pos = vec![blank; n];
+        // Filled on every core: the first touch of fresh pages is much of the cost.
+        let mut pos = Vec::with_capacity(n);
+        pos.par_extend(rayon::iter::repeat_n(blank, n));
         let mut work = Vec::with_capacity(tracks.len());
         let mut rest: &mut [Pos] = &mut pos;
         let mut base = 0u32;
@@ -522,19 +524,32 @@ fn emit_top_down(
     })
 }
 
-/// An inverted tree (bottom-up, callers) from its levels.
+/// An inverted tree (bottom-up, callers) from its levels. A node lighter than
+/// the `max`-th heaviest is never answered, so it is not even offered (a
+/// bottom-up tree of a trace with varied stacks has hundreds of thousands of them
+/// under the answered nodes); the tree is then truncated.
 fn emit_levels(trace: &Trace, lv: &Levels, by_self: bool, max: usize) -> (Vec<TreeNode>, bool) {
+    let bar = lv.bar(max);
+    let mut left_out = false;
+    let mut offer = |k: u32| {
+        let heavy = lv.nodes[k as usize].w.total_ns >= bar;
+        left_out |= !heavy;
+        heavy
+    };
     let roots = lv
         .roots
         .iter()
-        .filter(|&&k| lv.nodes[k as usize].shown)
-        .map(|&k| lv.cand(k, NONE))
+        .copied()
+        .filter(|&k| lv.nodes[k as usize].shown && offer(k))
+        .map(|k| lv.cand(k, NONE))
         .collect();
-    emit(trace, roots, by_self, max, |c, me| {
+    let (nodes, truncated) = emit(trace, roots, by_self, max, |c, me| {
         lv.children(c.start as u32)
+            .filter(|&k| offer(k))
             .map(|k| lv.cand(k, me))
             .collect()
-    })
+    });
+    (nodes, truncated || left_out)
 }
 
 /// The answered nodes in pre-order with sorted siblings.
@@ -621,7 +636,7 @@ pub(super) fn tree(
     let (nodes, truncated) = match view {
         TreeView::TopDown => emit_top_down(trace, &st, top_roots(&st), max, shown.as_ref()),
         TreeView::BottomUp => {
-            let every = 0..st.len() as u32;
+            let every = (0..st.len() as u32).into_par_iter();
             let lv = Levels::build(&st, Weigh::SelfTime, every, max, shown.as_ref());
             emit_levels(trace, &lv, true, max)
         }
@@ -640,7 +655,8 @@ pub(super) fn tree(
 /// outermost calls.
 pub(super) fn functions(trace: &Trace, sel: &Selection) -> FunctionTable {
     let st = Stacks::build(trace, sel, true);
-    let lv = Levels::build(&st, Weigh::SelfTime, 0..st.len() as u32, 0, None);
+    let every = (0..st.len() as u32).into_par_iter();
+    let lv = Levels::build(&st, Weigh::SelfTime, every, 0, None);
     let functions = lv
         .nodes
         .iter()
@@ -674,7 +690,7 @@ pub(super) fn sandwich(
     let items: Vec<Item> = calls.iter().map(|&k| (k, k)).collect();
     let callees = roots(&items, |g, (k, _)| st.add_down(g, k));
     // The function's node of the callers tree: its calls, each through itself.
-    let callers = Levels::build(&st, Weigh::Calls, calls.into_iter(), max, None);
+    let callers = Levels::build(&st, Weigh::Calls, calls.into_par_iter(), max, None);
     // Both trees' roots hold the calls.
     let held = |roots: &mut dyn Iterator<Item = Weight>| {
         roots.fold((0, 0i64), |(n, t), w| {

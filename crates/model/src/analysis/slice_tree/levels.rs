@@ -5,10 +5,13 @@
 //! node made so far (children never weigh more than their parent, so a lighter
 //! node is never answered and neither is anything below it).
 //!
-//! When many slices are still in play a level is one pass over the pre-order
-//! layout, the callers read from a stack of open slices (memory read in order);
-//! when few are, each member steps to its caller's caller directly.
+//! A level is made in two steps, both on every core. First each member finds its
+//! caller: when many slices are still in play by one pass over the pre-order
+//! layout, the callers read from a stack of open slices (memory read in order),
+//! when few are by stepping to its caller's caller directly. Then the members
+//! join their nodes, the keys (node, caller's name) cut into shards by a hash.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::{Cand, Shown, Stacks, Weight, NONE};
@@ -24,11 +27,13 @@ pub(super) enum Weigh {
     Calls,
 }
 
-/// A slice in play: its position, its caller at its node's depth, its node.
+/// A slice in play: its position, its caller at its node's depth and that
+/// caller's name (`c` is `NONE` once it has no caller there), and its node.
 #[derive(Clone, Copy)]
 struct Member {
     o: u32,
     c: u32,
+    name: StrId,
     node: u32,
 }
 
@@ -60,7 +65,7 @@ impl Levels {
     pub fn build(
         st: &Stacks,
         weigh: Weigh,
-        members: impl Iterator<Item = u32>,
+        members: impl IndexedParallelIterator<Item = u32>,
         max: usize,
         shown: Option<&Shown>,
     ) -> Levels {
@@ -69,14 +74,14 @@ impl Levels {
             kids: Vec::new(),
             roots: Vec::new(),
         };
-        let mut index: FxHashMap<(u32, StrId), u32> = FxHashMap::default();
-        let mut live: Vec<Member> = members
-            .map(|o| {
-                let root = st.pos[o as usize].parent == NONE;
-                let node = lv.join(&mut index, st, weigh, NONE, st.name(o), o, root, shown);
-                Member { o, c: o, node }
-            })
-            .collect();
+        let mut live: Vec<Member> = Vec::new();
+        live.par_extend(members.map(|o| Member {
+            o,
+            c: o,
+            name: st.name(o),
+            node: NONE,
+        }));
+        lv.join(st, weigh, &mut live, shown);
         lv.roots = (0..lv.nodes.len() as u32).collect();
         lv.finish(weigh, 0);
         // Nothing is answered without a limit above 0: level 0 is all there is.
@@ -98,16 +103,16 @@ impl Levels {
             for &k in &grow {
                 lv.nodes[k as usize].made = true;
             }
-            live.retain(|m| lv.nodes[m.node as usize].made);
             let from = lv.nodes.len();
-            index.clear();
             let depth = lv.nodes[grow[0] as usize].depth + 1;
+            // Members of nodes not grown, or without a caller there, drop out.
             if live.len() >= st.len() / 8 {
-                lv.scan(st, weigh, depth, &mut live, &mut index, shown);
+                scan(st, &lv.nodes, depth as usize, &mut live);
             } else {
-                lv.step(st, weigh, &mut live, &mut index, shown);
+                step(st, &lv.nodes, &mut live);
             }
-            live.retain(|m| m.node != NONE);
+            keep_called(&mut live);
+            lv.join(st, weigh, &mut live, shown);
             lv.finish(weigh, from);
             lv.link(from);
             level = (from as u32..lv.nodes.len() as u32).collect();
@@ -115,31 +120,80 @@ impl Levels {
         lv
     }
 
-    /// Member `o`, through caller `c` (the outermost one if `root`), joins the
-    /// child `name` of `parent`.
-    #[allow(clippy::too_many_arguments)]
-    fn join(
-        &mut self,
-        index: &mut FxHashMap<(u32, StrId), u32>,
-        st: &Stacks,
-        weigh: Weigh,
-        parent: u32,
-        name: StrId,
-        o: u32,
-        root: bool,
-        shown: Option<&Shown>,
-    ) -> u32 {
-        let k = self.node(index, parent, name, shown);
-        let node = &mut self.nodes[k as usize];
-        node.w.add(weight(st, weigh, o, root));
-        if let Some(s) = shown {
-            node.shown |= s.under[o as usize];
+    /// Each member joins the child of its node named by its caller (at level 0:
+    /// the root named as it is), made if new. The members are cut into runs, each
+    /// run gathering its own nodes on a core of its own; the keys (node, caller's
+    /// name) are cut into shards by a hash, each shard joining its part of every
+    /// run's nodes on a core of its own: a key lives in one shard, so no two
+    /// shards make the same node.
+    fn join(&mut self, st: &Stacks, weigh: Weigh, live: &mut [Member], shown: Option<&Shown>) {
+        let parts: Vec<Part> = live
+            .par_chunks_mut(RUN)
+            .map_init(Scratch::default, |scratch, run| {
+                gather(st, weigh, run, shown, scratch)
+            })
+            .collect();
+        // Each shard's nodes, and where each run's nodes of the shard went: run
+        // r's i-th is `at[from[r] + i]`.
+        let shards: Vec<(Vec<Local>, Vec<u32>, Vec<u32>)> = (0..SHARDS)
+            .into_par_iter()
+            .map(|s| {
+                let mut nodes: Vec<Local> = Vec::new();
+                let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+                let mut at: Vec<u32> = Vec::new();
+                let mut from: Vec<u32> = Vec::with_capacity(parts.len());
+                for part in &parts {
+                    from.push(at.len() as u32);
+                    for l in part.shard(s) {
+                        let k = *index.entry(key(l.parent, l.name)).or_insert_with(|| {
+                            nodes.push(Local {
+                                w: Weight::default(),
+                                shown: false,
+                                ..*l
+                            });
+                            nodes.len() as u32 - 1
+                        });
+                        let n = &mut nodes[k as usize];
+                        n.w.add(l.w);
+                        n.shown |= l.shown;
+                        at.push(k);
+                    }
+                }
+                (nodes, at, from)
+            })
+            .collect();
+        let mut offset = Vec::with_capacity(shards.len());
+        for (nodes, ..) in &shards {
+            offset.push(self.nodes.len() as u32);
+            for l in nodes {
+                let depth = if l.parent == NONE {
+                    0
+                } else {
+                    self.nodes[l.parent as usize].depth + 1
+                };
+                self.nodes.push(Node {
+                    parent: l.parent,
+                    depth,
+                    name: l.name,
+                    w: l.w,
+                    shown: shown.is_none() || l.shown,
+                    made: false,
+                    first: 0,
+                    len: 0,
+                });
+            }
         }
-        k
+        live.par_chunks_mut(RUN).enumerate().for_each(|(r, run)| {
+            for m in run {
+                let (_, at, from) = &shards[(m.node & MASK) as usize];
+                let i = from[r] + (m.node >> SHARD_BITS);
+                m.node = offset[(m.node & MASK) as usize] + at[i as usize];
+            }
+        });
     }
 
     /// The total the `max`-th heaviest shown node has (the lowest, with fewer).
-    fn bar(&self, max: usize) -> i64 {
+    pub fn bar(&self, max: usize) -> i64 {
         let mut totals: Vec<i64> = self
             .nodes
             .iter()
@@ -151,93 +205,6 @@ impl Levels {
         }
         let (_, &mut nth, _) = totals.select_nth_unstable_by(max - 1, |a, b| b.cmp(a));
         nth
-    }
-
-    /// One level by a pass over the layout: each member's caller at `depth` is
-    /// read from the stack of open slices. `live` is in position order. The
-    /// members are cut into runs scanned on all cores, each into nodes of its own;
-    /// the runs' nodes then join the level in run order, so every node is made in
-    /// the order one pass would make it and weighs the same.
-    fn scan(
-        &mut self,
-        st: &Stacks,
-        weigh: Weigh,
-        depth: u32,
-        live: &mut [Member],
-        index: &mut FxHashMap<(u32, StrId), u32>,
-        shown: Option<&Shown>,
-    ) {
-        use rayon::prelude::*;
-        const RUN: usize = 1 << 16;
-        let runs: Vec<(Vec<Local>, &mut [Member])> = live
-            .par_chunks_mut(RUN)
-            .map(|run| (scan_run(st, weigh, depth as usize, run, shown), run))
-            .collect();
-        for (locals, run) in runs {
-            let global: Vec<u32> = locals
-                .iter()
-                .map(|l| {
-                    let k = self.node(index, l.parent, l.name, shown);
-                    let node = &mut self.nodes[k as usize];
-                    node.w.add(l.w);
-                    node.shown |= l.shown;
-                    k
-                })
-                .collect();
-            for m in run.iter_mut().filter(|m| m.node != NONE) {
-                m.node = global[m.node as usize];
-            }
-        }
-    }
-
-    /// The child `name` of `parent`, made if new.
-    fn node(
-        &mut self,
-        index: &mut FxHashMap<(u32, StrId), u32>,
-        parent: u32,
-        name: StrId,
-        shown: Option<&Shown>,
-    ) -> u32 {
-        let nodes = &mut self.nodes;
-        *index.entry((parent, name)).or_insert_with(|| {
-            let depth = if parent == NONE {
-                0
-            } else {
-                nodes[parent as usize].depth + 1
-            };
-            nodes.push(Node {
-                parent,
-                depth,
-                name,
-                w: Weight::default(),
-                shown: shown.is_none(),
-                made: false,
-                first: 0,
-                len: 0,
-            });
-            nodes.len() as u32 - 1
-        })
-    }
-
-    /// One level by stepping each member to its caller's caller.
-    fn step(
-        &mut self,
-        st: &Stacks,
-        weigh: Weigh,
-        live: &mut [Member],
-        index: &mut FxHashMap<(u32, StrId), u32>,
-        shown: Option<&Shown>,
-    ) {
-        for m in live {
-            let p = st.pos[m.c as usize].parent;
-            if p == NONE {
-                m.node = NONE;
-                continue;
-            }
-            let root = st.pos[p as usize].parent == NONE;
-            m.node = self.join(index, st, weigh, m.node, st.name(p), m.o, root, shown);
-            m.c = p;
-        }
     }
 
     /// Bottom-up: deeper rows of an inner recursive call carry self time but no
@@ -309,7 +276,20 @@ fn weight(st: &Stacks, weigh: Weigh, o: u32, root: bool) -> Weight {
     }
 }
 
-/// A node one run of a level's scan made, before it joins the level.
+/// Shards of a level's keys: enough that one shard's nodes stay in a core's cache
+/// (a level may make a million nodes).
+const SHARD_BITS: u32 = 6;
+const SHARDS: usize = 1 << SHARD_BITS;
+const MASK: u32 = SHARDS as u32 - 1;
+
+/// How many members of a run are summed before it is decided whether to go on.
+const PROBE: usize = 16384;
+
+/// Members are gathered (and callers found) in runs of this many, each on a core.
+const RUN: usize = 1 << 16;
+
+/// A node one run made, then one shard's sum of the runs' nodes of its key.
+#[derive(Clone, Copy)]
 struct Local {
     parent: u32,
     name: StrId,
@@ -317,18 +297,161 @@ struct Local {
     shown: bool,
 }
 
-/// Scans one run of members (in position order): each takes its caller at `depth`
-/// from the stack of open slices, rebuilt from the first member's ancestors. A
-/// member's `node` becomes the index of its run's local node (or `NONE`).
-fn scan_run(
+/// A node's key: its parent and its name.
+fn key(parent: u32, name: StrId) -> u64 {
+    (u64::from(parent) << 32) | u64::from(name.0)
+}
+
+/// One run's nodes, by shard: shard `s` holds `locals[starts[s]..starts[s + 1]]`.
+struct Part {
+    locals: Vec<Local>,
+    starts: Vec<u32>,
+}
+
+impl Part {
+    fn shard(&self, s: usize) -> &[Local] {
+        &self.locals[self.starts[s] as usize..self.starts[s + 1] as usize]
+    }
+}
+
+/// A core's buffers for gathering runs, kept from one run to the next.
+#[derive(Default)]
+struct Scratch {
+    index: FxHashMap<u64, u32>,
+    locals: Vec<Local>,
+    shard: Vec<u32>,
+    place: Vec<u32>,
+}
+
+/// The nodes of one run's members, cut into shards by key (the top bits of a
+/// multiplicative hash, which every bit of the key reaches). A member's `node`
+/// becomes its node's place in the part: index in its shard, then the shard.
+fn gather(
     st: &Stacks,
     weigh: Weigh,
-    depth: usize,
     run: &mut [Member],
     shown: Option<&Shown>,
-) -> Vec<Local> {
+    scratch: &mut Scratch,
+) -> Part {
+    let Scratch {
+        index,
+        locals,
+        shard,
+        place,
+    } = scratch;
+    index.clear();
+    locals.clear();
+    shard.clear();
+    // When the first members of the run are nearly all of different nodes, the
+    // rest are not summed here (a map as big as the run would cost more than it
+    // saves): each is a node of its own, summed by its shard.
+    let mut each = false;
+    for (i, m) in run.iter_mut().enumerate() {
+        if i == PROBE && index.len() > PROBE / 10 * 9 {
+            each = true;
+        }
+        let key = key(m.node, m.name);
+        let mut new = || {
+            locals.push(Local {
+                parent: m.node,
+                name: m.name,
+                w: Weight::default(),
+                shown: false,
+            });
+            shard.push((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SHARD_BITS)) as u32);
+            locals.len() as u32 - 1
+        };
+        let k = if each {
+            new()
+        } else {
+            *index.entry(key).or_insert_with(new)
+        };
+        let l = &mut locals[k as usize];
+        // Only a sandwich's callers ask whether the caller is outermost.
+        let root = weigh == Weigh::Calls && st.pos[m.c as usize].parent == NONE;
+        l.w.add(weight(st, weigh, m.o, root));
+        if let Some(sh) = shown {
+            l.shown |= sh.under[m.o as usize];
+        }
+        m.node = k;
+    }
+    // The nodes ordered by shard (a counting sort).
+    let mut starts = vec![0u32; SHARDS + 1];
+    for &s in shard.iter() {
+        starts[s as usize + 1] += 1;
+    }
+    for s in 0..SHARDS {
+        starts[s + 1] += starts[s];
+    }
+    let mut next = starts.clone();
+    let mut sorted = locals.clone();
+    place.clear();
+    for (l, &s) in locals.iter().zip(shard.iter()) {
+        let p = &mut next[s as usize];
+        sorted[*p as usize] = *l;
+        place.push(((*p - starts[s as usize]) << SHARD_BITS) | s);
+        *p += 1;
+    }
+    for m in run {
+        m.node = place[m.node as usize];
+    }
+    Part {
+        locals: sorted,
+        starts,
+    }
+}
+
+/// Each member's caller at `depth`, by a pass over the layout: `live` is in
+/// position order, cut into runs scanned on every core.
+fn scan(st: &Stacks, nodes: &[Node], depth: usize, live: &mut [Member]) {
+    live.par_chunks_mut(RUN)
+        .for_each(|run| scan_run(st, nodes, depth, run));
+}
+
+/// Each member's caller one level up, by stepping from its caller.
+fn step(st: &Stacks, nodes: &[Node], live: &mut [Member]) {
+    live.par_iter_mut().with_min_len(1 << 14).for_each(|m| {
+        m.c = if nodes[m.node as usize].made {
+            st.pos[m.c as usize].parent
+        } else {
+            NONE
+        };
+        if m.c != NONE {
+            m.name = st.name(m.c);
+        }
+    });
+}
+
+/// Keeps the members that have a caller, in order: each run is compacted on a
+/// core, then the runs are moved together.
+fn keep_called(live: &mut Vec<Member>) {
+    let kept: Vec<usize> = live
+        .par_chunks_mut(RUN)
+        .map(|run| {
+            let mut n = 0;
+            for i in 0..run.len() {
+                if run[i].c != NONE {
+                    run[n] = run[i];
+                    n += 1;
+                }
+            }
+            n
+        })
+        .collect();
+    let mut to = 0;
+    for (r, n) in kept.into_iter().enumerate() {
+        live.copy_within(r * RUN..r * RUN + n, to);
+        to += n;
+    }
+    live.truncate(to);
+}
+
+/// Scans one run of members (in position order): each member of a grown node
+/// takes its caller at `depth` from the stack of open slices, rebuilt from the
+/// first member's ancestors.
+fn scan_run(st: &Stacks, nodes: &[Node], depth: usize, run: &mut [Member]) {
     let (Some(first), Some(last)) = (run.first(), run.last()) else {
-        return Vec::new();
+        return;
     };
     let (first, last) = (first.o, last.o);
     // Open slices at `first`: its ancestors, outermost first.
@@ -339,8 +462,6 @@ fn scan_run(
         p = st.pos[p as usize].parent;
     }
     open.reverse();
-    let mut locals: Vec<Local> = Vec::new();
-    let mut index: FxHashMap<(u32, StrId), u32> = FxHashMap::default();
     let mut next = run.iter_mut().peekable();
     for o in first..=last {
         let p = st.pos[o as usize].parent;
@@ -351,30 +472,11 @@ fn scan_run(
             open.pop();
         }
         if let Some(m) = next.next_if(|m| m.o == o) {
-            if open.len() < depth {
-                m.node = NONE;
-            } else {
-                let at = open.len() - depth;
-                let (c, name) = open[at];
-                let k = *index.entry((m.node, name)).or_insert_with(|| {
-                    locals.push(Local {
-                        parent: m.node,
-                        name,
-                        w: Weight::default(),
-                        shown: false,
-                    });
-                    locals.len() as u32 - 1
-                });
-                let l = &mut locals[k as usize];
-                l.w.add(weight(st, weigh, o, at == 0));
-                if let Some(s) = shown {
-                    l.shown |= s.under[o as usize];
-                }
-                m.node = k;
-                m.c = c;
+            match open.len().checked_sub(depth) {
+                Some(at) if nodes[m.node as usize].made => (m.c, m.name) = open[at],
+                _ => m.c = NONE,
             }
         }
         open.push((o, st.name(o)));
     }
-    locals
 }
