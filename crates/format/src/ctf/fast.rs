@@ -78,12 +78,14 @@ pub(crate) fn detect(meta: &Metadata) -> Option<FastLayout> {
     None
 }
 
-/// A packet whose header and context are sound: events from `start` to `end` bytes.
+/// A packet whose header and context are sound: events from `start` to `end` bytes;
+/// the packet with its padding ends at `next`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Packet {
     pub pos: u64,
     pub start: usize,
     pub end: usize,
+    pub next: usize,
 }
 
 fn u32_at(d: &[u8], at: usize) -> u32 {
@@ -122,6 +124,7 @@ pub(crate) fn split_packets(data: &[u8]) -> (Vec<Packet>, Option<u64>) {
             pos: pos as u64,
             start: pos + PACKET_PREAMBLE,
             end: pos + (content_bits / 8) as usize,
+            next: pos + (packet_bits / 8) as usize,
         });
         pos += (packet_bits / 8) as usize;
     }
@@ -153,19 +156,82 @@ impl<'a> Bytes<'a> {
     }
 
     /// A NUL-terminated string, without the NUL.
-    fn string(&mut self) -> Option<&'a [u8]> {
+    #[inline(always)]
+    fn string(&mut self) -> Option<Str<'a>> {
         let rest = self.d.get(self.pos..self.end)?;
-        let n = memchr::memchr(0, rest)?;
+        let (n, ascii) = nul_ascii(rest)?;
         self.pos += n + 1;
-        Some(&rest[..n])
+        Some(Str {
+            bytes: &rest[..n],
+            ascii,
+        })
     }
 }
 
+impl Bytes<'_> {
+    /// Moves past a NUL-terminated string.
+    #[inline(always)]
+    fn skip_string(&mut self) -> Option<()> {
+        let rest = self.d.get(self.pos..self.end)?;
+        self.pos += find_nul::<false>(rest)?.0 + 1;
+        Some(())
+    }
+}
+
+/// A string field's bytes, and whether they are all ASCII (so valid UTF-8).
+#[derive(Clone, Copy, Debug)]
+struct Str<'a> {
+    bytes: &'a [u8],
+    ascii: bool,
+}
+
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Where the first NUL of `b` is, and whether the bytes before it are all ASCII;
+/// `None` without a NUL. Strings here are short (names, argument names and values),
+/// so eight bytes at a time beat a call to `memchr` and a separate UTF-8 check.
+#[inline(always)]
+fn nul_ascii(b: &[u8]) -> Option<(usize, bool)> {
+    find_nul::<true>(b)
+}
+
+/// [`nul_ascii`]; without `ASCII`, the answer's ASCII flag is meaningless.
+#[inline(always)]
+fn find_nul<const ASCII: bool>(b: &[u8]) -> Option<(usize, bool)> {
+    let mut high = 0u64;
+    let mut words = b.chunks_exact(8);
+    for (i, w) in words.by_ref().enumerate() {
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        // The lowest flagged byte is the first zero byte (a borrow only runs upward
+        // from a zero byte); flags above it may be false.
+        let zero = w.wrapping_sub(LOW_BITS) & !w & HIGH_BITS;
+        if zero != 0 {
+            let n = zero.trailing_zeros() as usize / 8;
+            if ASCII {
+                high |= w & ((1u64 << (8 * n)) - 1);
+            }
+            return Some((8 * i + n, high & HIGH_BITS == 0));
+        }
+        if ASCII {
+            high |= w;
+        }
+    }
+    let tail = words.remainder();
+    let n = memchr::memchr(0, tail)?;
+    let ascii = ASCII && high & HIGH_BITS == 0 && tail[..n].is_ascii();
+    Some((b.len() - tail.len() + n, ascii))
+}
+
 /// As the generic reader: invalid UTF-8 gets U+FFFD replacements.
-fn text(b: &[u8]) -> Cow<'_, str> {
-    match simdutf8::basic::from_utf8(b) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(b),
+fn text(s: Str<'_>) -> Cow<'_, str> {
+    if s.ascii {
+        // SAFETY: ASCII bytes are valid UTF-8.
+        return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(s.bytes) });
+    }
+    match simdutf8::basic::from_utf8(s.bytes) {
+        Ok(t) => Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(s.bytes),
     }
 }
 
@@ -180,18 +246,28 @@ struct Record<'a> {
     pid: i64,
     tid: i64,
     seq: u64,
-    name: &'a [u8],
+    name: Str<'a>,
     id: u64,
-    categories: &'a [u8],
+    categories: Str<'a>,
     /// The stack's addresses, packed.
     stack: Option<&'a [u8]>,
 }
 
-/// Reads the next record; its arguments go to `args`.
+/// Which arguments [`record`] keeps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    All,
+    /// Those of `End` records only (whether one is dropped depends on them); the
+    /// others are skipped, as the scan needs none.
+    OfEnds,
+}
+
+/// Reads the next record; its arguments go to `args` (as `keep` says).
 fn record<'a>(
     b: &mut Bytes<'a>,
     layout: &FastLayout,
-    args: &mut Vec<(&'a [u8], &'a [u8])>,
+    args: &mut Vec<(Str<'a>, Str<'a>)>,
+    keep: Keep,
 ) -> Option<Record<'a>> {
     let offset = b.pos as u64;
     let class = layout.classes[usize::from(b.take(1)?[0])]?;
@@ -203,9 +279,15 @@ fn record<'a>(
     let id = b.u64()?;
     let categories = b.string()?;
     args.clear();
-    for _ in 0..class.args {
-        let k = b.string()?;
-        args.push((k, b.string()?));
+    if keep == Keep::All || class.ty == ChromeType::End {
+        for _ in 0..class.args {
+            let k = b.string()?;
+            args.push((k, b.string()?));
+        }
+    } else {
+        for _ in 0..2 * class.args {
+            b.skip_string()?;
+        }
     }
     let stack = match class.stack {
         Some(w) => {
@@ -272,12 +354,12 @@ pub(crate) fn scan_packet(
     let mut args = Vec::with_capacity(8);
     let mut n = 0;
     while b.pos < b.end {
-        let r = record(&mut b, layout, &mut args)?;
+        let r = record(&mut b, layout, &mut args, Keep::OfEnds)?;
         if r.class.ty == ChromeType::End {
-            let more = args.iter().any(|(k, _)| *k == b"@more");
-            let ph = args.iter().rev().find(|(k, _)| *k == b"@ph");
+            let more = args.iter().any(|(k, _)| k.bytes == b"@more");
+            let ph = args.iter().rev().find(|(k, _)| k.bytes == b"@ph");
             match ph {
-                Some((_, v)) if !more && *v == b"\"X\"" => continue,
+                Some((_, v)) if !more && v.bytes == b"\"X\"" => continue,
                 None if !more => {}
                 _ => return None,
             }
@@ -291,7 +373,7 @@ pub(crate) fn scan_packet(
 /// Buffers reused from one record to the next.
 #[derive(Default)]
 pub(crate) struct Scratch<'a> {
-    raw: Vec<(&'a [u8], &'a [u8])>,
+    raw: Vec<(Str<'a>, Str<'a>)>,
     args: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     stack: Vec<u64>,
 }
@@ -303,7 +385,7 @@ fn next_event<'a>(
     layout: &FastLayout,
     s: &mut Scratch<'a>,
 ) -> Option<(Option<Event<'a>>, u64)> {
-    let r = record(b, layout, &mut s.raw)?;
+    let r = record(b, layout, &mut s.raw, Keep::All)?;
     s.args.clear();
     s.args
         .extend(s.raw.iter().map(|&(k, v)| (text(k), text(v))));
@@ -382,6 +464,38 @@ mod tests {
             bits,
             opcodes: &opcodes,
         })
+    }
+
+    /// The word-at-a-time search finds what a byte-by-byte one finds: the first NUL
+    /// at every position in a word and past the words, high bytes and NULs after it.
+    #[test]
+    fn nul_ascii_finds_the_first_nul_and_non_ascii_bytes_before_it() {
+        let naive = |b: &[u8]| {
+            let n = b.iter().position(|&c| c == 0)?;
+            Some((n, b[..n].is_ascii()))
+        };
+        let fills: [&[u8]; 4] = [
+            b"abcdefghijklmnopqrstuvwxyz",
+            b"\x01\x80\xff\x7f",
+            b"\xc3\xa9t\xc3\xa9",
+            b"\x00",
+        ];
+        for len in 0..40 {
+            for fill in fills {
+                let base: Vec<u8> = fill.iter().copied().cycle().take(len).collect();
+                assert_eq!(nul_ascii(&base), naive(&base), "{base:?}");
+                for at in 0..len {
+                    for after in [0u8, 1, 0x80, b'x'] {
+                        let mut b = base.clone();
+                        b[at] = 0;
+                        if at + 1 < len {
+                            b[at + 1] = after;
+                        }
+                        assert_eq!(nul_ascii(&b), naive(&b), "{b:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

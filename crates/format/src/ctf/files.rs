@@ -22,6 +22,12 @@ impl FileBytes {
         Ok(FileBytes::Mapped(unsafe { memmap2::Mmap::map(&file)? }))
     }
 
+    /// Whether the bytes are a file mapping, whose pages can be dropped once read
+    /// (they come back from the file if read again).
+    pub(crate) fn is_mapped(&self) -> bool {
+        matches!(self, FileBytes::Mapped(_))
+    }
+
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             FileBytes::Read(v) => v,

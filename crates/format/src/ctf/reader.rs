@@ -86,7 +86,11 @@ impl CtfFiles {
         let [t] = self.traces.as_slice() else {
             return None;
         };
-        let streams: Vec<&[u8]> = t.streams.iter().map(|(_, d)| d.bytes()).collect();
+        let streams: Vec<(&[u8], bool)> = t
+            .streams
+            .iter()
+            .map(|(_, d)| (d.bytes(), d.is_mapped()))
+            .collect();
         fast_runs(&t.metadata, &streams)
     }
 

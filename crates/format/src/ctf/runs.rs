@@ -4,10 +4,20 @@
 //! its records straight from the files. The decoded events are never all held at
 //! once, which matters when they are hundreds of bytes each and the trace has
 //! millions.
+//!
+//! A mapped stream file does not stay in memory either: the scan drops each packet's
+//! pages once it has noted its records, and the runs count down each packet's
+//! records and drop its pages again once the last one is decoded (a run that reads
+//! it later faults them back in from the page cache, and a fault may map some
+//! cached neighbours along, so a few pages come back). So the memory of a load is
+//! the model's, plus the packets being decoded, as for JSON whose parts release
+//! their text once parsed.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::fast::{detect, event_at, scan_packet, split_packets, FastLayout, Scratch};
+use super::fast::{detect, event_at, scan_packet, split_packets, FastLayout, Packet, Scratch};
 use super::metadata::metadata_text;
 use super::tsdl::parse_metadata;
 use crate::{DiagKind, Diagnostics, Event, EventRuns};
@@ -19,11 +29,62 @@ const OFFSET_BITS: u32 = 48;
 
 /// The events of one trace, in input order, decoded run by run.
 pub struct CtfRuns<'a> {
-    streams: Vec<&'a [u8]>,
+    streams: Vec<Stream<'a>>,
     layout: FastLayout,
     /// `(seq, stream << 48 | offset)` of every event, in input order.
     records: Vec<(u64, u64)>,
     runs: usize,
+}
+
+/// A stream file's bytes and, when they are a mapping whose pages can be dropped,
+/// its packets with the number of their events no run has decoded yet.
+struct Stream<'a> {
+    data: &'a [u8],
+    /// Empty when the bytes are not mapped (nothing to release).
+    packets: Vec<(Packet, AtomicUsize)>,
+}
+
+impl Stream<'_> {
+    /// The index of the packet holding `offset`.
+    fn packet_of(&self, offset: usize) -> usize {
+        self.packets
+            .partition_point(|(p, _)| p.pos as usize <= offset)
+            .saturating_sub(1)
+    }
+
+    /// Counts `n` more decoded events of packet `k`; drops its pages after the last.
+    fn decoded(&self, k: usize, n: usize) {
+        let (p, left) = &self.packets[k];
+        if n > 0 && left.fetch_sub(n, Ordering::AcqRel) == n {
+            release(self.data, p.pos as usize..p.next);
+        }
+    }
+
+    /// Drops the pages of every packet whose events are all decoded, again: a fault
+    /// maps the cached pages around it too (64 KiB by default), so a packet done
+    /// earlier gets some back when its neighbour is read.
+    fn sweep(&self) {
+        let mut done: Option<std::ops::Range<usize>> = None;
+        for (p, left) in &self.packets {
+            let finished = left.load(Ordering::Acquire) == 0;
+            match &mut done {
+                Some(r) if finished && r.end == p.pos as usize => r.end = p.next,
+                _ if finished => {
+                    if let Some(r) = done.replace(p.pos as usize..p.next) {
+                        release(self.data, r);
+                    }
+                }
+                _ => {
+                    if let Some(r) = done.take() {
+                        release(self.data, r);
+                    }
+                }
+            }
+        }
+        if let Some(r) = done {
+            release(self.data, r);
+        }
+    }
 }
 
 impl CtfRuns<'_> {
@@ -44,14 +105,16 @@ impl CtfRuns<'_> {
     }
 }
 
-/// The runs of a trace (its metadata and stream files' bytes) when it is in our own
-/// layout and the fast path reads every packet of every stream; `None` otherwise, for
-/// the general decoder (and its diagnostics).
-pub(crate) fn fast_runs<'a>(metadata: &[u8], streams: &[&'a [u8]]) -> Option<CtfRuns<'a>> {
+/// The runs of a trace (its metadata and stream files' bytes, each with whether it
+/// is a file mapping whose pages may be dropped once read) when it is in our own
+/// layout and the fast path reads every packet of every stream; `None` otherwise,
+/// for the general decoder (and its diagnostics).
+pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Option<CtfRuns<'a>> {
     let meta = parse_metadata(&metadata_text(metadata).ok()?).ok()?;
     let layout = detect(&meta)?;
     let mut records = Vec::new();
-    for (k, data) in streams.iter().enumerate() {
+    let mut streams = Vec::with_capacity(files.len());
+    for (k, &(data, mapped)) in files.iter().enumerate() {
         if data.len() as u64 >= 1 << OFFSET_BITS {
             return None;
         }
@@ -65,10 +128,26 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], streams: &[&'a [u8]]) -> Option<Ctf
             .map(|&p| {
                 let mut v = Vec::new();
                 scan_packet(data, p, &layout, |seq, at| v.push((seq, stream | at)))?;
+                if mapped {
+                    release(data, p.pos as usize..p.next);
+                }
                 Some(v)
             })
             .collect();
-        per_packet?.into_iter().for_each(|v| records.extend(v));
+        let per_packet = per_packet?;
+        let left = per_packet.iter().map(|v| AtomicUsize::new(v.len()));
+        streams.push(Stream {
+            data,
+            packets: match mapped {
+                true => packets.into_iter().zip(left).collect(),
+                false => Vec::new(),
+            },
+        });
+        if mapped {
+            // The faults of the scan mapped pages of packets scanned before.
+            release(data, 0..data.len());
+        }
+        per_packet.into_iter().for_each(|v| records.extend(v));
     }
     // Stable, as the decoded events are put in order.
     if !records.is_sorted_by_key(|r| r.0) {
@@ -76,12 +155,44 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], streams: &[&'a [u8]]) -> Option<Ctf
     }
     let runs = (records.len() / MIN_RUN).clamp(1, 4 * rayon::current_num_threads());
     Some(CtfRuns {
-        streams: streams.to_vec(),
+        streams,
         layout,
         records,
         runs,
     })
 }
+
+/// How many records ahead of the one being decoded a run asks for the memory of.
+/// Input order jumps about the file (written in time order), so without this each
+/// record is a cache miss the decoder waits for.
+const PREFETCH_AHEAD: usize = 16;
+/// Bytes from a record's start asked for ahead: most records are shorter.
+const PREFETCH_BYTES: usize = 192;
+
+impl CtfRuns<'_> {
+    /// Asks the CPU to load the start of the record at `at` into the cache.
+    fn prefetch(&self, at: u64) {
+        let (stream, offset) = ((at >> OFFSET_BITS) as usize, at & ((1 << OFFSET_BITS) - 1));
+        let Some(data) = self.streams.get(stream).map(|s| s.data) else {
+            return;
+        };
+        let start = (offset as usize).min(data.len());
+        let end = (start + PREFETCH_BYTES).min(data.len());
+        for line in data[start..end].chunks(64) {
+            prefetch_line(line.as_ptr());
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn prefetch_line(p: *const u8) {
+    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+    // SAFETY: a prefetch is a hint that never faults, whatever the address.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn prefetch_line(_: *const u8) {}
 
 impl<'a> EventRuns<'a> for CtfRuns<'a> {
     fn runs(&self) -> usize {
@@ -92,9 +203,32 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
         let n = self.records.len();
         let (a, b) = (k * n / self.runs, ((k + 1) * n / self.runs).min(n));
         let mut scratch = Scratch::default();
-        for &(_, at) in self.records.get(a..b).unwrap_or_default() {
+        // The mapped packet being read (stream, packet, its byte range) and how many
+        // of its events this run decoded since it came to it.
+        let mut current: Option<(usize, usize, std::ops::Range<usize>)> = None;
+        let mut decoded = 0;
+        let records = self.records.get(a..b).unwrap_or_default();
+        for (i, &(_, at)) in records.iter().enumerate() {
+            if let Some(&(_, ahead)) = records.get(i + PREFETCH_AHEAD) {
+                self.prefetch(ahead);
+            }
             let (stream, offset) = ((at >> OFFSET_BITS) as usize, at & ((1 << OFFSET_BITS) - 1));
-            match event_at(self.streams[stream], offset, &self.layout, &mut scratch) {
+            let s = &self.streams[stream];
+            if !s.packets.is_empty() {
+                let inside = |c: &(usize, usize, std::ops::Range<usize>)| {
+                    c.0 == stream && c.2.contains(&(offset as usize))
+                };
+                if !current.as_ref().is_some_and(inside) {
+                    if let Some((st, p, _)) = current.take() {
+                        self.streams[st].decoded(p, std::mem::take(&mut decoded));
+                    }
+                    let p = s.packet_of(offset as usize);
+                    let packet = s.packets[p].0;
+                    current = Some((stream, p, packet.pos as usize..packet.next));
+                }
+                decoded += 1;
+            }
+            match event_at(s.data, offset, &self.layout, &mut scratch) {
                 Some(ev) => each(ev),
                 // The scan read this record already; only a file changed underneath
                 // the map gets here.
@@ -103,5 +237,30 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
                 }),
             }
         }
+        if let Some((st, p, _)) = current {
+            self.streams[st].decoded(p, decoded);
+        }
+        for s in &self.streams {
+            s.sweep();
+        }
     }
 }
+
+/// Drops the mapped pages wholly inside `range` of `data` from the page tables.
+#[cfg(unix)]
+fn release(data: &[u8], range: std::ops::Range<usize>) {
+    const PAGE: usize = 4096;
+    let base = data.as_ptr() as usize;
+    let start = (base + range.start).next_multiple_of(PAGE);
+    let end = (base + range.end.min(data.len())) / PAGE * PAGE;
+    if start < end {
+        // SAFETY: `data` is a read-only, never-written private file mapping (the
+        // caller says so), so MADV_DONTNEED only drops page-table entries: the
+        // addresses stay valid and later reads see the same file bytes again.
+        // Failure only means the memory is not returned early.
+        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+    }
+}
+
+#[cfg(not(unix))]
+fn release(_: &[u8], _: std::ops::Range<usize>) {}
