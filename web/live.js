@@ -1,5 +1,6 @@
-// `tracescope view --follow`: while the server follows a growing file, ask it every
-// second which version it serves; on a new one, fetch the summary again and let
+// `tracescope view --follow`: while the server follows a growing file, ask it for
+// the version after the one shown (it answers when that version is served, or
+// after a while with the same one); on a new one, fetch the summary again and let
 // the tiles reload, keeping the user's view (range, selection, pins, folds: all
 // in the state, which is left alone). "Stick to end" slides the window, at its
 // width, so its end is the newest event (like `tail -f`).
@@ -8,7 +9,8 @@ import { formatCount } from './format.js';
 /** @typedef {import('./types.js').Summary} Summary */
 /** @typedef {{version: number, follow: boolean, updated?: number, events?: number, bytes?: number}} Version */
 
-export const POLL_MS = 1000;
+/** After an error, or from a server that answers at once, ask again after this. */
+export const RETRY_MS = 1000;
 
 /**
  * Start following if the server follows a file; returns the follower (null when
@@ -25,14 +27,18 @@ export async function setupLive(page) {
   const v = await version(page.api.base);
   if (!v || !v.follow) return null;
   const live = new Live(page, v);
-  live.start();
+  void live.start();
   return live;
 }
 
-/** @param {string} base @returns {Promise<Version|null>} */
-async function version(base) {
+/**
+ * The version served; with `after`, the server waits until one after it is served.
+ * @param {string} base @param {number} [after] @returns {Promise<Version|null>}
+ */
+async function version(base, after) {
   try {
-    const r = await fetch(`${base}/api/version`, { cache: 'no-store' });
+    const wait = after === undefined ? '' : `?after=${after}`;
+    const r = await fetch(`${base}/api/version${wait}`, { cache: 'no-store' });
     return r.ok ? /** @type {Version} */ (await r.json()) : null;
   } catch {
     return null;
@@ -63,7 +69,6 @@ class Live {
     this.version = v.version;
     /** Versions shown since the page opened (for tests). */
     this.updates = 0;
-    this.timer = 0;
     page.box.hidden = false;
     this.showUpdated(v);
     page.stick.addEventListener('change', () => {
@@ -71,10 +76,17 @@ class Live {
     });
   }
 
-  start() {
-    this.timer = window.setInterval(() => {
-      this.check().catch((e) => console.warn(`follow: ${/** @type {Error} */ (e).message}`));
-    }, POLL_MS);
+  /** Asks for the next version, again and again, for the life of the page. */
+  async start() {
+    for (;;) {
+      const asked = Date.now();
+      const v = await version(this.page.api.base, this.version);
+      const shown = this.version;
+      if (v) await this.show(v).catch((e) => console.warn(`follow: ${/** @type {Error} */ (e).message}`));
+      if (!v || (this.version === shown && Date.now() - asked < 200)) {
+        await new Promise((done) => window.setTimeout(done, RETRY_MS));
+      }
+    }
   }
 
   /** @param {Version} v */
@@ -84,10 +96,9 @@ class Live {
     el.title = `version ${v.version} of the file: ${formatCount(v.events ?? 0)} events, ${formatCount(v.bytes ?? 0)} bytes`;
   }
 
-  /** Asks for the version; on a new one, shows it. */
-  async check() {
-    const v = await version(this.page.api.base);
-    if (!v || v.version === this.version) return;
+  /** Shows version `v` when it is not the one shown. @param {Version} v */
+  async show(v) {
+    if (v.version === this.version) return;
     const { api, tl, summary } = this.page;
     // A page opened on an empty file has no timeline to update: open it again.
     if (tl.noTime || !summary.processes.length) {

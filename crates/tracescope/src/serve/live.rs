@@ -4,32 +4,41 @@
 //! the file was rewritten), it builds the next version's state (model and indexes)
 //! aside and swaps it in with its router. Each request is handed to the router
 //! current when it arrives, so a request in flight finishes on the version it
-//! started with. `GET /api/version` says which version is served.
+//! started with. `GET /api/version` says which version is served; with
+//! `?after=N` it answers as soon as a version after N is served (or after
+//! [`WAIT`]), so the page learns of a new version the moment it is swapped in.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
-use axum::extract::{Request, State};
+use axum::extract::{RawQuery, Request, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use tokio::sync::watch;
 use tower::ServiceExt;
 use tracescope_model::{Change, Follow, LoadOptions};
 
 use super::json::Obj;
+use super::routes::Params;
 use super::{ready, router, AppState};
 
-/// How often the file is looked at.
-pub const POLL: Duration = Duration::from_millis(250);
+/// How often the file is looked at (a `stat`: cheap).
+pub const POLL: Duration = Duration::from_millis(100);
+
+/// The longest `/api/version?after=N` waits for a version after N.
+pub const WAIT: Duration = Duration::from_secs(20);
 
 /// The followed file and the version served.
 pub struct Live {
     name: String,
     follow: Mutex<Follow>,
     current: RwLock<Version>,
+    /// The number of the version served, for the requests waiting for the next.
+    served: watch::Sender<u64>,
 }
 
 /// One version of the model, with what `/api/version` says of it.
@@ -66,6 +75,7 @@ impl Live {
             name,
             follow: Mutex::new(follow),
             current: RwLock::new(version),
+            served: watch::Sender::new(1),
         }))
     }
 
@@ -116,6 +126,7 @@ impl Live {
             next.build_ms
         );
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = next;
+        self.served.send_replace(number);
         Ok(true)
     }
 
@@ -169,7 +180,15 @@ pub fn live_router(live: Arc<Live>) -> Router {
         .with_state(live)
 }
 
-async fn version(State(live): State<Arc<Live>>) -> Response {
+async fn version(State(live): State<Arc<Live>>, RawQuery(q): RawQuery) -> Response {
+    let after = Params::parse(q)
+        .ok()
+        .and_then(|p| p.get("after").and_then(|a| a.parse::<u64>().ok()));
+    if let Some(after) = after {
+        let mut served = live.served.subscribe();
+        // Timed out or not, the answer is the version served now.
+        let _ = tokio::time::timeout(WAIT, served.wait_for(|&n| n > after)).await;
+    }
     let v = live.current();
     let body = Obj::new()
         .num("version", v.number)

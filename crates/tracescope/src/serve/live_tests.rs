@@ -124,3 +124,23 @@ async fn a_trace_that_is_not_followed_is_version_1() {
     let v = ok(&app, "/api/version").await;
     assert_eq!(v, serde_json::json!({"version": 1, "follow": false}));
 }
+
+#[tokio::test]
+async fn a_request_for_the_next_version_is_answered_when_it_is_served() {
+    let (_dir, path, live, app) = start(&format!("[{}\n", x("a", 1, 2)));
+    // A version after 0 is served already: answered at once.
+    assert_eq!(version(&ok(&app, "/api/version?after=0").await).0, 1);
+    let waiting = {
+        let app = app.clone();
+        tokio::spawn(async move { ok(&app, "/api/version?after=1").await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(!waiting.is_finished(), "answered before a new version");
+    append(&path, &format!("{}\n", x("b", 5, 1)));
+    assert!(live.poll().unwrap());
+    let v = tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+        .await
+        .expect("answered once version 2 is served")
+        .unwrap();
+    assert_eq!(version(&v).0, 2);
+}
