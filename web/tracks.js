@@ -201,13 +201,19 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
       const x = (ts[i] - t0) / r;
       const w = dur[i] / r;
       if (x > width || x + w < 0) continue;
+      const f = flags ? flags[i] : 0;
+      const stripes = f & FLAG_DID_NOT_FINISH && theme.stripes && w >= 3;
+      const found = match !== null && match[d.name[i]] === 1;
+      // Most items of a zoomed-out view are too narrow for a name and unmarked:
+      // skip them before the bookkeeping below (a key per item per frame was a
+      // fifth of the page's time panning a dense trace).
+      if (w < 20 && !stripes && !(f & FLAG_OVERLAP) && !found) continue;
       const key = d.id[i] >= 0 ? d.id[i] : `${ts[i]}:${row[i]}`;
       if (done.has(key)) continue;
       done.add(key);
       const yy = top + row[i] * ROW_H;
-      const f = flags ? flags[i] : 0;
-      if (f & FLAG_DID_NOT_FINISH && theme.stripes && w >= 3) {
-        ctx.fillStyle = theme.stripes;
+      if (stripes) {
+        ctx.fillStyle = /** @type {CanvasPattern} */ (theme.stripes);
         ctx.fillRect(x0 + Math.max(x, -2), yy, Math.min(w, width + 4), ROW_H - 1);
       }
       if (f & FLAG_OVERLAP) {
@@ -217,7 +223,7 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
         ctx.strokeRect(x0 + Math.max(x, -2) + 0.5, yy + 0.5, Math.max(1, Math.min(w, width + 4) - 1), ROW_H - 2);
         ctx.setLineDash([]);
       }
-      if (match && match[d.name[i]]) {
+      if (found) {
         ctx.strokeStyle = theme.accent;
         ctx.lineWidth = 2;
         ctx.strokeRect(x0 + Math.max(x, -2) + 1, yy + 1, Math.max(2, Math.min(w, width + 4) - 2), ROW_H - 3);

@@ -1,7 +1,10 @@
 // Frame-time benchmark of the page on a large trace, in Debian's chromium.
 //
 //   node bench.mjs URL            a running `tracescope view BIG.json --no-open --port 0`
-//   node bench.mjs --trace FILE   starts target/release/tracescope view FILE itself
+//   node bench.mjs --trace FILE...
+//                                 starts target/release/tracescope view FILE... itself
+//                                 (several files: one timeline, as `view A B ...`;
+//                                 `view`'s own arguments may follow, e.g. --align start)
 //   node bench.mjs --mock N       the mock server with N synthetic slices
 //   node bench.mjs --tracks N     a generated trace of N threads (lib/many-tracks.mjs),
 //                                 served by target/release/tracescope: the track
@@ -53,8 +56,11 @@ if (args[0] === '--mock') {
   };
 } else if (args[0] === '--trace') {
   const bin = process.env.TRACESCOPE || path.join(HERE, '../../target/release/tracescope');
-  server = await startServer(bin, args[1]);
-  console.log(`model ready after ${server.loadMs.toFixed(0)} ms (server start to URL printed)`);
+  const files = args.slice(1);
+  if (!files.length) throw new Error('usage: node bench.mjs --trace FILE...');
+  server = await startServer(bin, files);
+  const what = files.length > 1 ? `${files.length} files on one timeline` : files[0];
+  console.log(`${what}: model ready after ${server.loadMs.toFixed(0)} ms (server start to URL printed)`);
 } else {
   server = { url: args[0], close: async () => {} };
 }
@@ -95,28 +101,17 @@ try {
 /**
  * The track layout under load: scrolling, pinning, filtering, each for a third.
  * With BENCH_PROFILE=DIR, each phase is also recorded as a CPU profile (CDP's
- * Profiler: DIR/PHASE.cpuprofile, opens in DevTools or `tracescope view`) and its
- * functions with the most self time are printed.
+ * Profiler: DIR/PHASE.cpuprofile, opens in DevTools or `tracescope view`).
  */
 async function trackPhases(page) {
-  const profileDir = process.env.BENCH_PROFILE;
-  const cdp = profileDir ? await page.context().newCDPSession(page) : null;
-  if (cdp) {
-    fs.mkdirSync(profileDir, { recursive: true });
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-  }
+  const profiler = await startProfiler(page);
   const tracks = await page.evaluate(() => window.__tracescope.tracks().filter((x) => x.track).length);
   console.log(`${tracks} tracks laid out`);
   const r = {};
   for (const k of ['scroll', 'pin', 'filter']) {
-    if (cdp) await cdp.send('Profiler.start');
+    await profiler?.start();
     r[k] = await page.evaluate(trackPhase, [k, DURATION / 3]);
-    if (cdp) {
-      const { profile } = await cdp.send('Profiler.stop');
-      fs.writeFileSync(path.join(profileDir, `${k}.cpuprofile`), JSON.stringify(profile));
-      console.log(`${k}: most self time: ${topSelf(profile, 8).join('; ')}`);
-    }
+    await profiler?.stop(k);
   }
   await page.evaluate(async () => {
     window.__tracescope.set({ filter: '', pinned: [] });
@@ -174,6 +169,29 @@ function trackPhase([name, ms]) {
 }
 
 /**
+ * With BENCH_PROFILE=DIR, a CDP CPU profiler of the page: `stop(name)` writes
+ * DIR/NAME.cpuprofile and prints the functions with the most self time. Null without.
+ * @param {import('playwright-core').Page} page
+ */
+async function startProfiler(page) {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return null;
+  const cdp = await page.context().newCDPSession(page);
+  fs.mkdirSync(dir, { recursive: true });
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  return {
+    start: () => cdp.send('Profiler.start'),
+    /** @param {string} name */
+    async stop(name) {
+      const { profile } = await cdp.send('Profiler.stop');
+      fs.writeFileSync(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+      console.log(`${name}: most self time: ${topSelf(profile, 8).join('; ')}`);
+    },
+  };
+}
+
+/**
  * The `n` functions with the most self time in a CDP CPU profile, as text.
  * @param {{nodes: Array<{id: number, callFrame: {functionName: string, url: string, lineNumber: number}}>, samples: number[], timeDeltas: number[]}} profile
  * @param {number} n
@@ -192,9 +210,13 @@ function topSelf(profile, n) {
   return [...self].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `${k} ${((100 * us) / total).toFixed(1)} %`);
 }
 
-/** Pan and zoom continuously (and scroll), as before. */
+/**
+ * Pan and zoom continuously (and scroll), as before. With BENCH_PROFILE=DIR, also
+ * recorded as DIR/panzoom.cpuprofile.
+ */
 async function panZoom(page) {
-
+  const profiler = await startProfiler(page);
+  await profiler?.start();
   const r = await page.evaluate(async ([ms, scroll]) => {
     const h = window.__tracescope;
     const requests = [];
@@ -234,6 +256,7 @@ async function panZoom(page) {
     const tiles = h.logRequests(false);
     return { frames: frames.slice(1), draws, requests, tiles };
   }, [DURATION, SCROLL]);
+  await profiler?.stop('panzoom');
   console.log(`frames (rAF to rAF): ${fmt(r.frames)}; ${r.frames.filter((f) => f > 16).length} over 16 ms`);
   console.log(`drawing work per frame: ${fmt(r.draws)}`);
   console.log(`tile requests (fetch to last byte, in the page's worker): ${fmt(r.tiles)}; ${r.tiles.filter((x) => x > 50).length} over 50 ms`);

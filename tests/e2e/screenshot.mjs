@@ -1,16 +1,17 @@
 // Writes the README's screenshot: `tracescope view TRACE` in chromium, zoomed on
 // a busy region with a slice selected (its thread pinned on top) so the details
 // panel shows its args.
-//   node screenshot.mjs OUT.png [TRACE.json]     (no TRACE: the built-in demo trace)
+//   node screenshot.mjs OUT.png [TRACE.json...]  (no TRACE: the built-in demo trace;
+//                                                 several: one timeline)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, openPage } from './lib/browser.mjs';
 import { startServer } from './lib/server.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const [out, trace] = process.argv.slice(2);
+const [out, ...traces] = process.argv.slice(2);
 const bin = process.env.TRACESCOPE || path.join(HERE, '../../target/debug/tracescope');
-const srv = await startServer(bin, trace);
+const srv = await startServer(bin, traces.length ? traces : undefined);
 const browser = await launch();
 try {
   const { page, errors } = await openPage(browser.ctx, srv.url);

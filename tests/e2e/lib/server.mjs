@@ -1,15 +1,17 @@
-// Start `tracescope view FILE --no-open --port 0` and read the URL it prints.
+// Start `tracescope view FILE... --no-open --port 0` and read the URL it prints.
 import { spawn } from 'node:child_process';
 
 /**
  * @param {string} bin path of the tracescope binary
- * @param {string} [file] trace to open; none: the built-in demo trace
+ * @param {string | string[]} [file] trace to open, or several on one timeline; none:
+ *   the built-in demo trace
  * @param {string[]} [extra] more arguments of `tracescope view`
  * @returns {Promise<{url: string, loadMs: number, stdout: () => string, stderr: () => string, close: () => Promise<void>}>}
  */
 export function startServer(bin, file, extra = []) {
-  const args = [...(file ? ['view', file, '--no-open', '--port', '0'] : ['view', '--no-open', '--port', '0']), ...extra];
-  return startCommand(bin, args, file);
+  const files = file === undefined ? [] : [file].flat();
+  const args = ['view', ...files, '--no-open', '--port', '0', ...extra];
+  return startCommand(bin, args, files.join(' ') || undefined);
 }
 
 /**
