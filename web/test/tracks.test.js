@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { prepareSlices, mergeCounterTiles, rasterSlices, rasterInstants, counterScaleText, pastDiamonds } from '../tracks.js';
+import { prepareSlices, mergeCounterTiles, rasterSlices, rasterInstants, counterScaleText, pastDiamonds, decorateSlices } from '../tracks.js';
 import { Raster, pack, toRgb } from '../raster.js';
 import { colorFor } from '../colors.js';
 
@@ -91,4 +91,35 @@ test("an object's name starts after the snapshot diamonds it would run into", ()
   assert.equal(pastDiamonds([200], 13, 0, 1, 30), 13, 'a diamond further on leaves it');
   assert.equal(pastDiamonds([2], 13, 0, 1, 30), 13, 'a diamond before it too');
   assert.equal(pastDiamonds([1000, 1010], 10, 0, 100, 30), 10 + 5 + 3, 'in ns at 100 ns/px');
+});
+
+test('names and marks: once per item across tiles, none for narrow unmarked items', () => {
+  /** @type {string[]} */
+  const calls = [];
+  /** @type {any} */
+  const ctx = {
+    font: '12px sans-serif',
+    measureText: (/** @type {string} */ s) => ({ width: 6 * s.length }),
+    fillText: (/** @type {string} */ s, /** @type {number} */ x, /** @type {number} */ y) => calls.push(`text ${s} ${x} ${y}`),
+    strokeRect: (/** @type {number} */ x, /** @type {number} */ y) => calls.push(`stroke ${x} ${y}`),
+    fillRect: () => calls.push('fill'),
+    setLineDash: () => {},
+  };
+  // Item 0 (id 7) crosses the edge of the two tiles; item 1 is 5 px wide; item 2 is
+  // 5 px wide and overlaps its parent; item 3 is a merged item (no id), 10 px.
+  const tile = (/** @type {number[]} */ ids) => ({
+    data: { ts: [0, 100, 110, 120], dur: [80, 5, 5, 10], row: [0, 0, 1, 0], id: ids, name: [0, 1, 1, 1],
+      count: [1, 1, 1, 3], flags: [0, 0, 2, 0], color: [-1, -1, -1, -1], strings: ['Step', 'k'] },
+    prepared: null,
+  });
+  /** @type {any} */
+  const scale = { t0: 0, nsPerPx: 1, width: 200 };
+  /** @type {any} */
+  const th = { dark: false, stripes: null, warn: 'orange', accent: 'blue', textDark: 'black', textLight: 'white' };
+  decorateSlices(ctx, [tile([7, 8, 9, -1]), tile([7, 8, 9, -1])], scale, 10, 4, th, null);
+  assert.deepEqual(calls, ['text Step 13 13', 'stroke 120.5 22.5']);
+  calls.length = 0;
+  // A search for "k" outlines the narrow items that match, each once.
+  decorateSlices(ctx, [tile([7, 8, 9, -1]), tile([7, 8, 9, -1])], scale, 10, 4, th, { query: 'k', regex: null });
+  assert.deepEqual(calls, ['text Step 13 13', 'stroke 111 5', 'stroke 120.5 22.5', 'stroke 121 23', 'stroke 131 5']);
 });
