@@ -34,6 +34,7 @@ del data
 lines = open(small).read().split("\n")
 events = [l.rstrip(",") for l in lines if '"ph":' in l and '"ph":"M"' not in l and '"ph":"P"' not in l]
 chunks = []
+chunks_events = events
 for k in range(1, appends + 1):
     shift = end + k * 200000
     moved = (re.sub(r'"ts":([0-9.]+)', lambda m: '"ts":%.3f' % (float(m.group(1)) + shift), e) for e in events)
@@ -57,9 +58,21 @@ try:
     print(f"trace: {os.path.getsize(live):,} bytes cut from {big}; appends of {len(chunks[0][1]):,} bytes")
     print("| append | version answered | summary with the new end | tile with new slices | server build |")
     print("|---|---|---|---|---|")
+    events = get("/api/version")["events"]
     for k, (shift, text) in enumerate(chunks, 1):
         answer = {}
-        waiter = threading.Thread(target=lambda: answer.update(get(f"/api/version?after={v}")))
+
+        def wait_for_all():
+            # The server may see the write half done: wait for the version holding all of it.
+            after, give_up = v, time.time() + 60
+            while time.time() < give_up:
+                answer.update(get(f"/api/version?after={after}"))
+                after = answer["version"]
+                if answer["events"] >= events + len(chunks_events):
+                    return
+            sys.exit(f"append {k}: {answer['events'] - events} of {len(chunks_events)} events seen")
+
+        waiter = threading.Thread(target=wait_for_all)
         waiter.start()
         time.sleep(0.3)  # the request is waiting before the write
         with open(live, "a") as f:
@@ -67,6 +80,7 @@ try:
         t0 = time.perf_counter()
         waiter.join()
         t_version = time.perf_counter() - t0
+        events = answer["events"]
         v = answer["version"]
         summary = get("/api/summary")
         t_summary = time.perf_counter() - t0
@@ -82,6 +96,8 @@ try:
                 break
         tile_ms = f"{found * 1000:.0f} ms" if found else "none found"
         print(f"| {k} | {t_version * 1000:.0f} ms | {t_summary * 1000:.0f} ms | {tile_ms} | {answer['build_ms']:.0f} ms |")
+    hwm = next(l for l in open(f"/proc/{proc.pid}/status") if l.startswith("VmHWM"))
+    print(f"server peak RSS: {int(hwm.split()[1]) / 1e6:.2f} GB")
 finally:
     proc.terminate()
     proc.wait()
