@@ -2,9 +2,9 @@
 import re, subprocess, sys
 
 
-def start_view(binary, trace):
+def start_view(binary, trace, *flags):
     """The server process and the port it listens on (exits if it fails to start)."""
-    proc = subprocess.Popen([binary, "view", "--no-open", trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([binary, "view", "--no-open", *flags, trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     while True:
         line = proc.stdout.readline()
         if not line:

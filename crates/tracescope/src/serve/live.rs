@@ -143,14 +143,27 @@ impl Live {
         self.current().state
     }
 
+    /// Builds a version from what was read, aside, and drops it. The first
+    /// version after the one read at open costs twice the later ones (its
+    /// memory is fresh, the carried state is set up); rehearsed while the user
+    /// looks at version 1, the first append is shown as fast as the next ones.
+    fn rehearse(&self) {
+        let mut follow = self.follow.lock().unwrap_or_else(|e| e.into_inner());
+        let state = AppState::new(follow.trace(), self.name.clone());
+        state.warm();
+    }
+
     /// Polls the file every [`POLL`] on a thread of its own, for the life of the
-    /// process; a failed read is reported and tried again.
+    /// process (after a rehearsal); a failed read is reported and tried again.
     pub fn spawn_poller(self: &Arc<Live>) {
         let live = self.clone();
-        std::thread::spawn(move || loop {
-            std::thread::sleep(POLL);
-            if let Err(e) = live.poll() {
-                eprintln!("tracescope: following {}: {e:#}", live.name);
+        std::thread::spawn(move || {
+            live.rehearse();
+            loop {
+                std::thread::sleep(POLL);
+                if let Err(e) = live.poll() {
+                    eprintln!("tracescope: following {}: {e:#}", live.name);
+                }
             }
         });
     }
