@@ -127,17 +127,8 @@ fn duckdb_and_pyarrow_read_the_export_as_tables_prints_it() {
         .join("slices/trace=browser.json/part-0.parquet")
         .is_file());
     let checks: Vec<[&str; 2]> = CHECKS.iter().map(|(t, c)| [*t, *c]).collect();
-    let py = Command::new("python3")
-        .args(["-c", READ_BACK, out.to_str().unwrap()])
-        .arg(serde_json::to_string(&checks).unwrap())
-        .output()
-        .unwrap();
-    assert!(
-        py.status.success(),
-        "{}",
-        String::from_utf8_lossy(&py.stderr)
-    );
-    let got: serde_json::Value = serde_json::from_slice(&py.stdout).unwrap();
+    let checks = serde_json::to_string(&checks).unwrap();
+    let got = python_json(READ_BACK, &[out.to_str().unwrap(), &checks]);
     for (table, col) in CHECKS {
         for f in &files {
             let name = f.file_name().unwrap().to_str().unwrap();
@@ -256,16 +247,7 @@ for t in tables:
     res[t] = [{k: (None if isinstance(v, float) and v in (float("inf"), float("-inf")) else v) for k, v in r.items()} for r in rows]
 print(json.dumps(res))
 "#;
-    let py = Command::new("python3")
-        .args(["-c", READ, out.to_str().unwrap(), &tables.join(",")])
-        .output()
-        .unwrap();
-    assert!(
-        py.status.success(),
-        "{}",
-        String::from_utf8_lossy(&py.stderr)
-    );
-    let got: serde_json::Value = serde_json::from_slice(&py.stdout).unwrap();
+    let got = python_json(READ, &[out.to_str().unwrap(), &tables.join(",")]);
     // The args table row for row, every column (infinity is null in JSON lines
     // and in Python's JSON alike).
     let want = rows_of(&file, "args");
@@ -306,4 +288,19 @@ print(json.dumps(res))
         );
     }
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// What a Python `script` run with `args` prints, as JSON (it must succeed).
+fn python_json(script: &str, args: &[&str]) -> serde_json::Value {
+    let py = Command::new("python3")
+        .args(["-c", script])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    serde_json::from_slice(&py.stdout).unwrap()
 }
