@@ -137,8 +137,9 @@ test('instants have a row of their own and full details', async () => {
 test('screenshots: a filmstrip with a hover preview; a click shows the image', async () => {
   const film = await rowOf('Screenshots');
   assert.equal(film.trackKind, 'screenshots');
-  // The screenshots are drawn: blue progress bars in the strip.
-  const blue = await page.evaluate(([top, h]) => {
+  // The screenshots are drawn: blue progress bars in the strip (once their images
+  // are decoded, which may take a few frames: asked again until then).
+  const bluePixels = () => page.evaluate(([top, h]) => {
     const c = document.querySelector('#canvas');
     const dpr = window.devicePixelRatio || 1;
     const img = c.getContext('2d').getImageData(0, Math.round(top * dpr), c.width, Math.round(h * dpr)).data;
@@ -146,6 +147,11 @@ test('screenshots: a filmstrip with a hover preview; a click shows the image', a
     for (let i = 0; i < img.length; i += 4) if (img[i] < 60 && img[i + 1] > 80 && img[i + 1] < 120 && img[i + 2] > 200) n++;
     return n;
   }, [film.canvasY, film.h]);
+  let blue = await bluePixels();
+  for (let tries = 0; blue <= 50 && tries < 50; tries++) {
+    await page.waitForTimeout(100);
+    blue = await bluePixels();
+  }
   assert.ok(blue > 50, `blue pixels of the screenshots: ${blue}`);
   const p = await at(455 * MS, film, film.h / 2);
   await page.mouse.move(p.x, p.y);
