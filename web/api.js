@@ -6,6 +6,10 @@
 // never stalls them behind its connection limit (so their timings are real), the
 // same tile is fetched once however often it is asked for (coalescing), and tiles
 // no longer wanted by the latest frame are dropped or aborted (stale requests).
+// While the view moves, a tile seen by only one frame is not fetched: a fast pan or
+// zoom passes over hundreds of tiles that would be gone before they arrived, and
+// fetching them (about 10 ms of CPU each across the page's worker, the browser and
+// the server) took a core from the frames (BENCHMARKS.md, "Frame times").
 // Tiles are fetched and parsed in a worker (tileworker.js) and arrive as typed arrays.
 
 /** @typedef {import('./types.js').SliceTile} SliceTile */
@@ -19,6 +23,9 @@ export const MIN_LEVEL = 6;
 export const MAX_INFLIGHT = 4;
 /** Tiles kept in memory, least recently used dropped first: a few screens' worth. */
 export const MAX_TILES = 600;
+/** While the view moves, a tile is fetched once a second frame still wants it, or
+ * after this many ms without a new frame (the motion stopped). */
+export const SETTLE_MS = 40;
 
 /**
  * The tile level for a scale: tiles span 2^level ns and are fetched at TILE_PX
@@ -47,7 +54,7 @@ export function tileRange(t0, t1, level) {
  * @template T
  * @typedef {{key: string, track: string, level: number, index: number,
  *   state: 'queued'|'loading'|'ready'|'error', data: T|null, used: number,
- *   ctrl: AbortController|null, prepared: unknown, stale?: boolean}} Tile
+ *   ctrl: AbortController|null, prepared: unknown, stale?: boolean, asked: number}} Tile
  */
 
 /**
@@ -141,6 +148,10 @@ export class Api {
     this.queue = [];
     this.inflight = 0;
     this.frame = 0;
+    /** Whether the view moved in the current frame (its new tiles wait: SETTLE_MS). */
+    this.moving = false;
+    /** @type {ReturnType<typeof setTimeout>|null} */
+    this.settleTimer = null;
     /** Called when a tile arrives (the timeline redraws). */
     this.onTile = () => {};
     /** @type {Map<string, Promise<any>>} answers that never change, by path ("/api/slice/12") */
@@ -174,9 +185,14 @@ export class Api {
     return new Worker(new URL('./tileworker.js', import.meta.url));
   }
 
-  /** Start a frame: tiles asked for from now on are the wanted ones. */
-  beginFrame() {
+  /**
+   * Start a frame: tiles asked for from now on are the wanted ones.
+   * @param {boolean} [moving] the view moved since the last frame: tiles first
+   *   wanted now are fetched only if the next frame wants them too (or the motion stops)
+   */
+  beginFrame(moving = false) {
     this.frame++;
+    this.moving = moving;
   }
 
   /**
@@ -190,7 +206,7 @@ export class Api {
     const key = `${track}|${level}|${index}`;
     let t = this.tiles.get(key);
     if (!t) {
-      t = { key, track, level, index, state: 'queued', data: null, used: this.frame, ctrl: null, prepared: null };
+      t = { key, track, level, index, state: 'queued', data: null, used: this.frame, ctrl: null, prepared: null, asked: this.moving ? this.frame : -1 };
       this.tiles.set(key, t);
       this.queue.push(t);
     }
@@ -229,6 +245,17 @@ export class Api {
       }
     }
     this.pump();
+    if (this.settleTimer !== null) clearTimeout(this.settleTimer);
+    this.settleTimer = null;
+    if (this.queue.some((t) => t.asked === frame)) {
+      // No frame after this one (the motion stopped): fetch what it wanted.
+      this.settleTimer = setTimeout(() => {
+        this.settleTimer = null;
+        if (this.frame !== frame) return;
+        for (const t of this.queue) t.asked = -1;
+        this.pump();
+      }, SETTLE_MS);
+    }
     if (this.tiles.size > MAX_TILES) {
       const ready = [...this.tiles.values()].filter((t) => t.state === 'ready' && t.used < frame);
       ready.sort((a, b) => a.used - b.used);
@@ -257,10 +284,16 @@ export class Api {
     this.pump();
   }
 
-  /** Start queued requests up to the in-flight limit. */
+  /** Start queued requests up to the in-flight limit, in order, except tiles
+   * only the current frame of a moving view asked for. */
   pump() {
-    while (this.inflight < MAX_INFLIGHT && this.queue.length > 0) {
-      const t = /** @type {Tile<any>} */ (this.queue.shift());
+    for (let k = 0; this.inflight < MAX_INFLIGHT && k < this.queue.length; ) {
+      const t = this.queue[k];
+      if (t.asked === this.frame) {
+        k++;
+        continue;
+      }
+      this.queue.splice(k, 1);
       this.load(t);
     }
   }

@@ -88,6 +88,8 @@ export class Timeline {
     /** @type {number|null} scrollTop during a frame */
     this.frameScroll = null;
     this.frames = 0;
+    /** @type {number[]} the view (t0, t1, scrollTop) of the last frame */
+    this.lastAt = [];
     /** @type {number[]|null} milliseconds of each draw, when a benchmark asks */
     this.drawLog = null;
     /** @type {Array<[string, number, number]>} tiles one step beyond the view, to prefetch */
@@ -256,7 +258,10 @@ export class Timeline {
     ctx.fillRect(0, 0, this.w, this.h);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
-    this.api.beginFrame();
+    // A view in motion (pan, zoom, scroll) fetches only tiles two frames in a row want.
+    const at = [this.scale.t0, this.scale.t1, this.frameScroll];
+    this.api.beginFrame(at.some((v, k) => v !== this.lastAt[k]));
+    this.lastAt = at;
     this.frameTiles = new Map();
     const { pinned, main } = this.rowsInView();
     const { ticks } = this.noTime ? { ticks: [] } : this.scale.ticks(this.summary.start_ns);

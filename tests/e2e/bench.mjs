@@ -14,6 +14,8 @@
 // then pans and zooms continuously for 10 s and prints p50/p95/max of the frame
 // time (rAF to rAF, with vsync off so the browser draws as fast as it can), of
 // the page's own drawing work per frame, and of the API requests (resource timing).
+// BENCH_PROFILE=DIR records a CPU profile of the page, BENCH_TRACE=FILE chromium's
+// own trace (both slow the frames they record: take numbers from runs without).
 // With --tracks, three phases of BENCH_MS/3 each instead: scrolling through every
 // track; pinning or unpinning a track every frame while scrolling; a new track
 // filter every frame (as if typed, a keystroke per frame).
@@ -192,6 +194,33 @@ async function startProfiler(page) {
 }
 
 /**
+ * With BENCH_TRACE=FILE, chromium's own trace of the phase (CDP Tracing: the
+ * renderer's tasks, canvas flushes, paint and compositing, which a CPU profile
+ * shows only as `(program)`), written to FILE in the Trace Event Format; it opens
+ * in `tracescope view FILE` or `tracescope summary FILE`. Null without.
+ * @param {import('playwright-core').Page} page
+ */
+async function startTracing(page) {
+  const file = process.env.BENCH_TRACE;
+  if (!file) return null;
+  const cdp = await page.context().newCDPSession(page);
+  /** @type {unknown[]} */
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'viz', 'gpu', 'toplevel', 'v8.execute', 'renderer.scheduler', 'skia'];
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: categories }, transferMode: 'ReportEvents' });
+  return {
+    async stop() {
+      await cdp.send('Tracing.end');
+      await done;
+      fs.writeFileSync(file, JSON.stringify({ traceEvents: events }));
+      console.log(`chromium trace: ${file} (${events.length} events)`);
+    },
+  };
+}
+
+/**
  * The `n` functions with the most self time in a CDP CPU profile, as text.
  * @param {{nodes: Array<{id: number, callFrame: {functionName: string, url: string, lineNumber: number}}>, samples: number[], timeDeltas: number[]}} profile
  * @param {number} n
@@ -216,6 +245,7 @@ function topSelf(profile, n) {
  */
 async function panZoom(page) {
   const profiler = await startProfiler(page);
+  const tracer = await startTracing(page);
   await profiler?.start();
   const r = await page.evaluate(async ([ms, scroll]) => {
     const h = window.__tracescope;
@@ -257,6 +287,7 @@ async function panZoom(page) {
     return { frames: frames.slice(1), draws, requests, tiles };
   }, [DURATION, SCROLL]);
   await profiler?.stop('panzoom');
+  await tracer?.stop();
   console.log(`frames (rAF to rAF): ${fmt(r.frames)}; ${r.frames.filter((f) => f > 16).length} over 16 ms`);
   console.log(`drawing work per frame: ${fmt(r.draws)}`);
   console.log(`tile requests (fetch to last byte, in the page's worker): ${fmt(r.tiles)}; ${r.tiles.filter((x) => x > 50).length} over 50 ms`);
