@@ -165,6 +165,10 @@ export class Api {
     this.timings = null;
     /** @type {{postMessage: (m: unknown) => void, onmessage: ((e: MessageEvent) => void) | null} | null} */
     this.worker = null;
+    /** @type {Array<{key: string, url?: string, abort?: boolean}>} messages for the worker, sent
+     * together at the end of pump(): each message wakes the worker's thread, which on a
+     * busy two-core machine took the CPU from the frame being drawn */
+    this.outbox = [];
   }
 
   /** The tile worker, started on first use. */
@@ -296,6 +300,10 @@ export class Api {
       this.queue.splice(k, 1);
       this.load(t);
     }
+    if (this.outbox.length) {
+      this.tileWorker().postMessage(this.outbox);
+      this.outbox = [];
+    }
   }
 
   /** @param {Tile<any>} t */
@@ -303,7 +311,6 @@ export class Api {
     const w = 2 ** t.level;
     const t0 = t.index * w;
     const url = new URL(`${this.base}/api/track/${encodeURIComponent(t.track)}?t0=${t0}&t1=${t0 + w}&px=${TILE_PX}`, globalThis.location?.href ?? 'http://localhost/').href;
-    const worker = this.tileWorker();
     // A stale tile stays drawn (ready) until its new answer replaces it.
     if (!t.stale) t.state = 'loading';
     this.inflight++;
@@ -312,11 +319,11 @@ export class Api {
       this.replies.set(t.key, resolve);
       t.ctrl = new AbortController();
       t.ctrl.signal.addEventListener('abort', () => {
-        worker.postMessage({ key: t.key, abort: true });
+        this.outbox.push({ key: t.key, abort: true });
         this.replies.delete(t.key);
         resolve({ error: 'abort', ms: 0 });
       });
-      worker.postMessage({ key: t.key, url });
+      this.outbox.push({ key: t.key, url });
     });
     t.ctrl = null;
     this.inflight--;

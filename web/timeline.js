@@ -254,8 +254,6 @@ export class Timeline {
     const { ctx, theme } = this;
     const x0 = this.labelW;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    ctx.fillStyle = theme.bg;
-    ctx.fillRect(0, 0, this.w, this.h);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     // A view in motion (pan, zoom, scroll) fetches only tiles two frames in a row want.
@@ -271,13 +269,24 @@ export class Timeline {
     // marks and overlays are drawn over it with the canvas API.
     const dpr = this.dpr;
     const raster = this.raster;
-    raster.begin(ctx, (this.w - x0) * dpr, (this.h - RULER_H) * dpr, pack(theme.bg));
+    // Every line of the raster is painted below (rows, and what is above and below
+    // them), and only the canvas around it is filled: no whole-screen fill twice.
+    raster.begin(ctx, (this.w - x0) * dpr, (this.h - RULER_H) * dpr, null);
+    raster.around(ctx, x0 * dpr, RULER_H * dpr, this.canvas.width, this.canvas.height, theme.bg);
     this.margins = [];
     /** @type {Map<Row, any[]>} */
     const tilesOf = new Map();
+    const bg = pack(theme.bg);
+    if (main.length) {
+      raster.lines(0, (this.rowTop(main[0]) - RULER_H) * dpr, bg);
+      const last = main[main.length - 1];
+      raster.lines((this.rowTop(last) + last.h - RULER_H) * dpr, raster.h, bg);
+    } else {
+      raster.lines(0, raster.h, bg);
+    }
     this.rasterRows(main, ticks, tilesOf);
     if (pinned.length) {
-      raster.band(0, this.layout.pinnedH * dpr, pack(theme.bg));
+      raster.band(0, this.layout.pinnedH * dpr, bg);
       this.rasterRows(pinned, ticks, tilesOf);
       raster.band(this.layout.pinnedH * dpr - dpr, 2 * dpr, pack(theme.muted));
     }
@@ -330,12 +339,16 @@ export class Timeline {
     const grid = pack(theme.grid);
     let y0 = Infinity;
     let y1 = -Infinity;
+    const bg = pack(theme.bg);
+    const header = pack(theme.headerBg);
+    const alt = pack(theme.trackAlt);
     rows.forEach((row, k) => {
       const y = (this.rowTop(row) - RULER_H) * dpr;
       y0 = Math.min(y0, y);
       y1 = Math.max(y1, y + row.h * dpr);
-      if (row.kind === 'process') raster.band(y, (row.h - 1) * dpr, pack(theme.headerBg));
-      else if (row.kind === 'track' && (k & 1) === 1) raster.band(y, row.h * dpr, pack(theme.trackAlt));
+      // Each row paints its background up to where the next begins (rows are contiguous).
+      const next = k + 1 < rows.length ? (this.rowTop(rows[k + 1]) - RULER_H) * dpr : y + row.h * dpr;
+      raster.lines(y, next, row.kind === 'process' ? header : row.kind === 'track' && (k & 1) === 1 ? alt : bg);
       raster.band(y + (row.h - 1) * dpr, dpr, grid);
     });
     if (rows.length) for (const t of ticks) raster.vline(t.px * dpr, y0, y1, grid);

@@ -132,21 +132,32 @@ function matches(d, p, query, regex) {
   return /** @type {Uint8Array} */ (p.match);
 }
 
-/** @type {Map<string, number>} text widths by font+string; bounded */
+/** @type {Map<string, Map<string, number>>} text widths by font, then string; bounded */
 const widths = new Map();
+let widthCount = 0;
 
 /**
  * Width of `s` in the current font, cached (measureText is the slow part of text).
+ * Callers measuring many strings pass `font` (ctx.font, read once: reading it
+ * serialises the font each time).
  * @param {CanvasRenderingContext2D} ctx
  * @param {string} s
+ * @param {string} [font] ctx.font
  */
-export function textWidth(ctx, s) {
-  const key = ctx.font + '\u0000' + s;
-  let w = widths.get(key);
+export function textWidth(ctx, s, font = ctx.font) {
+  let byText = widths.get(font);
+  if (byText === undefined) widths.set(font, (byText = new Map()));
+  let w = byText.get(s);
   if (w === undefined) {
-    if (widths.size > 20000) widths.clear();
+    if (widthCount > 20000) {
+      widths.clear();
+      widths.set(font, byText);
+      byText.clear();
+      widthCount = 0;
+    }
     w = ctx.measureText(s).width;
-    widths.set(key, w);
+    byText.set(s, w);
+    widthCount++;
   }
   return w;
 }
@@ -156,14 +167,15 @@ export function textWidth(ctx, s) {
  * @param {CanvasRenderingContext2D} ctx
  * @param {string} s
  * @param {number} avail
+ * @param {string} [font] ctx.font
  */
-export function fitText(ctx, s, avail) {
-  const w = textWidth(ctx, s);
+export function fitText(ctx, s, avail, font = ctx.font) {
+  const w = textWidth(ctx, s, font);
   if (w <= avail) return s;
   let n = Math.floor((s.length * avail) / w) - 1;
   while (n >= 2) {
     const t = s.slice(0, n) + '…';
-    if (textWidth(ctx, t) <= avail) return t;
+    if (textWidth(ctx, t, font) <= avail) return t;
     n--;
   }
   return null;
@@ -192,6 +204,8 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
   // Snapshots of every tile: an object's name may be drawn from a tile that does
   // not hold the snapshot next to it.
   const diamonds = tiles.some((t) => t.data.snapshots) ? diamondsByRow(tiles) : null;
+  const font = ctx.font;
+  let fill = '';
   for (const tile of tiles) {
     const d = tile.data;
     const p = prepared(tile, theme);
@@ -215,6 +229,7 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
       if (stripes) {
         ctx.fillStyle = /** @type {CanvasPattern} */ (theme.stripes);
         ctx.fillRect(x0 + Math.max(x, -2), yy, Math.min(w, width + 4), ROW_H - 1);
+        fill = '';
       }
       if (f & FLAG_OVERLAP) {
         ctx.strokeStyle = theme.warn;
@@ -235,12 +250,14 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
       let left = Math.max(x, 0) + 3;
       // An object's name starts after the snapshot diamonds over its first letters.
       const here = diamonds?.get(row[i]);
-      if (here) left = pastDiamonds(here, left, t0, r, Math.min(24, textWidth(ctx, name)));
+      if (here) left = pastDiamonds(here, left, t0, r, Math.min(24, textWidth(ctx, name, font)));
       const avail = Math.min(x + w, width) - left - 3;
       if (avail < 12) continue;
-      const text = fitText(ctx, name, avail);
+      const text = fitText(ctx, name, avail, font);
       if (text === null) continue;
-      ctx.fillStyle = p.darkText[i] ? theme.textDark : theme.textLight;
+      // The fill style is set only when it changes (a state change costs more than the check).
+      const textFill = p.darkText[i] ? theme.textDark : theme.textLight;
+      if (textFill !== fill) ctx.fillStyle = fill = textFill;
       ctx.fillText(text, x0 + left, yy + ROW_H / 2);
     }
   }

@@ -8,7 +8,7 @@ function fake() {
   /** @type {any[]} */
   const sent = [];
   /** @type {any} */
-  const worker = { onmessage: null, postMessage: (/** @type {any} */ m) => sent.push(m) };
+  const worker = { onmessage: null, postMessage: (/** @type {any} */ m) => sent.push(...[m].flat()) };
   api.makeWorker = () => worker;
   let tiles = 0;
   api.onTile = () => tiles++;
