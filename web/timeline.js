@@ -88,6 +88,8 @@ export class Timeline {
     /** @type {number|null} scrollTop during a frame */
     this.frameScroll = null;
     this.frames = 0;
+    /** The tile level and indexes of the view (tilesFor), computed once per view. */
+    this.range = { t0: NaN, t1: NaN, nsPerPx: NaN, level: 0, idx: /** @type {number[]} */ ([]) };
     /** @type {number[]} the view (t0, t1, scrollTop) of the last frame */
     this.lastAt = [];
     /** @type {number[]|null} milliseconds of each draw, when a benchmark asks */
@@ -372,8 +374,12 @@ export class Timeline {
    */
   tilesFor(id, withPrev = false) {
     const { t0, t1 } = this.scale;
-    const level = tileLevel(this.scale.nsPerPx);
-    const idx = tileRange(t0, t1, level);
+    // The same for every track of a frame.
+    if (this.range.t0 !== t0 || this.range.t1 !== t1 || this.range.nsPerPx !== this.scale.nsPerPx) {
+      const level = tileLevel(this.scale.nsPerPx);
+      this.range = { t0, t1, nsPerPx: this.scale.nsPerPx, level, idx: tileRange(t0, t1, level) };
+    }
+    const { level, idx } = this.range;
     /** @type {any[]} */
     const out = [];
     const seen = new Set();
@@ -383,6 +389,11 @@ export class Timeline {
         out.push(t);
       }
     };
+    // Neighbouring missing tiles mostly fall back to the same coarser one: the last
+    // index looked up at each coarser level, and what it found.
+    const lastAt = new Array(11).fill(NaN);
+    /** @type {any[]} */
+    const lastTile = new Array(11).fill(null);
     for (const i of idx) {
       const t = this.api.tile(id, level, i);
       if (t) {
@@ -391,7 +402,12 @@ export class Timeline {
       }
       let found = false;
       for (let j = 1; j <= 10 && !found; j++) {
-        const c = this.api.peek(id, level + j, Math.floor(i / 2 ** j));
+        const ci = Math.floor(i / 2 ** j);
+        if (lastAt[j] !== ci) {
+          lastAt[j] = ci;
+          lastTile[j] = this.api.peek(id, level + j, ci);
+        }
+        const c = lastTile[j];
         if (c) {
           add(c);
           found = true;

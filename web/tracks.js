@@ -92,18 +92,37 @@ export function rasterSlices(raster, tiles, scale, dpr, top, rows, theme) {
   const itemH = Math.max(1, Math.round((ROW_H - 1) * dpr));
   /** Line painted for each row: its first visible line. */
   const line = (/** @type {number} */ row) => Math.max(0, Math.round(first + row * rowH));
+  // Raster.span inlined, with short spans written pixel by pixel: a zoomed-out view
+  // paints one or two pixels for most of its thousands of items, where a call and
+  // a TypedArray fill per item cost more than the pixels.
+  const px = raster.px;
+  const rw = raster.w;
+  const rh = raster.h;
+  /** First pixel in px of the line painted for row k (-1: off the raster). @param {number} k */
+  const startOf = (k) => {
+    const y0 = Math.round(first + k * rowH);
+    const y = y0 < 0 ? 0 : y0;
+    return y >= y0 + itemH || y >= rh ? -1 : y * rw;
+  };
+  const rowStart = Array.from({ length: rows }, (_, k) => startOf(k));
   for (const tile of tiles) {
     const d = tile.data;
     const p = prepared(tile, theme);
     const { ts, dur, row } = d;
+    const packed = p.packed;
     for (let i = 0; i < ts.length; i++) {
       const x = (ts[i] - t0) / r;
       const w = dur[i] / r;
       if (x > width || x + w < 0) continue;
-      const y0 = Math.round(first + row[i] * rowH);
-      const y = y0 < 0 ? 0 : y0;
-      if (y >= y0 + itemH) continue;
-      raster.span(y, x * dpr, (x + w) * dpr, p.packed[i]);
+      const at = rowStart[row[i]] ?? startOf(row[i]);
+      if (at < 0) continue;
+      let a = Math.floor(x * dpr);
+      let b = Math.round((x + w) * dpr);
+      if (b <= a) b = a + 1;
+      if (a < 0) a = 0;
+      if (b > rw) b = rw;
+      if (b - a > 16) px.fill(packed[i], at + a, at + b);
+      else for (let q = at + a, c = packed[i]; q < at + b; q++) px[q] = c;
     }
   }
   for (let k = 0; k < rows; k++) {

@@ -253,8 +253,51 @@ async function startTracing(page) {
       await done;
       fs.writeFileSync(file, JSON.stringify({ traceEvents: events }));
       console.log(`chromium trace: ${file} (${events.length} events)`);
+      for (const line of threadCpu(events)) console.log(line);
     },
   };
+}
+
+/**
+ * CPU time (the events' thread time, `tdur`) of the busiest threads in a chromium
+ * trace, and of the page's main thread per frame (between its BeginMainFrames):
+ * unlike frame times, these do not grow when other processes take the CPU.
+ * @param {any[]} events
+ */
+function threadCpu(events) {
+  const names = new Map();
+  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
+  const byThread = new Map();
+  for (const e of events) {
+    if (e.ph !== 'X') continue;
+    const k = `${e.pid}:${e.tid}`;
+    if (!byThread.has(k)) byThread.set(k, []);
+    byThread.get(k).push(e);
+  }
+  const rows = [];
+  let perFrame = [];
+  for (const [k, list] of byThread) {
+    list.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+    // Top-level events only: nested ones are inside their parent's time.
+    const tops = [];
+    let end = -Infinity;
+    for (const e of list) if (e.ts >= end) (end = e.ts + e.dur), tops.push(e);
+    const cpu = tops.reduce((a, e) => a + (e.tdur ?? 0), 0) / 1000;
+    rows.push([cpu, names.get(k) ?? k]);
+    const frames = list.filter((e) => e.name === 'ProxyMain::BeginMainFrame').map((e) => e.ts);
+    if (names.get(k) !== 'CrRendererMain' || frames.length <= perFrame.length) continue;
+    perFrame = new Array(frames.length - 1).fill(0);
+    let j = 0;
+    for (const e of tops) {
+      while (j + 1 < frames.length && frames[j + 1] <= e.ts) j++;
+      if (e.ts >= frames[0] && j < perFrame.length) perFrame[j] += (e.tdur ?? 0) / 1000;
+    }
+  }
+  rows.sort((a, b) => b[0] - a[0]);
+  return [
+    `page main thread CPU per frame: ${perFrame.length ? fmt(perFrame) : 'no frames traced'}`,
+    `CPU by thread: ${rows.slice(0, 6).map(([ms, n]) => `${n} ${ms.toFixed(0)} ms`).join(', ')}`,
+  ];
 }
 
 /**
