@@ -313,11 +313,16 @@ impl Trace {
             records.push(r);
             diags.merge(d);
         }
+        let read_ms = t0.elapsed().as_secs_f64() * 1e3;
         let recs = Records::concat(records);
         let events = recs.events;
         let mut info = TraceInfo {
             format: format.to_string(),
             bytes,
+            load_phases: vec![
+                ("read", read_ms),
+                ("join", t0.elapsed().as_secs_f64() * 1e3 - read_ms),
+            ],
             ..TraceInfo::default()
         };
         let top = TopLevel {
