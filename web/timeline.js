@@ -5,7 +5,7 @@
 // order. Only visible tracks are drawn, from cached tiles; missing tiles fall back
 // to loaded ones of other levels so a pan or zoom never shows a blank track.
 import { TimeScale } from './timescale.js';
-import { buildLayout, visibleRows, contentTop, trackPlaces, foldsToShow, ROW_H, RULER_H } from './layout.js';
+import { buildLayout, visibleRows, rowIndexAt, contentTop, trackPlaces, foldsToShow, ROW_H, RULER_H } from './layout.js';
 import { tileLevel, tileRange } from './api.js';
 import { Raster, pack } from './raster.js';
 import { installPointer } from './pointer.js';
@@ -286,7 +286,9 @@ export class Timeline {
     } else {
       raster.lines(0, raster.h, bg);
     }
-    this.rasterRows(main, ticks, tilesOf);
+    // Track shading alternates by the row's place in the layout, not in the view (so
+    // a scroll past one row does not swap every row's shade).
+    this.rasterRows(main, ticks, tilesOf, main.length ? rowIndexAt(this.layout.rows, main[0].y) : 0);
     if (pinned.length) {
       raster.band(0, this.layout.pinnedH * dpr, bg);
       this.rasterRows(pinned, ticks, tilesOf);
@@ -335,8 +337,9 @@ export class Timeline {
   /**
    * Paint rows' bands, grid and items into the raster; note each track's tiles.
    * @param {Row[]} rows @param {import('./timescale.js').Tick[]} ticks @param {Map<Row, any[]>} tilesOf
+   * @param {number} [first] the index of rows[0] in its area (the shading's parity)
    */
-  rasterRows(rows, ticks, tilesOf) {
+  rasterRows(rows, ticks, tilesOf, first = 0) {
     const { raster, theme, dpr } = this;
     const grid = pack(theme.grid);
     let y0 = Infinity;
@@ -350,7 +353,7 @@ export class Timeline {
       y1 = Math.max(y1, y + row.h * dpr);
       // Each row paints its background up to where the next begins (rows are contiguous).
       const next = k + 1 < rows.length ? (this.rowTop(rows[k + 1]) - RULER_H) * dpr : y + row.h * dpr;
-      raster.lines(y, next, row.kind === 'process' ? header : row.kind === 'track' && (k & 1) === 1 ? alt : bg);
+      raster.lines(y, next, row.kind === 'process' ? header : row.kind === 'track' && ((first + k) & 1) === 1 ? alt : bg);
       raster.band(y + (row.h - 1) * dpr, dpr, grid);
     });
     if (rows.length) for (const t of ticks) raster.vline(t.px * dpr, y0, y1, grid);

@@ -4,7 +4,9 @@
 // elsewhere (so the page's own pixel buffer holds other pixels too). The
 // raster is painted row by row and the canvas only around it (no whole-screen fill),
 // so a line no row paints would keep the last frame's (or here magenta) pixels.
-// At device pixel ratios 1 and 1.5 (row edges on fractional pixels).
+// At device pixel ratios 1 and 1.5 (row edges on fractional pixels). And a scroll
+// only moves the tracks: the shading of track rows alternated by their place in the
+// view, so scrolling past one row swapped every row's shade.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -119,3 +121,56 @@ for (const dpr of [1, 1.5]) {
     await page.close();
   });
 }
+
+test('a scroll moves the tracks by the scrolled pixels and changes nothing else (row shading included)', async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(srv.url);
+  await page.evaluate(() => window.__tracescope.idle());
+  const r = await page.evaluate(async () => {
+    const h = window.__tracescope;
+    const scroller = document.getElementById('scroller');
+    const canvas = /** @type {HTMLCanvasElement} */ (document.getElementById('canvas'));
+    const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
+    const read = () => ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    scroller.scrollTop = 500;
+    await h.idle();
+    const before = read();
+    // Less than a track's height; then just past the top row (the first row in view
+    // is the next one); then several rows.
+    const pastTop = () => {
+      const top = h.tracks().find((t) => !t.pinned && t.canvasY <= h.rulerH && t.canvasY + t.h > h.rulerH);
+      return top ? top.canvasY + top.h - h.rulerH + 1 : 1;
+    };
+    const out = [];
+    for (const step of [() => 7, pastTop, () => 130]) {
+      const d = step();
+      const from = scroller.scrollTop;
+      scroller.scrollTop = from + d;
+      await h.idle();
+      const moved = scroller.scrollTop - from;
+      const after = read();
+      const w = canvas.width;
+      let differ = 0;
+      let first = null;
+      // Canvas line y now shows what line y + moved showed (below the ruler).
+      for (let y = h.rulerH; y < canvas.height - moved; y++) {
+        for (let x = 0; x < w; x++) {
+          const a = (y * w + x) * 4;
+          const b = ((y + moved) * w + x) * 4;
+          if (after[a] !== before[b] || after[a + 1] !== before[b + 1] || after[a + 2] !== before[b + 2]) {
+            differ++;
+            first ??= { x, y };
+          }
+        }
+      }
+      out.push({ moved, differ, first });
+      before.set(after);
+    }
+    return out;
+  });
+  for (const x of r) {
+    assert.ok(x.moved > 0, JSON.stringify(r));
+    assert.equal(x.differ, 0, `pixels that did not just move: ${JSON.stringify(r)}`);
+  }
+  await page.close();
+});
