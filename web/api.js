@@ -21,6 +21,9 @@ export const TILE_PX = 512;
 export const MIN_LEVEL = 6;
 /** Requests in flight at once (below the browser's 6 per host). */
 export const MAX_INFLIGHT = 4;
+/** ... while the view moves: each answer costs the frames CPU (the worker, the
+ * browser's network threads, the server), and a burst of them made the slow frames. */
+export const MOVING_INFLIGHT = 2;
 /** Tiles kept in memory, least recently used dropped first: a few screens' worth. */
 export const MAX_TILES = 600;
 /** While the view moves, a tile is fetched once a second frame still wants it, or
@@ -291,7 +294,8 @@ export class Api {
   /** Start queued requests up to the in-flight limit, in order, except tiles
    * only the current frame of a moving view asked for. */
   pump() {
-    for (let k = 0; this.inflight < MAX_INFLIGHT && k < this.queue.length; ) {
+    const limit = this.moving ? MOVING_INFLIGHT : MAX_INFLIGHT;
+    for (let k = 0; this.inflight < limit && k < this.queue.length; ) {
       const t = this.queue[k];
       if (t.asked === this.frame) {
         k++;

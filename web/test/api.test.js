@@ -127,3 +127,20 @@ test('while the view moves, a tile is fetched only once a second frame wants it,
   api.endFrame();
   assert.deepEqual(urls(), ['t|8|1', 't|8|2', 't|8|5']);
 });
+
+test('while the view moves, fewer requests are in flight at once', async () => {
+  const { MOVING_INFLIGHT } = await import('../api.js');
+  const { api, sent } = fake();
+  for (let f = 0; f < 2; f++) {
+    api.beginFrame(true);
+    for (let i = 0; i < 8; i++) api.tile('m', 9, i);
+    api.endFrame();
+  }
+  assert.equal(sent.filter((m) => m.url).length, MOVING_INFLIGHT);
+  assert.ok(MOVING_INFLIGHT < MAX_INFLIGHT);
+  // At rest, up to MAX_INFLIGHT.
+  api.beginFrame(false);
+  for (let i = 0; i < 8; i++) api.tile('m', 9, i);
+  api.endFrame();
+  assert.equal(sent.filter((m) => m.url).length, MAX_INFLIGHT);
+});
