@@ -45,6 +45,9 @@ impl Default for Layout {
     }
 }
 
+/// Rows of an indexed table read a column at a time (see [`Encoder::encode`]).
+const BLOCK: usize = 2048;
+
 /// Arg sets walked between two releases of the trace's mapped text.
 const RELEASE_EVERY: usize = 8192;
 
@@ -218,18 +221,19 @@ impl Encoder<'_> {
         };
         match (&self.table.rows, run) {
             (RowSource::Indexed { columns, .. }, Run::Rows(rows)) => {
-                // A run of an indexed table is one row group: filled and encoded
-                // a column at a time, each column's cells read in one pass (a
-                // getter and a buffer at a time: predictable branches, and the
-                // model's column read as a few sequential streams).
-                let mut chunks = Vec::with_capacity(columns.len());
-                for (k, (c, buf)) in columns.iter().zip(&mut sink.bufs).enumerate() {
-                    let cells = rows.iter().map(|&i| (c.get)(self.trace, i as usize));
-                    sink.out.nulled += buf.extend(cells, sink.optional[k]);
-                    chunks.push(self.chunk(k, buf)?);
+                // A run of an indexed table is one row group, filled a column at
+                // a time in blocks of rows: a getter and a buffer at a time
+                // (predictable branches, the model's columns read as a few
+                // sequential streams), while the block's rows (and the args text
+                // that two columns read) stay in cache from one column to the next.
+                for block in rows.chunks(BLOCK) {
+                    for (k, (c, buf)) in columns.iter().zip(&mut sink.bufs).enumerate() {
+                        let cells = block.iter().map(|&i| (c.get)(self.trace, i as usize));
+                        sink.out.nulled += buf.extend(cells, sink.optional[k]);
+                    }
                 }
                 sink.out.rows = rows.len();
-                sink.out.groups.push(RowGroup { chunks });
+                sink.out.groups.push(self.row_group(&mut sink.bufs)?);
             }
             (RowSource::ArgSets { columns }, Run::ArgSets(ids)) => {
                 // Events of one kind after another: instants or async slices lie
