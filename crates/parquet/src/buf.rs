@@ -135,6 +135,14 @@ impl Buf {
         }
     }
 
+    /// Whether this is a column of integers in ascending order (two at least).
+    pub(crate) fn ascending(&self) -> bool {
+        match self {
+            Buf::Int(v, _) => v.len() > 1 && v.windows(2).all(|w| w[0] <= w[1]),
+            _ => false,
+        }
+    }
+
     pub(crate) fn clear(&mut self) {
         match self {
             Buf::Int(v, d) => (v.clear(), d.clear()),

@@ -144,12 +144,14 @@ pub fn write_table(
     let columns = table.columns();
     let schema = Arc::new(encode::schema(&columns).map_err(pq)?);
     let props = encode::properties(&columns).map_err(pq)?;
+    let sorted_props = encode::sorted_properties(&columns).map_err(pq)?;
     let enc = Encoder {
         table,
         trace,
         columns,
         descr: SchemaDescriptor::new(schema.clone()),
         props: props.clone(),
+        sorted_props,
         layout: Layout {
             row_group: layout.row_group.max(1),
             arg_sets_per_run: layout.arg_sets_per_run.max(1),
