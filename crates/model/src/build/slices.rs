@@ -1,7 +1,6 @@
 //! Thread slices (spec section 3): `B`/`E` matching, `X`, `ui-nest` lanes, and the
 //! tree every thread's slices form, with improper overlaps on extra rows.
 
-use crate::args::Texts;
 use rayon::prelude::*;
 use tracescope_format::{DiagKind, Diagnostics};
 
@@ -33,12 +32,7 @@ pub(super) struct ThreadSlices {
 
 /// Builds the slice table from the duration records of every part (parts in file
 /// order, records in file order within each).
-pub fn build(
-    parts: Vec<Vec<DurRec>>,
-    thread_end: &[i64],
-    diags: &mut Diagnostics,
-    input: &Texts<'_>,
-) -> SliceTable {
+pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostics) -> SliceTable {
     let threads = parts
         .iter()
         .flatten()
@@ -66,7 +60,7 @@ pub fn build(
             recs.extend(g.of(thread).iter().map(|&i| part[i as usize]));
         }
         let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-        let ts = thread_slices(thread, &recs, end, d, input);
+        let ts = thread_slices(thread, &recs, end, d);
         emit(out, base, ts, &recs)
     })
 }
@@ -213,16 +207,15 @@ fn thread_slices(
     recs: &[DurRec],
     thread_end: i64,
     diags: &mut Diagnostics,
-    input: &Texts<'_>,
 ) -> ThreadSlices {
     let mut sorted = SortCheck::default();
     sorted.feed(recs);
-    sorted.report(thread, diags, input);
+    sorted.report(thread, diags);
     let mut m = Matcher::default();
     for i in time_order(recs, 0) {
-        m.feed(i as usize, recs, input);
+        m.feed(i as usize, recs);
     }
-    m.finish(thread, thread_end, diags, input)
+    m.finish(thread, thread_end, diags)
 }
 
 /// Where a thread's `B`/`E` records first go back in time (the reading rules want
@@ -255,10 +248,10 @@ impl SortCheck {
         }
     }
 
-    pub fn report(&self, thread: ThreadId, diags: &mut Diagnostics, input: &Texts<'_>) {
+    pub fn report(&self, thread: ThreadId, diags: &mut Diagnostics) {
         if let Some(off) = self.unsorted_at {
-            diags.add(DiagKind::UnsortedThread, off, || {
-                format!("thread {thread}: {}", input.excerpt(off))
+            diags.add_excerpt(DiagKind::UnsortedThread, off, || {
+                format!("thread {thread}: ")
             });
         }
     }
@@ -315,7 +308,7 @@ fn close(mut b: Built, e: &DurRec, recs: &[DurRec]) -> Built {
 
 impl Matcher {
     /// Takes record `i` of `recs`, the next in time order.
-    pub fn feed(&mut self, i: usize, recs: &[DurRec], input: &Texts<'_>) {
+    pub fn feed(&mut self, i: usize, recs: &[DurRec]) {
         let r = &recs[i];
         let diags = &mut self.diags;
         match r.kind {
@@ -351,7 +344,7 @@ impl Matcher {
                         let b = self.ui_open.remove(k);
                         self.ui_done.push(close(b, r, recs));
                     } else {
-                        diags.add(DiagKind::UnmatchedEnd, r.offset, || input.excerpt(r.offset));
+                        diags.add_excerpt(DiagKind::UnmatchedEnd, r.offset, String::new);
                     }
                     return;
                 };
@@ -362,16 +355,14 @@ impl Matcher {
                     .iter()
                     .rposition(|b| recs[b.rec as usize].name == name)
                 {
-                    diags.add(DiagKind::MisplacedEnd, r.offset, || input.excerpt(r.offset));
+                    diags.add_excerpt(DiagKind::MisplacedEnd, r.offset, String::new);
                     Some(k)
                 } else if let Some(k) = ui_match {
                     let b = self.ui_open.remove(k);
                     self.ui_done.push(close(b, r, recs));
                     None
                 } else {
-                    diags.add(DiagKind::EndNameMismatch, r.offset, || {
-                        input.excerpt(r.offset)
-                    });
+                    diags.add_excerpt(DiagKind::EndNameMismatch, r.offset, String::new);
                     Some(self.stack.len() - 1)
                 };
                 if let Some(k) = target {
@@ -397,7 +388,6 @@ impl Matcher {
         thread: ThreadId,
         thread_end: i64,
         diags: &mut Diagnostics,
-        input: &Texts<'_>,
     ) -> ThreadSlices {
         let Matcher {
             stack,
@@ -421,7 +411,7 @@ impl Matcher {
         if nest(&mut done) > 0 {
             // One occurrence per slice moved to an extra row, at the event that made it.
             for b in done.iter().filter(|b| b.flags & slice_flags::OVERLAP != 0) {
-                diags.add(DiagKind::Overlap, b.offset, || input.excerpt(b.offset));
+                diags.add_excerpt(DiagKind::Overlap, b.offset, String::new);
             }
         }
         nest(&mut ui_done);
@@ -452,7 +442,6 @@ impl Matcher {
         thread: ThreadId,
         thread_end: i64,
         diags: &mut Diagnostics,
-        input: &Texts<'_>,
     ) -> ThreadSlices {
         let mut open: Vec<Built> = self.stack.iter().chain(&self.done).cloned().collect();
         for b in &mut open {
@@ -467,7 +456,7 @@ impl Matcher {
             ui_done: self.ui_done.clone(),
             diags: self.diags.clone(),
         };
-        m.finish(thread, thread_end, diags, input)
+        m.finish(thread, thread_end, diags)
     }
 }
 
