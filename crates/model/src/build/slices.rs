@@ -32,6 +32,11 @@ pub(super) struct ThreadSlices {
 
 /// Builds the slice table from the duration records of every part (parts in file
 /// order, records in file order within each).
+///
+/// The records and the table are never all held at once: each part's records are
+/// moved to their threads and the part freed, and each thread's records are freed
+/// as soon as its rows are written (holding every part until the end made the
+/// records, 80 bytes an event, and the table the peak of the load).
 pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostics) -> SliceTable {
     let threads = parts
         .iter()
@@ -39,26 +44,28 @@ pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostic
         .map(|r| r.thread.index() + 1)
         .max()
         .unwrap_or(0);
-    let grouped: Vec<ByThread> = parts
-        .par_iter()
-        .map(|p| group_by_thread(p, threads))
-        .collect();
-    // Threads with records, and how many slice rows each will have.
-    let rows: Vec<(ThreadId, usize)> = (0..threads)
-        .map(|t| {
-            (
-                ThreadId::at(t),
-                grouped.iter().map(|g| g.rows[t]).sum::<usize>(),
-            )
-        })
-        .filter(|&(t, _)| grouped.iter().any(|g| !g.of(t).is_empty()))
-        .collect();
-    let work = rows.into_iter().map(|(t, n)| (t, n, t)).collect();
-    fill(work, diags, |thread, _, out, base, d| {
-        let mut recs = Vec::with_capacity(grouped.iter().map(|g| g.of(thread).len()).sum());
-        for (part, g) in parts.iter().zip(&grouped) {
-            recs.extend(g.of(thread).iter().map(|&i| part[i as usize]));
+    // Per thread: its records, and how many slice rows they open (each `X`, `B` or
+    // `ui-nest` begin opens exactly one, see `thread_slices`).
+    let (mut recs, mut rows) = (vec![0usize; threads], vec![0usize; threads]);
+    for r in parts.iter().flatten() {
+        recs[r.thread.index()] += 1;
+        if matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB) {
+            rows[r.thread.index()] += 1;
         }
+    }
+    let mut by_thread: Vec<Vec<DurRec>> = recs.iter().map(|&n| Vec::with_capacity(n)).collect();
+    for part in parts {
+        for r in &part {
+            by_thread[r.thread.index()].push(*r);
+        }
+    }
+    let work = by_thread
+        .into_iter()
+        .enumerate()
+        .filter(|(_, recs)| !recs.is_empty())
+        .map(|(t, recs)| (ThreadId::at(t), rows[t], recs))
+        .collect();
+    fill(work, diags, |thread, recs, out, base, d| {
         let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
         let ts = thread_slices(thread, &recs, end, d);
         emit(out, base, ts, &recs)
@@ -161,44 +168,6 @@ pub(super) fn emit(
         });
     }
     tracks
-}
-
-/// One part's record indexes grouped by thread (a counting sort: file order kept
-/// within a thread), and how many slices each thread's records open.
-struct ByThread {
-    order: Vec<u32>,
-    start: Vec<usize>,
-    rows: Vec<usize>,
-}
-
-impl ByThread {
-    fn of(&self, thread: ThreadId) -> &[u32] {
-        let t = thread.index();
-        &self.order[self.start[t]..self.start[t + 1]]
-    }
-}
-
-fn group_by_thread(recs: &[DurRec], threads: usize) -> ByThread {
-    let mut start = vec![0usize; threads + 1];
-    let mut rows = vec![0usize; threads];
-    for r in recs {
-        start[r.thread.index() + 1] += 1;
-        // Each of these opens exactly one slice (see `thread_slices`).
-        if matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB) {
-            rows[r.thread.index()] += 1;
-        }
-    }
-    for t in 1..start.len() {
-        start[t] += start[t - 1];
-    }
-    let mut next = start.clone();
-    let mut order = vec![0u32; recs.len()];
-    for (i, r) in recs.iter().enumerate() {
-        let slot = &mut next[r.thread.index()];
-        order[*slot] = i as u32;
-        *slot += 1;
-    }
-    ByThread { order, start, rows }
 }
 
 /// One thread's slices from its records (in file order).
