@@ -74,8 +74,45 @@ pub(crate) fn decode_parallel(input: &[u8], limit: &Limit, window_log: u32) -> O
             }
             into_one_buffer(&frames, &sizes, total, window_log)
         }
-        None => each_then_join(&frames, limit, window_log, allowed),
+        None => equal_in_place(&frames, limit, window_log)
+            .or_else(|| each_then_join(&frames, limit, window_log, allowed)),
     }
+}
+
+/// No frame declares its size, but a parallel compressor cuts its input into equal
+/// chunks (`pzstd`: every frame but the last holds the same number of bytes): the
+/// first frame's size places every other frame in one buffer, so nothing is decoded
+/// into a buffer of its own and copied again. `None` when the frames are not so cut
+/// (a frame longer than the first, or one before the last that is shorter).
+fn equal_in_place(frames: &[Frame], limit: &Limit, window_log: u32) -> Option<Vec<u8>> {
+    let decoder = || {
+        let mut dctx = zstd_safe::DCtx::create();
+        let window = zstd_safe::DParameter::WindowLogMax(window_log);
+        dctx.set_parameter(window).ok().map(|_| dctx)
+    };
+    // The first frame's size is the chunk size.
+    let (first, rest) = frames.split_first()?;
+    let head = decode_frame(first, limit, frames.len(), window_log)?;
+    let chunk = head.len();
+    let total = (chunk as u64).checked_mul(frames.len() as u64)?;
+    if chunk == 0 || total > limit.allowed_total() {
+        return None;
+    }
+    let mut out = crate::pending::zeroed(total as usize)?;
+    out[..chunk].copy_from_slice(&head);
+    drop(head);
+    let lens: Option<Vec<usize>> = out[chunk..]
+        .par_chunks_mut(chunk)
+        .zip(rest)
+        .map(|(slot, frame)| decoder()?.decompress(slot, frame.bytes).ok())
+        .collect();
+    let lens = lens?;
+    let (last, before) = lens.split_last()?;
+    if before.iter().any(|&n| n != chunk) {
+        return None;
+    }
+    out.truncate(total as usize - chunk + last);
+    Some(out)
 }
 
 /// Every frame declares its size: each decodes straight into its place in one buffer.
@@ -104,6 +141,22 @@ fn into_one_buffer(
     ok.then_some(out)
 }
 
+/// One frame of `of` into a buffer of its own, under its share of the ratio limit.
+fn decode_frame(frame: &Frame, limit: &Limit, of: usize, window_log: u32) -> Option<Vec<u8>> {
+    let mut dec = zstd::stream::read::Decoder::with_buffer(frame.bytes).ok()?;
+    dec.window_log_max(window_log).ok()?;
+    let own = Limit {
+        input_len: frame.bytes.len() as u64,
+        always_allowed: limit.always_allowed / of as u64,
+        ..*limit
+    };
+    let hint = frame.content_size.unwrap_or(0) as usize;
+    match decompress(dec, |d| d.get_ref().len(), &own, hint) {
+        Ok((bytes, None)) => Some(bytes),
+        _ => None,
+    }
+}
+
 /// Some frame does not declare its size: each decodes into its own buffer under its
 /// share of the ratio limit, then the buffers are joined in order.
 fn each_then_join(
@@ -112,23 +165,9 @@ fn each_then_join(
     window_log: u32,
     allowed: u64,
 ) -> Option<Vec<u8>> {
-    let share = limit.always_allowed / frames.len() as u64;
     let parts: Option<Vec<Vec<u8>>> = frames
         .par_iter()
-        .map(|frame| {
-            let mut dec = zstd::stream::read::Decoder::with_buffer(frame.bytes).ok()?;
-            dec.window_log_max(window_log).ok()?;
-            let own = Limit {
-                input_len: frame.bytes.len() as u64,
-                always_allowed: share,
-                ..*limit
-            };
-            let hint = frame.content_size.unwrap_or(0) as usize;
-            match decompress(dec, |d| d.get_ref().len(), &own, hint) {
-                Ok((bytes, None)) => Some(bytes),
-                _ => None,
-            }
-        })
+        .map(|frame| decode_frame(frame, limit, frames.len(), window_log))
         .collect();
     let parts = parts?;
     let total: usize = parts.iter().map(Vec::len).sum();
@@ -193,7 +232,8 @@ mod tests {
             decode_parallel(&sized, &limit, 27).as_deref(),
             Some(&whole[..])
         );
-        // No sizes, skippable frames between: each decoded, then joined.
+        // No sizes, skippable frames between, frames of unequal sizes: each
+        // decoded, then joined.
         let pz = pzstd_like(&[&a, &b, &c]);
         assert!(is_skippable(&pz));
         let limit = Limit::new("zstd", pz.len() as u64, &SourceOptions::default());
@@ -207,6 +247,42 @@ mod tests {
         assert_eq!(s.compression(), Compression::Zstd);
         assert_eq!(s.text().as_bytes(), &whole[..]);
         assert!(s.diagnostics().is_empty());
+    }
+
+    /// `pzstd` cuts its input into equal chunks: every frame is decoded in its
+    /// place; frames that are not so cut still decode right, the other way.
+    #[test]
+    fn equal_frames_decode_in_place() {
+        let whole = text(20_000, 4);
+        let limit = |pz: &[u8]| Limit::new("zstd", pz.len() as u64, &SourceOptions::default());
+        for (chunk, last) in [(4096, 1), (4096, 4096), (100_000, 17), (whole.len(), 0)] {
+            let all = &whole[..whole.len() - whole.len() % chunk + last.min(whole.len() % chunk)];
+            let chunks: Vec<&[u8]> = all.chunks(chunk).collect();
+            let pz = pzstd_like(&chunks);
+            let frames = frames(&pz).unwrap();
+            let direct = equal_in_place(&frames, &limit(&pz), 27);
+            if chunks.len() > 1 {
+                assert_eq!(direct.as_deref(), Some(all), "chunk {chunk}");
+            }
+            assert_eq!(
+                decode_parallel(&pz, &limit(&pz), 27)
+                    .as_deref()
+                    .map(<[u8]>::len),
+                (chunks.len() > 1).then_some(all.len())
+            );
+        }
+        // A frame before the last that is shorter, or one longer than the first:
+        // not equal chunks.
+        let (a, b) = (&whole[..5000], &whole[5000..7000]);
+        for order in [[a, b, a], [b, a, b]] {
+            let pz = pzstd_like(&order);
+            let frames = frames(&pz).unwrap();
+            assert!(equal_in_place(&frames, &limit(&pz), 27).is_none());
+            assert_eq!(
+                decode_parallel(&pz, &limit(&pz), 27).unwrap(),
+                order.concat()
+            );
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 mod ctf_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use ctf_support::{assert_same_events, events_of, json_traces};
@@ -27,12 +27,8 @@ fn babeltrace2() -> bool {
     ok
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir()
-        .join(format!("tracescope-ctf-bt-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(name: &str) -> ctf_support::TestDir {
+    ctf_support::TestDir::new("ctf-bt", name)
 }
 
 fn pretty(dir: &Path) -> Vec<String> {

@@ -6,7 +6,6 @@
 mod ctf_support;
 
 use std::borrow::Cow;
-use std::path::PathBuf;
 
 use ctf_support::{assert_same_events, events_of, json_traces, text_of};
 use tracescope_format::ctf::{is_ctf_dir, open_dir, read_dir, write_dir, CtfWriteOptions};
@@ -14,12 +13,8 @@ use tracescope_format::etw::Bitness;
 use tracescope_format::id::{Int64, Pid};
 use tracescope_format::{DiagKind, Diagnostics, EventRuns};
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir()
-        .join(format!("tracescope-ctf-rt-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(name: &str) -> ctf_support::TestDir {
+    ctf_support::TestDir::new("ctf-rt", name)
 }
 
 #[test]

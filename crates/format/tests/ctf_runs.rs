@@ -50,8 +50,7 @@ fn mapped_rss_kb(path: &std::path::Path) -> Option<u64> {
 #[test]
 fn mapped_streams_read_run_by_run_as_decoded_and_are_released() {
     let events = many_events();
-    let dir = std::env::temp_dir().join(format!("tracescope-ctf-runs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = ctf_support::TestDir::new("ctf-runs", "released");
     let opts = CtfWriteOptions {
         packet_bytes: 16 << 10,
         ..Default::default()

@@ -1,6 +1,6 @@
 //! Lazy args: each event's `args` stays as text in the input until someone asks.
 
-use std::sync::Mutex;
+pub use crate::arena::{ArenaText, LocalArena, SharedArena};
 
 /// Where an event's raw JSON text lives: a byte range of the trace text, or (high
 /// bit of `start` set) of the model's own arena for events that did not come from
@@ -15,7 +15,7 @@ pub struct TextRef {
     pub len: u32,
 }
 
-const ARENA_BIT: u64 = 1 << 63;
+pub(crate) const ARENA_BIT: u64 = 1 << 63;
 
 impl TextRef {
     pub const NONE: TextRef = TextRef { start: 0, len: 0 };
@@ -42,40 +42,6 @@ impl TextRef {
     }
 }
 
-/// The arena for raw texts that are not part of the input.
-#[derive(Debug, Default)]
-pub struct SharedArena(Mutex<String>);
-
-impl SharedArena {
-    pub fn push(&self, text: &str) -> TextRef {
-        if text.is_empty() {
-            return TextRef::NONE;
-        }
-        let mut a = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let start = a.len() as u64 | ARENA_BIT;
-        a.push_str(text);
-        TextRef {
-            start,
-            len: text.len().min(u32::MAX as usize) as u32,
-        }
-    }
-
-    /// A copy of the arena so far (a followed trace builds each version from one).
-    pub(crate) fn copy(&self) -> SharedArena {
-        SharedArena(Mutex::new(
-            self.0.lock().unwrap_or_else(|e| e.into_inner()).clone(),
-        ))
-    }
-
-    pub(crate) fn take(&self) -> String {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-
-    pub fn into_inner(self) -> String {
-        self.0.into_inner().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
 /// Resolves [`TextRef`]s: the input text plus the arena.
 pub fn resolve<'t>(input: &'t str, arena: &'t str, r: TextRef) -> &'t str {
     if r.is_none() {
@@ -93,15 +59,19 @@ pub fn resolve<'t>(input: &'t str, arena: &'t str, r: TextRef) -> &'t str {
 /// The [`TextRef`] of text that lies inside `input` (found by address), or of an
 /// arena copy of any other text.
 pub fn text_ref(input: &str, arena: &SharedArena, text: &str) -> TextRef {
+    in_input(input, text).unwrap_or_else(|| arena.push(text))
+}
+
+/// The [`TextRef`] of text that lies inside `input` (found by address).
+pub fn in_input(input: &str, text: &str) -> Option<TextRef> {
     let base = input.as_ptr() as usize;
     let p = text.as_ptr() as usize;
-    if p >= base && p + text.len() <= base + input.len() && text.len() <= u32::MAX as usize {
-        return TextRef {
+    (p >= base && p + text.len() <= base + input.len() && text.len() <= u32::MAX as usize).then(
+        || TextRef {
             start: (p - base) as u64,
             len: text.len() as u32,
-        };
-    }
-    arena.push(text)
+        },
+    )
 }
 
 /// The text of every input file, each at its place (`base`) in one space of byte

@@ -7,6 +7,7 @@
 //! never sees the bytes of a file format: that is `tracescope-format`.
 
 pub mod analysis;
+mod arena;
 pub mod args;
 mod build;
 pub mod query;

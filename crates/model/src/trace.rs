@@ -93,7 +93,7 @@ pub struct Tables {
     pub samples: SampleTable,
     pub metadata: Vec<MetadataEvent>,
     pub other: OtherTable,
-    pub(crate) arena: String,
+    pub(crate) arena: crate::args::ArenaText,
 }
 
 /// A loaded trace.
@@ -313,11 +313,16 @@ impl Trace {
             records.push(r);
             diags.merge(d);
         }
+        let read_ms = t0.elapsed().as_secs_f64() * 1e3;
         let recs = Records::concat(records);
         let events = recs.events;
         let mut info = TraceInfo {
             format: format.to_string(),
             bytes,
+            load_phases: vec![
+                ("read", read_ms),
+                ("join", t0.elapsed().as_secs_f64() * 1e3 - read_ms),
+            ],
             ..TraceInfo::default()
         };
         let top = TopLevel {
@@ -425,9 +430,9 @@ impl Trace {
     /// The raw JSON text behind a [`TextRef`].
     pub fn raw(&self, r: TextRef) -> &str {
         if self.files.len() == 1 {
-            return resolve(self.text(), &self.tables.arena, r);
+            return resolve(self.text(), self.tables.arena.as_str(), r);
         }
-        let arena = &self.tables.arena;
+        let arena = self.tables.arena.as_str();
         if r.is_none() || r.is_arena() {
             return resolve("", arena, r);
         }

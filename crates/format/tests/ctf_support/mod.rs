@@ -106,3 +106,44 @@ pub fn written(events: &[Event<'_>], packet_bytes: usize) -> (String, Vec<u8>) {
     let _ = std::fs::remove_dir_all(&dir);
     r
 }
+
+/// A directory for one test's files, removed when the test is done with it (left
+/// behind only when the test panics, to be looked at).
+#[allow(dead_code)] // not every test file that includes this module writes files
+pub struct TestDir(std::path::PathBuf);
+
+#[allow(dead_code)]
+impl TestDir {
+    /// `$TMPDIR/tracescope-PREFIX-PID-NAME` (a `/` in the name becomes `-`, so
+    /// the directory is one level), emptied first.
+    pub fn new(prefix: &str, name: &str) -> TestDir {
+        let d = std::env::temp_dir().join(format!(
+            "tracescope-{prefix}-{}-{}",
+            std::process::id(),
+            name.replace(['/', '\\'], "-")
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        TestDir(d)
+    }
+}
+
+impl std::ops::Deref for TestDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TestDir {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}

@@ -182,23 +182,34 @@ impl Follow {
         let arena = SharedArena::default();
         let input = text.as_str();
         let shared = Shared::of(input, &strings, &registry, &arena);
-        let Ok(read) = json::read_json(input, || PartBuilder::new(&shared), &self.opts.read) else {
+        let Ok(json::JsonTrace {
+            form,
+            parts,
+            events,
+            metadata,
+            stack_frames,
+            samples,
+            system_trace_events,
+            cpu_profile,
+            diagnostics,
+        }) = json::read_json(input, || PartBuilder::new(&shared), &self.opts.read)
+        else {
             return false;
         };
-        if read.events == 0 {
+        if events == 0 {
             return false;
         }
-        let mut records = Records::concat(read.parts.into_iter().map(|p| p.records).collect());
+        let mut records = Records::concat(parts.into_iter().map(|p| p.records).collect());
         let last = last_offset(&records).unwrap_or(0) as usize;
         let mut slices = LiveSlices::default();
         slices.add(records.take_dur());
         let (end, closed) = events_end(&input.as_bytes()[last..]);
         let cut = last + end.unwrap_or(input.len() - last);
         let mut info = TraceInfo {
-            format: read.form.as_str().to_string(),
+            format: form.as_str().to_string(),
             ..TraceInfo::default()
         };
-        for (key, v) in &read.metadata {
+        for (key, v) in &metadata {
             if key == "displayTimeUnit" {
                 info.display_time_unit = Value::parse(&v.text)
                     .ok()
@@ -207,21 +218,15 @@ impl Follow {
             info.metadata
                 .push((key.to_string(), text_ref(input, &arena, &v.text)));
         }
-        info.system_trace_events = read
-            .system_trace_events
+        info.system_trace_events = system_trace_events
             .as_ref()
             .map(|r| text_ref(input, &arena, &r.text));
         let own =
             |r: &Option<tracescope_format::RawJson<'_>>| r.as_ref().map(|r| r.text.to_string());
-        let top = [
-            own(&read.stack_frames),
-            own(&read.samples),
-            own(&read.cpu_profile),
-        ];
+        let top = [own(&stack_frames), own(&samples), own(&cpu_profile)];
         // What the reader said about the partial event is said again once it is whole.
-        let mut diagnostics = read.diagnostics.before(cut as u64);
+        let mut diagnostics = diagnostics.before(cut as u64);
         diagnostics.remove(DiagKind::Truncated);
-        let events = read.events;
         self.pending.drain(..cut);
         self.grown = Some(Grown {
             segments: vec![Segment { base: 0, text }],

@@ -10,7 +10,7 @@ use super::excerpt;
 use super::profile_chunk::parse_chunk;
 use super::records::*;
 use super::registry::{LocalRegistry, SharedRegistry};
-use crate::args::{text_ref, SharedArena, TextRef};
+use crate::args::{in_input, LocalArena, SharedArena, TextRef};
 use crate::strings::{LocalStrings, SharedStrings, StrId};
 use crate::tables::{IdVal, Ns, PidK, ProcessId, Scope, ThreadId};
 
@@ -55,6 +55,8 @@ pub struct PartBuilder<'a, 's> {
     shared: &'s Shared<'a>,
     strings: LocalStrings<'a, 's>,
     registry: LocalRegistry,
+    /// Where texts not in the input go (given to the shared arena when dropped).
+    arena: LocalArena<'a>,
     pub records: Records,
 }
 
@@ -64,6 +66,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             shared,
             strings: LocalStrings::new(shared.strings),
             registry: LocalRegistry::default(),
+            arena: shared.arena.local(),
             records: Records::default(),
         }
     }
@@ -116,9 +119,11 @@ impl<'a, 's> PartBuilder<'a, 's> {
         )
     }
 
-    fn text(&self, raw: &Option<tracescope_format::RawJson<'a>>) -> TextRef {
+    fn text(&mut self, raw: &Option<tracescope_format::RawJson<'a>>) -> TextRef {
         match raw {
-            Some(r) => text_ref(self.shared.input, self.shared.arena, &r.text),
+            Some(r) => {
+                in_input(self.shared.input, &r.text).unwrap_or_else(|| self.arena.push(&r.text))
+            }
             None => TextRef::NONE,
         }
     }
