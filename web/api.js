@@ -6,6 +6,10 @@
 // never stalls them behind its connection limit (so their timings are real), the
 // same tile is fetched once however often it is asked for (coalescing), and tiles
 // no longer wanted by the latest frame are dropped or aborted (stale requests).
+// While the view moves, a tile seen by only one frame is not fetched: a fast pan or
+// zoom passes over hundreds of tiles that would be gone before they arrived, and
+// fetching them (about 10 ms of CPU each across the page's worker, the browser and
+// the server) took a core from the frames (BENCHMARKS.md, "Frame times").
 // Tiles are fetched and parsed in a worker (tileworker.js) and arrive as typed arrays.
 
 /** @typedef {import('./types.js').SliceTile} SliceTile */
@@ -17,8 +21,14 @@ export const TILE_PX = 512;
 export const MIN_LEVEL = 6;
 /** Requests in flight at once (below the browser's 6 per host). */
 export const MAX_INFLIGHT = 4;
+/** ... while the view moves: each answer costs the frames CPU (the worker, the
+ * browser's network threads, the server), and a burst of them made the slow frames. */
+export const MOVING_INFLIGHT = 2;
 /** Tiles kept in memory, least recently used dropped first: a few screens' worth. */
 export const MAX_TILES = 600;
+/** While the view moves, a tile is fetched once a second frame still wants it, or
+ * after this many ms without a new frame (the motion stopped). */
+export const SETTLE_MS = 40;
 
 /**
  * The tile level for a scale: tiles span 2^level ns and are fetched at TILE_PX
@@ -47,7 +57,7 @@ export function tileRange(t0, t1, level) {
  * @template T
  * @typedef {{key: string, track: string, level: number, index: number,
  *   state: 'queued'|'loading'|'ready'|'error', data: T|null, used: number,
- *   ctrl: AbortController|null, prepared: unknown, stale?: boolean}} Tile
+ *   ctrl: AbortController|null, prepared: unknown, stale?: boolean, asked: number}} Tile
  */
 
 /**
@@ -141,6 +151,10 @@ export class Api {
     this.queue = [];
     this.inflight = 0;
     this.frame = 0;
+    /** Whether the view moved in the current frame (its new tiles wait: SETTLE_MS). */
+    this.moving = false;
+    /** @type {ReturnType<typeof setTimeout>|null} */
+    this.settleTimer = null;
     /** Called when a tile arrives (the timeline redraws). */
     this.onTile = () => {};
     /** @type {Map<string, Promise<any>>} answers that never change, by path ("/api/slice/12") */
@@ -154,6 +168,10 @@ export class Api {
     this.timings = null;
     /** @type {{postMessage: (m: unknown) => void, onmessage: ((e: MessageEvent) => void) | null} | null} */
     this.worker = null;
+    /** @type {Array<{key: string, url?: string, abort?: boolean}>} messages for the worker, sent
+     * together at the end of pump(): each message wakes the worker's thread, which on a
+     * busy two-core machine took the CPU from the frame being drawn */
+    this.outbox = [];
   }
 
   /** The tile worker, started on first use. */
@@ -174,9 +192,14 @@ export class Api {
     return new Worker(new URL('./tileworker.js', import.meta.url));
   }
 
-  /** Start a frame: tiles asked for from now on are the wanted ones. */
-  beginFrame() {
+  /**
+   * Start a frame: tiles asked for from now on are the wanted ones.
+   * @param {boolean} [moving] the view moved since the last frame: tiles first
+   *   wanted now are fetched only if the next frame wants them too (or the motion stops)
+   */
+  beginFrame(moving = false) {
     this.frame++;
+    this.moving = moving;
   }
 
   /**
@@ -190,7 +213,7 @@ export class Api {
     const key = `${track}|${level}|${index}`;
     let t = this.tiles.get(key);
     if (!t) {
-      t = { key, track, level, index, state: 'queued', data: null, used: this.frame, ctrl: null, prepared: null };
+      t = { key, track, level, index, state: 'queued', data: null, used: this.frame, ctrl: null, prepared: null, asked: this.moving ? this.frame : -1 };
       this.tiles.set(key, t);
       this.queue.push(t);
     }
@@ -229,6 +252,17 @@ export class Api {
       }
     }
     this.pump();
+    if (this.settleTimer !== null) clearTimeout(this.settleTimer);
+    this.settleTimer = null;
+    if (this.queue.some((t) => t.asked === frame)) {
+      // No frame after this one (the motion stopped): fetch what it wanted.
+      this.settleTimer = setTimeout(() => {
+        this.settleTimer = null;
+        if (this.frame !== frame) return;
+        for (const t of this.queue) t.asked = -1;
+        this.pump();
+      }, SETTLE_MS);
+    }
     if (this.tiles.size > MAX_TILES) {
       const ready = [...this.tiles.values()].filter((t) => t.state === 'ready' && t.used < frame);
       ready.sort((a, b) => a.used - b.used);
@@ -257,11 +291,22 @@ export class Api {
     this.pump();
   }
 
-  /** Start queued requests up to the in-flight limit. */
+  /** Start queued requests up to the in-flight limit, in order, except tiles
+   * only the current frame of a moving view asked for. */
   pump() {
-    while (this.inflight < MAX_INFLIGHT && this.queue.length > 0) {
-      const t = /** @type {Tile<any>} */ (this.queue.shift());
+    const limit = this.moving ? MOVING_INFLIGHT : MAX_INFLIGHT;
+    for (let k = 0; this.inflight < limit && k < this.queue.length; ) {
+      const t = this.queue[k];
+      if (t.asked === this.frame) {
+        k++;
+        continue;
+      }
+      this.queue.splice(k, 1);
       this.load(t);
+    }
+    if (this.outbox.length) {
+      this.tileWorker().postMessage(this.outbox);
+      this.outbox = [];
     }
   }
 
@@ -270,7 +315,6 @@ export class Api {
     const w = 2 ** t.level;
     const t0 = t.index * w;
     const url = new URL(`${this.base}/api/track/${encodeURIComponent(t.track)}?t0=${t0}&t1=${t0 + w}&px=${TILE_PX}`, globalThis.location?.href ?? 'http://localhost/').href;
-    const worker = this.tileWorker();
     // A stale tile stays drawn (ready) until its new answer replaces it.
     if (!t.stale) t.state = 'loading';
     this.inflight++;
@@ -279,11 +323,11 @@ export class Api {
       this.replies.set(t.key, resolve);
       t.ctrl = new AbortController();
       t.ctrl.signal.addEventListener('abort', () => {
-        worker.postMessage({ key: t.key, abort: true });
+        this.outbox.push({ key: t.key, abort: true });
         this.replies.delete(t.key);
         resolve({ error: 'abort', ms: 0 });
       });
-      worker.postMessage({ key: t.key, url });
+      this.outbox.push({ key: t.key, url });
     });
     t.ctrl = null;
     this.inflight--;

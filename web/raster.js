@@ -54,11 +54,12 @@ export class Raster {
   }
 
   /**
-   * Size the buffer (device pixels) and fill it with `bg`.
+   * Size the buffer (device pixels) and fill it with `bg` (null: the caller paints
+   * every line itself, e.g. row by row with lines()).
    * @param {{createImageData: (w: number, h: number) => ImageData}} ctx
    * @param {number} w
    * @param {number} h
-   * @param {number} bg packed colour
+   * @param {number|null} bg packed colour
    */
   begin(ctx, w, h, bg) {
     w = Math.max(1, Math.round(w));
@@ -69,7 +70,14 @@ export class Raster {
       this.w = w;
       this.h = h;
     }
-    this.px.fill(bg);
+    if (bg !== null) this.px.fill(bg);
+  }
+
+  /** Fill lines [round(y0), round(y1)) entirely. @param {number} y0 @param {number} y1 @param {number} c */
+  lines(y0, y1, c) {
+    const a = Math.max(0, Math.round(y0));
+    const b = Math.min(this.h, Math.round(y1));
+    if (b > a) this.px.fill(c, a * this.w, b * this.w);
   }
 
   /** Fill lines [y, y+h) entirely. @param {number} y @param {number} h @param {number} c */
@@ -113,5 +121,26 @@ export class Raster {
   /** @param {CanvasRenderingContext2D} ctx @param {number} x @param {number} y device pixels */
   put(ctx, x, y) {
     if (this.img) ctx.putImageData(this.img, Math.round(x), Math.round(y));
+  }
+
+  /**
+   * Fill with `fill` what put(ctx, x, y) leaves of a canvas of `cw` x `ch` device
+   * pixels (whole-pixel rectangles, so no edge is blended with the last frame).
+   * @param {CanvasRenderingContext2D} ctx @param {number} x @param {number} y
+   * @param {number} cw @param {number} ch @param {string} fill
+   */
+  around(ctx, x, y, cw, ch, fill) {
+    x = Math.round(x);
+    y = Math.round(y);
+    const right = x + this.w;
+    const bottom = y + this.h;
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.fillStyle = fill;
+    ctx.fillRect(0, 0, x, ch);
+    ctx.fillRect(x, 0, cw - x, y);
+    if (right < cw) ctx.fillRect(right, y, cw - right, ch - y);
+    if (bottom < ch) ctx.fillRect(x, bottom, Math.min(right, cw) - x, ch - bottom);
+    ctx.restore();
   }
 }

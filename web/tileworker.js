@@ -24,8 +24,14 @@ function typed(obj, buffers) {
   }
 }
 
-self.onmessage = async (/** @type {MessageEvent} */ e) => {
-  const { key, url, abort } = e.data;
+// The page sends a frame's requests and aborts together, as one array.
+self.onmessage = (/** @type {MessageEvent} */ e) => {
+  for (const m of [e.data].flat()) handle(m);
+};
+
+/** @param {{key: string, url?: string, abort?: boolean}} m */
+async function handle(m) {
+  const { key, url, abort } = m;
   if (abort) {
     inflight.get(key)?.abort();
     inflight.delete(key);
@@ -35,7 +41,7 @@ self.onmessage = async (/** @type {MessageEvent} */ e) => {
   inflight.set(key, ctrl);
   const began = performance.now();
   try {
-    const res = await fetch(url, { signal: ctrl.signal });
+    const res = await fetch(/** @type {string} */ (url), { signal: ctrl.signal });
     const text = await res.text();
     const ms = performance.now() - began;
     const data = JSON.parse(text);
@@ -51,4 +57,4 @@ self.onmessage = async (/** @type {MessageEvent} */ e) => {
   } finally {
     inflight.delete(key);
   }
-};
+}

@@ -5,7 +5,7 @@
 // order. Only visible tracks are drawn, from cached tiles; missing tiles fall back
 // to loaded ones of other levels so a pan or zoom never shows a blank track.
 import { TimeScale } from './timescale.js';
-import { buildLayout, visibleRows, contentTop, trackPlaces, foldsToShow, ROW_H, RULER_H } from './layout.js';
+import { buildLayout, visibleRows, rowIndexAt, contentTop, trackPlaces, foldsToShow, ROW_H, RULER_H } from './layout.js';
 import { tileLevel, tileRange } from './api.js';
 import { Raster, pack } from './raster.js';
 import { installPointer } from './pointer.js';
@@ -88,6 +88,10 @@ export class Timeline {
     /** @type {number|null} scrollTop during a frame */
     this.frameScroll = null;
     this.frames = 0;
+    /** The tile level and indexes of the view (tilesFor), computed once per view. */
+    this.range = { t0: NaN, t1: NaN, nsPerPx: NaN, level: 0, idx: /** @type {number[]} */ ([]) };
+    /** @type {number[]} the view (t0, t1, scrollTop) of the last frame */
+    this.lastAt = [];
     /** @type {number[]|null} milliseconds of each draw, when a benchmark asks */
     this.drawLog = null;
     /** @type {Array<[string, number, number]>} tiles one step beyond the view, to prefetch */
@@ -252,11 +256,12 @@ export class Timeline {
     const { ctx, theme } = this;
     const x0 = this.labelW;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    ctx.fillStyle = theme.bg;
-    ctx.fillRect(0, 0, this.w, this.h);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
-    this.api.beginFrame();
+    // A view in motion (pan, zoom, scroll) fetches only tiles two frames in a row want.
+    const at = [this.scale.t0, this.scale.t1, this.frameScroll];
+    this.api.beginFrame(at.some((v, k) => v !== this.lastAt[k]));
+    this.lastAt = at;
     this.frameTiles = new Map();
     const { pinned, main } = this.rowsInView();
     const { ticks } = this.noTime ? { ticks: [] } : this.scale.ticks(this.summary.start_ns);
@@ -266,13 +271,26 @@ export class Timeline {
     // marks and overlays are drawn over it with the canvas API.
     const dpr = this.dpr;
     const raster = this.raster;
-    raster.begin(ctx, (this.w - x0) * dpr, (this.h - RULER_H) * dpr, pack(theme.bg));
+    // Every line of the raster is painted below (rows, and what is above and below
+    // them), and only the canvas around it is filled: no whole-screen fill twice.
+    raster.begin(ctx, (this.w - x0) * dpr, (this.h - RULER_H) * dpr, null);
+    raster.around(ctx, x0 * dpr, RULER_H * dpr, this.canvas.width, this.canvas.height, theme.bg);
     this.margins = [];
     /** @type {Map<Row, any[]>} */
     const tilesOf = new Map();
-    this.rasterRows(main, ticks, tilesOf);
+    const bg = pack(theme.bg);
+    if (main.length) {
+      raster.lines(0, (this.rowTop(main[0]) - RULER_H) * dpr, bg);
+      const last = main[main.length - 1];
+      raster.lines((this.rowTop(last) + last.h - RULER_H) * dpr, raster.h, bg);
+    } else {
+      raster.lines(0, raster.h, bg);
+    }
+    // Track shading alternates by the row's place in the layout, not in the view (so
+    // a scroll past one row does not swap every row's shade).
+    this.rasterRows(main, ticks, tilesOf, main.length ? rowIndexAt(this.layout.rows, main[0].y) : 0);
     if (pinned.length) {
-      raster.band(0, this.layout.pinnedH * dpr, pack(theme.bg));
+      raster.band(0, this.layout.pinnedH * dpr, bg);
       this.rasterRows(pinned, ticks, tilesOf);
       raster.band(this.layout.pinnedH * dpr - dpr, 2 * dpr, pack(theme.muted));
     }
@@ -319,18 +337,23 @@ export class Timeline {
   /**
    * Paint rows' bands, grid and items into the raster; note each track's tiles.
    * @param {Row[]} rows @param {import('./timescale.js').Tick[]} ticks @param {Map<Row, any[]>} tilesOf
+   * @param {number} [first] the index of rows[0] in its area (the shading's parity)
    */
-  rasterRows(rows, ticks, tilesOf) {
+  rasterRows(rows, ticks, tilesOf, first = 0) {
     const { raster, theme, dpr } = this;
     const grid = pack(theme.grid);
     let y0 = Infinity;
     let y1 = -Infinity;
+    const bg = pack(theme.bg);
+    const header = pack(theme.headerBg);
+    const alt = pack(theme.trackAlt);
     rows.forEach((row, k) => {
       const y = (this.rowTop(row) - RULER_H) * dpr;
       y0 = Math.min(y0, y);
       y1 = Math.max(y1, y + row.h * dpr);
-      if (row.kind === 'process') raster.band(y, (row.h - 1) * dpr, pack(theme.headerBg));
-      else if (row.kind === 'track' && (k & 1) === 1) raster.band(y, row.h * dpr, pack(theme.trackAlt));
+      // Each row paints its background up to where the next begins (rows are contiguous).
+      const next = k + 1 < rows.length ? (this.rowTop(rows[k + 1]) - RULER_H) * dpr : y + row.h * dpr;
+      raster.lines(y, next, row.kind === 'process' ? header : row.kind === 'track' && ((first + k) & 1) === 1 ? alt : bg);
       raster.band(y + (row.h - 1) * dpr, dpr, grid);
     });
     if (rows.length) for (const t of ticks) raster.vline(t.px * dpr, y0, y1, grid);
@@ -354,8 +377,12 @@ export class Timeline {
    */
   tilesFor(id, withPrev = false) {
     const { t0, t1 } = this.scale;
-    const level = tileLevel(this.scale.nsPerPx);
-    const idx = tileRange(t0, t1, level);
+    // The same for every track of a frame.
+    if (this.range.t0 !== t0 || this.range.t1 !== t1 || this.range.nsPerPx !== this.scale.nsPerPx) {
+      const level = tileLevel(this.scale.nsPerPx);
+      this.range = { t0, t1, nsPerPx: this.scale.nsPerPx, level, idx: tileRange(t0, t1, level) };
+    }
+    const { level, idx } = this.range;
     /** @type {any[]} */
     const out = [];
     const seen = new Set();
@@ -365,6 +392,11 @@ export class Timeline {
         out.push(t);
       }
     };
+    // Neighbouring missing tiles mostly fall back to the same coarser one: the last
+    // index looked up at each coarser level, and what it found.
+    const lastAt = new Array(11).fill(NaN);
+    /** @type {any[]} */
+    const lastTile = new Array(11).fill(null);
     for (const i of idx) {
       const t = this.api.tile(id, level, i);
       if (t) {
@@ -373,7 +405,12 @@ export class Timeline {
       }
       let found = false;
       for (let j = 1; j <= 10 && !found; j++) {
-        const c = this.api.peek(id, level + j, Math.floor(i / 2 ** j));
+        const ci = Math.floor(i / 2 ** j);
+        if (lastAt[j] !== ci) {
+          lastAt[j] = ci;
+          lastTile[j] = this.api.peek(id, level + j, ci);
+        }
+        const c = lastTile[j];
         if (c) {
           add(c);
           found = true;

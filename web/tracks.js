@@ -92,18 +92,37 @@ export function rasterSlices(raster, tiles, scale, dpr, top, rows, theme) {
   const itemH = Math.max(1, Math.round((ROW_H - 1) * dpr));
   /** Line painted for each row: its first visible line. */
   const line = (/** @type {number} */ row) => Math.max(0, Math.round(first + row * rowH));
+  // Raster.span inlined, with short spans written pixel by pixel: a zoomed-out view
+  // paints one or two pixels for most of its thousands of items, where a call and
+  // a TypedArray fill per item cost more than the pixels.
+  const px = raster.px;
+  const rw = raster.w;
+  const rh = raster.h;
+  /** First pixel in px of the line painted for row k (-1: off the raster). @param {number} k */
+  const startOf = (k) => {
+    const y0 = Math.round(first + k * rowH);
+    const y = y0 < 0 ? 0 : y0;
+    return y >= y0 + itemH || y >= rh ? -1 : y * rw;
+  };
+  const rowStart = Array.from({ length: rows }, (_, k) => startOf(k));
   for (const tile of tiles) {
     const d = tile.data;
     const p = prepared(tile, theme);
     const { ts, dur, row } = d;
+    const packed = p.packed;
     for (let i = 0; i < ts.length; i++) {
       const x = (ts[i] - t0) / r;
       const w = dur[i] / r;
       if (x > width || x + w < 0) continue;
-      const y0 = Math.round(first + row[i] * rowH);
-      const y = y0 < 0 ? 0 : y0;
-      if (y >= y0 + itemH) continue;
-      raster.span(y, x * dpr, (x + w) * dpr, p.packed[i]);
+      const at = rowStart[row[i]] ?? startOf(row[i]);
+      if (at < 0) continue;
+      let a = Math.floor(x * dpr);
+      let b = Math.round((x + w) * dpr);
+      if (b <= a) b = a + 1;
+      if (a < 0) a = 0;
+      if (b > rw) b = rw;
+      if (b - a > 16) px.fill(packed[i], at + a, at + b);
+      else for (let q = at + a, c = packed[i]; q < at + b; q++) px[q] = c;
     }
   }
   for (let k = 0; k < rows; k++) {
@@ -132,21 +151,32 @@ function matches(d, p, query, regex) {
   return /** @type {Uint8Array} */ (p.match);
 }
 
-/** @type {Map<string, number>} text widths by font+string; bounded */
+/** @type {Map<string, Map<string, number>>} text widths by font, then string; bounded */
 const widths = new Map();
+let widthCount = 0;
 
 /**
  * Width of `s` in the current font, cached (measureText is the slow part of text).
+ * Callers measuring many strings pass `font` (ctx.font, read once: reading it
+ * serialises the font each time).
  * @param {CanvasRenderingContext2D} ctx
  * @param {string} s
+ * @param {string} [font] ctx.font
  */
-export function textWidth(ctx, s) {
-  const key = ctx.font + '\u0000' + s;
-  let w = widths.get(key);
+export function textWidth(ctx, s, font = ctx.font) {
+  let byText = widths.get(font);
+  if (byText === undefined) widths.set(font, (byText = new Map()));
+  let w = byText.get(s);
   if (w === undefined) {
-    if (widths.size > 20000) widths.clear();
+    if (widthCount > 20000) {
+      widths.clear();
+      widths.set(font, byText);
+      byText.clear();
+      widthCount = 0;
+    }
     w = ctx.measureText(s).width;
-    widths.set(key, w);
+    byText.set(s, w);
+    widthCount++;
   }
   return w;
 }
@@ -156,14 +186,15 @@ export function textWidth(ctx, s) {
  * @param {CanvasRenderingContext2D} ctx
  * @param {string} s
  * @param {number} avail
+ * @param {string} [font] ctx.font
  */
-export function fitText(ctx, s, avail) {
-  const w = textWidth(ctx, s);
+export function fitText(ctx, s, avail, font = ctx.font) {
+  const w = textWidth(ctx, s, font);
   if (w <= avail) return s;
   let n = Math.floor((s.length * avail) / w) - 1;
   while (n >= 2) {
     const t = s.slice(0, n) + '…';
-    if (textWidth(ctx, t) <= avail) return t;
+    if (textWidth(ctx, t, font) <= avail) return t;
     n--;
   }
   return null;
@@ -192,6 +223,8 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
   // Snapshots of every tile: an object's name may be drawn from a tile that does
   // not hold the snapshot next to it.
   const diamonds = tiles.some((t) => t.data.snapshots) ? diamondsByRow(tiles) : null;
+  const font = ctx.font;
+  let fill = '';
   for (const tile of tiles) {
     const d = tile.data;
     const p = prepared(tile, theme);
@@ -215,6 +248,7 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
       if (stripes) {
         ctx.fillStyle = /** @type {CanvasPattern} */ (theme.stripes);
         ctx.fillRect(x0 + Math.max(x, -2), yy, Math.min(w, width + 4), ROW_H - 1);
+        fill = '';
       }
       if (f & FLAG_OVERLAP) {
         ctx.strokeStyle = theme.warn;
@@ -235,12 +269,14 @@ export function decorateSlices(ctx, tiles, scale, x0, y, theme, search) {
       let left = Math.max(x, 0) + 3;
       // An object's name starts after the snapshot diamonds over its first letters.
       const here = diamonds?.get(row[i]);
-      if (here) left = pastDiamonds(here, left, t0, r, Math.min(24, textWidth(ctx, name)));
+      if (here) left = pastDiamonds(here, left, t0, r, Math.min(24, textWidth(ctx, name, font)));
       const avail = Math.min(x + w, width) - left - 3;
       if (avail < 12) continue;
-      const text = fitText(ctx, name, avail);
+      const text = fitText(ctx, name, avail, font);
       if (text === null) continue;
-      ctx.fillStyle = p.darkText[i] ? theme.textDark : theme.textLight;
+      // The fill style is set only when it changes (a state change costs more than the check).
+      const textFill = p.darkText[i] ? theme.textDark : theme.textLight;
+      if (textFill !== fill) ctx.fillStyle = fill = textFill;
       ctx.fillText(text, x0 + left, yy + ROW_H / 2);
     }
   }

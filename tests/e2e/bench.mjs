@@ -14,6 +14,8 @@
 // then pans and zooms continuously for 10 s and prints p50/p95/max of the frame
 // time (rAF to rAF, with vsync off so the browser draws as fast as it can), of
 // the page's own drawing work per frame, and of the API requests (resource timing).
+// BENCH_PROFILE=DIR records a CPU profile of the page, BENCH_TRACE=FILE chromium's
+// own trace (both slow the frames they record: take numbers from runs without).
 // With --tracks, three phases of BENCH_MS/3 each instead: scrolling through every
 // track; pinning or unpinning a track every frame while scrolling; a new track
 // filter every frame (as if typed, a keystroke per frame).
@@ -73,6 +75,7 @@ const ctx = await chromium.launchPersistentContext(dir, {
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--no-first-run', '--disable-gpu-vsync', '--disable-frame-rate-limit'],
 });
+shareAutogroupNice();
 try {
   const page = await ctx.newPage();
   const errors = [];
@@ -96,6 +99,42 @@ try {
   await ctx.close();
   fs.rmSync(dir, { recursive: true, force: true });
   await server.close();
+}
+
+/**
+ * Run as `setsid bash -c 'echo -20 > /proc/$$/autogroup; exec nice -n -20 node
+ * bench.mjs ...'`, the benchmark and its server get the CPU before other sessions'
+ * builds; but chromium starts a session (an autogroup) of its own, at nice 0, so
+ * its renderer still shared the CPU equally with each of them. Give chromium's
+ * autogroup the benchmark's own nice (Linux, with the right to raise priority).
+ */
+function shareAutogroupNice() {
+  const own = (pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  const nice = Number(own('self')?.match(/nice (-?\d+)/)?.[1] ?? 0);
+  if (nice >= 0) return;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid ...": chromium's browser process is our child.
+    const m = stat.match(/^\d+ \((.*)\) \S (\d+)/);
+    if (!m || Number(m[2]) !== process.pid || !/chrom/.test(m[1])) continue;
+    try {
+      fs.writeFileSync(`/proc/${pid}/autogroup`, String(nice));
+      console.log(`chromium (pid ${pid}): ${own(pid)?.trim()}`);
+    } catch (e) {
+      console.log(`chromium's autogroup keeps its nice: ${e.message}`);
+    }
+  }
 }
 
 /**
@@ -192,6 +231,76 @@ async function startProfiler(page) {
 }
 
 /**
+ * With BENCH_TRACE=FILE, chromium's own trace of the phase (CDP Tracing: the
+ * renderer's tasks, canvas flushes, paint and compositing, which a CPU profile
+ * shows only as `(program)`), written to FILE in the Trace Event Format; it opens
+ * in `tracescope view FILE` or `tracescope summary FILE`. Null without.
+ * @param {import('playwright-core').Page} page
+ */
+async function startTracing(page) {
+  const file = process.env.BENCH_TRACE;
+  if (!file) return null;
+  const cdp = await page.context().newCDPSession(page);
+  /** @type {unknown[]} */
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'viz', 'gpu', 'toplevel', 'v8.execute', 'renderer.scheduler', 'skia'];
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: categories }, transferMode: 'ReportEvents' });
+  return {
+    async stop() {
+      await cdp.send('Tracing.end');
+      await done;
+      fs.writeFileSync(file, JSON.stringify({ traceEvents: events }));
+      console.log(`chromium trace: ${file} (${events.length} events)`);
+      for (const line of threadCpu(events)) console.log(line);
+    },
+  };
+}
+
+/**
+ * CPU time (the events' thread time, `tdur`) of the busiest threads in a chromium
+ * trace, and of the page's main thread per frame (between its BeginMainFrames):
+ * unlike frame times, these do not grow when other processes take the CPU.
+ * @param {any[]} events
+ */
+function threadCpu(events) {
+  const names = new Map();
+  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
+  const byThread = new Map();
+  for (const e of events) {
+    if (e.ph !== 'X') continue;
+    const k = `${e.pid}:${e.tid}`;
+    if (!byThread.has(k)) byThread.set(k, []);
+    byThread.get(k).push(e);
+  }
+  const rows = [];
+  let perFrame = [];
+  for (const [k, list] of byThread) {
+    list.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+    // Top-level events only: nested ones are inside their parent's time.
+    const tops = [];
+    let end = -Infinity;
+    for (const e of list) if (e.ts >= end) (end = e.ts + e.dur), tops.push(e);
+    const cpu = tops.reduce((a, e) => a + (e.tdur ?? 0), 0) / 1000;
+    rows.push([cpu, names.get(k) ?? k]);
+    const frames = list.filter((e) => e.name === 'ProxyMain::BeginMainFrame').map((e) => e.ts);
+    if (names.get(k) !== 'CrRendererMain' || frames.length <= perFrame.length) continue;
+    perFrame = new Array(frames.length - 1).fill(0);
+    let j = 0;
+    for (const e of tops) {
+      while (j + 1 < frames.length && frames[j + 1] <= e.ts) j++;
+      if (e.ts >= frames[0] && j < perFrame.length) perFrame[j] += (e.tdur ?? 0) / 1000;
+    }
+  }
+  rows.sort((a, b) => b[0] - a[0]);
+  return [
+    `page main thread CPU per frame: ${perFrame.length ? fmt(perFrame) : 'no frames traced'}`,
+    `CPU by thread: ${rows.slice(0, 6).map(([ms, n]) => `${n} ${ms.toFixed(0)} ms`).join(', ')}`,
+  ];
+}
+
+/**
  * The `n` functions with the most self time in a CDP CPU profile, as text.
  * @param {{nodes: Array<{id: number, callFrame: {functionName: string, url: string, lineNumber: number}}>, samples: number[], timeDeltas: number[]}} profile
  * @param {number} n
@@ -216,6 +325,7 @@ function topSelf(profile, n) {
  */
 async function panZoom(page) {
   const profiler = await startProfiler(page);
+  const tracer = await startTracing(page);
   await profiler?.start();
   const r = await page.evaluate(async ([ms, scroll]) => {
     const h = window.__tracescope;
@@ -257,6 +367,7 @@ async function panZoom(page) {
     return { frames: frames.slice(1), draws, requests, tiles };
   }, [DURATION, SCROLL]);
   await profiler?.stop('panzoom');
+  await tracer?.stop();
   console.log(`frames (rAF to rAF): ${fmt(r.frames)}; ${r.frames.filter((f) => f > 16).length} over 16 ms`);
   console.log(`drawing work per frame: ${fmt(r.draws)}`);
   console.log(`tile requests (fetch to last byte, in the page's worker): ${fmt(r.tiles)}; ${r.tiles.filter((x) => x > 50).length} over 50 ms`);

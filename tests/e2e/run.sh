@@ -13,6 +13,8 @@
 #    URL hash, theme, export, empty and objects-only traces, on tests/fixtures/timeline.
 #  - aggregate.test.mjs: call trees, flame graph and sandwich of slices, search over
 #    every field with its list, exact details (tests/fixtures/aggregate-*.json).
+#  - frames.test.mjs: a frame after pans, zooms and scrolls equals a full redraw
+#    (every pixel painted; device pixel ratios 1 and 1.5); a scroll only moves them.
 #  - compare.test.mjs, query.test.mjs, token.test.mjs: the compare view, the Query
 #    tab, the server's token.
 # Without arguments every *.test.mjs here runs (none can be left out by accident).

@@ -8,7 +8,7 @@ function fake() {
   /** @type {any[]} */
   const sent = [];
   /** @type {any} */
-  const worker = { onmessage: null, postMessage: (/** @type {any} */ m) => sent.push(m) };
+  const worker = { onmessage: null, postMessage: (/** @type {any} */ m) => sent.push(...[m].flat()) };
   api.makeWorker = () => worker;
   let tiles = 0;
   api.onTile = () => tiles++;
@@ -100,4 +100,47 @@ test('refresh (a new version of a followed trace) fetches loaded tiles again and
   await tick();
   assert.deepEqual(api.tile('s:0:0', 10, 3)?.data, { ts: [5], dur: [1] });
   assert.equal(api.isIdle(), true);
+});
+
+test('while the view moves, a tile is fetched only once a second frame wants it, or when the motion stops', async () => {
+  const { api, sent } = fake();
+  const urls = () => sent.filter((m) => m.url).map((m) => m.key);
+  // A moving frame wants tiles 0 and 1; the next one (still moving) wants 1 and 2.
+  api.beginFrame(true);
+  api.tile('t', 8, 0);
+  api.tile('t', 8, 1);
+  api.endFrame();
+  assert.deepEqual(urls(), [], 'nothing fetched after one frame of motion');
+  api.beginFrame(true);
+  api.tile('t', 8, 1);
+  api.tile('t', 8, 2);
+  api.endFrame();
+  assert.deepEqual(urls(), ['t|8|1'], 'tile 1 was wanted twice; 0 was passed over, 2 waits');
+  assert.equal(api.isIdle(), false);
+  // No frame follows: the motion stopped, and tile 2 is fetched after SETTLE_MS.
+  const { SETTLE_MS } = await import('../api.js');
+  await new Promise((r) => setTimeout(r, SETTLE_MS + 20));
+  assert.deepEqual(urls(), ['t|8|1', 't|8|2']);
+  // A frame of a view at rest fetches at once.
+  api.beginFrame(false);
+  api.tile('t', 8, 5);
+  api.endFrame();
+  assert.deepEqual(urls(), ['t|8|1', 't|8|2', 't|8|5']);
+});
+
+test('while the view moves, fewer requests are in flight at once', async () => {
+  const { MOVING_INFLIGHT } = await import('../api.js');
+  const { api, sent } = fake();
+  for (let f = 0; f < 2; f++) {
+    api.beginFrame(true);
+    for (let i = 0; i < 8; i++) api.tile('m', 9, i);
+    api.endFrame();
+  }
+  assert.equal(sent.filter((m) => m.url).length, MOVING_INFLIGHT);
+  assert.ok(MOVING_INFLIGHT < MAX_INFLIGHT);
+  // At rest, up to MAX_INFLIGHT.
+  api.beginFrame(false);
+  for (let i = 0; i < 8; i++) api.tile('m', 9, i);
+  api.endFrame();
+  assert.equal(sent.filter((m) => m.url).length, MAX_INFLIGHT);
 });

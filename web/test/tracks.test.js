@@ -123,3 +123,55 @@ test('names and marks: once per item across tiles, none for narrow unmarked item
   decorateSlices(ctx, [tile([7, 8, 9, -1]), tile([7, 8, 9, -1])], scale, 10, 4, th, { query: 'k', regex: null });
   assert.deepEqual(calls, ['text Step 13 13', 'stroke 111 5', 'stroke 120.5 22.5', 'stroke 121 23', 'stroke 131 5']);
 });
+
+test('the inlined span painting equals Raster.span item by item (random tiles, scales, dpr, tops)', () => {
+  const fake = { createImageData: (/** @type {number} */ w, /** @type {number} */ h) => /** @type {any} */ ({ data: new Uint8ClampedArray(w * h * 4) }) };
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (let round = 0; round < 40; round++) {
+    const n = 1 + Math.floor(rand() * 300);
+    const names = ['a', 'b', 'c', 'd'];
+    /** @type {any} */
+    const data = { ts: [], dur: [], row: [], id: [], name: [], color: [], strings: names };
+    for (let i = 0; i < n; i++) {
+      data.ts.push(rand() * 2000 - 200);
+      data.dur.push(rand() < 0.7 ? rand() * 3 : rand() * 600);
+      data.row.push(Math.floor(rand() * 4));
+      data.id.push(i);
+      data.name.push(Math.floor(rand() * 4));
+      data.color.push(-1);
+    }
+    const dpr = [1, 1.5, 2, 1.25][round % 4];
+    const rows = 3 + (round % 2);
+    const top = [-30, 2, 17.5, 55][round % 4];
+    /** @type {any} */
+    const scale = { t0: rand() * 100, nsPerPx: 0.5 + rand() * 3, width: 300 };
+    const w = Math.round(scale.width * dpr);
+    const h = 90;
+    const got = new Raster();
+    got.begin(fake, w, h, 0);
+    rasterSlices(got, [{ data, prepared: null }], scale, dpr, top, rows, theme);
+    // The painting before it was inlined: one Raster.span per item, then replicate.
+    const want = new Raster();
+    want.begin(fake, w, h, 0);
+    const p = prepareSlices(data, theme);
+    const rowH = 18 * dpr;
+    const itemH = Math.max(1, Math.round(17 * dpr));
+    const first = Math.round(top);
+    for (let i = 0; i < n; i++) {
+      const x = (data.ts[i] - scale.t0) / scale.nsPerPx;
+      const wd = data.dur[i] / scale.nsPerPx;
+      if (x > scale.width || x + wd < 0) continue;
+      const y0 = Math.round(first + data.row[i] * rowH);
+      const y = y0 < 0 ? 0 : y0;
+      if (y >= y0 + itemH) continue;
+      want.span(y, x * dpr, (x + wd) * dpr, p.packed[i]);
+    }
+    for (let k = 0; k < rows; k++) {
+      const y0 = Math.round(first + k * rowH);
+      const y = Math.max(0, y0);
+      want.replicate(y, y0 + itemH - y);
+    }
+    assert.deepEqual(got.px, want.px, `round ${round}`);
+  }
+});

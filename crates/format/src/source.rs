@@ -516,7 +516,7 @@ fn release_pages(map: &Mmap, range: Range<usize>) {
 }
 
 /// The memory the system could give without swapping (`MemAvailable`), if known.
-fn available_memory() -> Option<u64> {
+pub fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -32,77 +32,41 @@ impl Buf {
     /// Adds a cell; `false` when it has no form in this column (written as null,
     /// or as 0 / "" / false in a column declared never null).
     pub(crate) fn push(&mut self, v: &Value<'_>, optional: bool) -> bool {
-        let (present, kept) = match self {
-            Buf::Int(vals, defs) => {
-                let x = match v {
-                    Value::Int(i) => Some(*i),
-                    // Above i64::MAX: the same 64 bits (a pid or count written as u64).
-                    Value::UInt(u) => Some(*u as i64),
-                    Value::Bool(b) => Some(*b as i64),
-                    _ => None,
-                };
-                defs.push(x.is_some() as i16);
-                vals.extend(x);
-                (x.is_some(), x.is_some() || *v == Value::Null)
-            }
-            Buf::Double(vals, defs) => {
-                let x = match v {
-                    Value::Int(i) => Some(*i as f64),
-                    Value::UInt(u) => Some(*u as f64),
-                    Value::Float(f) => Some(*f),
-                    _ => None,
-                };
-                defs.push(x.is_some() as i16);
-                vals.extend(x);
-                (x.is_some(), x.is_some() || *v == Value::Null)
-            }
-            Buf::Bool(vals, defs) => {
-                let x = match v {
-                    Value::Bool(b) => Some(*b),
-                    _ => None,
-                };
-                defs.push(x.is_some() as i16);
-                vals.extend(x);
-                (x.is_some(), x.is_some() || *v == Value::Null)
-            }
+        match self {
+            Buf::Int(vals, defs) => put(vals, defs, as_int(v), v, optional),
+            Buf::Double(vals, defs) => put(vals, defs, as_double(v), v, optional),
+            Buf::Bool(vals, defs) => put(vals, defs, as_bool(v), v, optional),
             Buf::Bytes(data, ends, defs) => {
-                use std::io::Write;
-                let present = match v {
-                    Value::Null => false,
-                    Value::Bool(b) => write!(data, "{b}").is_ok(),
-                    Value::Int(i) => write!(data, "{i}").is_ok(),
-                    Value::UInt(u) => write!(data, "{u}").is_ok(),
-                    Value::Float(f) => write!(data, "{f}").is_ok(),
-                    Value::Str(s) => {
-                        data.extend_from_slice(s.as_bytes());
-                        true
-                    }
-                    Value::String(s) => {
-                        data.extend_from_slice(s.as_bytes());
-                        true
-                    }
-                    Value::Json(s) => {
-                        data.extend_from_slice(s.as_bytes());
-                        true
-                    }
-                };
+                let present = as_text(data, v);
                 defs.push(present as i16);
-                if present {
+                if present || !optional {
                     ends.push(data.len());
                 }
-                (present, true)
+                // Only null has no text: a null in a column never null is "".
+                present || optional
             }
-        };
-        if !present && !optional {
-            match self {
-                Buf::Int(vals, _) => vals.push(0),
-                Buf::Double(vals, _) => vals.push(0.0),
-                Buf::Bool(vals, _) => vals.push(false),
-                Buf::Bytes(data, ends, _) => ends.push(data.len()),
-            }
-            return false;
         }
-        kept
+    }
+
+    /// Adds a column's cells, the column's kind matched once; returns how many
+    /// had no form in it (as [`Buf::push`]).
+    pub(crate) fn extend<'v>(
+        &mut self,
+        cells: impl Iterator<Item = Value<'v>>,
+        optional: bool,
+    ) -> usize {
+        match self {
+            Buf::Int(vals, defs) => cells
+                .map(|v| !put(vals, defs, as_int(&v), &v, optional) as usize)
+                .sum(),
+            Buf::Double(vals, defs) => cells
+                .map(|v| !put(vals, defs, as_double(&v), &v, optional) as usize)
+                .sum(),
+            Buf::Bool(vals, defs) => cells
+                .map(|v| !put(vals, defs, as_bool(&v), &v, optional) as usize)
+                .sum(),
+            Buf::Bytes(..) => cells.map(|v| !self.push(&v, optional) as usize).sum(),
+        }
     }
 
     /// Writes the buffered values into `col` (a writer of this column's physical
@@ -171,6 +135,14 @@ impl Buf {
         }
     }
 
+    /// Whether this is a column of integers in ascending order (two at least).
+    pub(crate) fn ascending(&self) -> bool {
+        match self {
+            Buf::Int(v, _) => v.len() > 1 && v.windows(2).all(|w| w[0] <= w[1]),
+            _ => false,
+        }
+    }
+
     pub(crate) fn clear(&mut self) {
         match self {
             Buf::Int(v, d) => (v.clear(), d.clear()),
@@ -181,5 +153,79 @@ impl Buf {
                 (e.clear(), d.clear())
             }
         };
+    }
+}
+
+/// Adds a value (or null) to a column of fixed-size values: `false` when `v`
+/// has no form in it (null, or the zero value in a column declared never null).
+#[inline]
+fn put<T: Default>(
+    vals: &mut Vec<T>,
+    defs: &mut Vec<i16>,
+    x: Option<T>,
+    v: &Value<'_>,
+    optional: bool,
+) -> bool {
+    let present = x.is_some();
+    defs.push(present as i16);
+    match x {
+        Some(x) => vals.push(x),
+        None if !optional => vals.push(T::default()),
+        None => {}
+    }
+    present || (optional && *v == Value::Null)
+}
+
+#[inline]
+fn as_int(v: &Value<'_>) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        // Above i64::MAX: the same 64 bits (a pid or count written as u64).
+        Value::UInt(u) => Some(*u as i64),
+        Value::Bool(b) => Some(*b as i64),
+        _ => None,
+    }
+}
+
+#[inline]
+fn as_double(v: &Value<'_>) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(*i as f64),
+        Value::UInt(u) => Some(*u as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+#[inline]
+fn as_bool(v: &Value<'_>) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+/// Appends a value as text; `false` for null.
+#[inline]
+fn as_text(data: &mut Vec<u8>, v: &Value<'_>) -> bool {
+    use std::io::Write;
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => write!(data, "{b}").is_ok(),
+        Value::Int(i) => write!(data, "{i}").is_ok(),
+        Value::UInt(u) => write!(data, "{u}").is_ok(),
+        Value::Float(f) => write!(data, "{f}").is_ok(),
+        Value::Str(s) => {
+            data.extend_from_slice(s.as_bytes());
+            true
+        }
+        Value::String(s) => {
+            data.extend_from_slice(s.as_bytes());
+            true
+        }
+        Value::Json(s) => {
+            data.extend_from_slice(s.as_bytes());
+            true
+        }
     }
 }

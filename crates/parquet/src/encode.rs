@@ -8,15 +8,18 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical, ZstdLevel};
+use parquet::basic::{Compression, Encoding, LogicalType, Repetition, Type as Physical, ZstdLevel};
 use parquet::column::writer::{get_column_writer, ColumnCloseResult};
 use parquet::errors::Result;
-use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesPtr};
+use parquet::file::properties::{
+    EnabledStatistics, WriterProperties, WriterPropertiesBuilder, WriterPropertiesPtr,
+};
 use parquet::file::writer::{SerializedPageWriter, TrackedWrite};
 use parquet::schema::types::{ColumnPath, SchemaDescriptor, Type as SchemaType};
-use tracescope_model::tables::arg_sets::for_each_arg_in;
+use tracescope_model::tables::arg_sets::{for_each_arg_in, ArgRef};
 use tracescope_model::{ColumnInfo, ColumnType, InputFile, RowSource, Table, Trace, Value};
 
+use crate::args;
 use crate::buf::Buf;
 
 /// How a table's rows are cut: rows per row group and arg sets per run of the
@@ -43,6 +46,9 @@ impl Default for Layout {
         }
     }
 }
+
+/// Rows of an indexed table read a column at a time (see [`Encoder::encode`]).
+const BLOCK: usize = 2048;
 
 /// Arg sets walked between two releases of the trace's mapped text.
 const RELEASE_EVERY: usize = 8192;
@@ -93,7 +99,26 @@ pub(crate) fn schema(columns: &[ColumnInfo]) -> Result<SchemaType> {
         .build()
 }
 
+/// The writer's properties: those of the file and of its column chunks (see
+/// [`sorted_properties`]).
 pub(crate) fn properties(columns: &[ColumnInfo]) -> Result<WriterPropertiesPtr> {
+    Ok(Arc::new(builder(columns)?.build()))
+}
+
+/// The properties of a chunk of integers in ascending order (times in time
+/// order, arg set ids): written as deltas (`DELTA_BINARY_PACKED`), a few bits
+/// a value, instead of 8 bytes each for zstd to find again.
+pub(crate) fn sorted_properties(columns: &[ColumnInfo]) -> Result<WriterPropertiesPtr> {
+    let props = columns
+        .iter()
+        .filter(|c| physical(c.ty).0 == Physical::INT64)
+        .fold(builder(columns)?, |p, c| {
+            p.set_column_encoding(ColumnPath::from(c.name), Encoding::DELTA_BINARY_PACKED)
+        });
+    Ok(Arc::new(props.build()))
+}
+
+fn builder(columns: &[ColumnInfo]) -> Result<WriterPropertiesBuilder> {
     let props = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL)?))
         // Dictionaries for names and categories (few distinct values); ids, times
@@ -115,7 +140,7 @@ pub(crate) fn properties(columns: &[ColumnInfo]) -> Result<WriterPropertiesPtr> 
         .fold(props, |p, c| {
             p.set_column_statistics_enabled(ColumnPath::from(c.name), EnabledStatistics::None)
         });
-    Ok(Arc::new(props.build()))
+    Ok(props)
 }
 
 /// One row group, encoded: each column's chunk and its metadata.
@@ -139,11 +164,28 @@ pub(crate) struct Encoder<'a> {
     pub(crate) columns: Vec<ColumnInfo>,
     pub(crate) descr: SchemaDescriptor,
     pub(crate) props: WriterPropertiesPtr,
+    /// For chunks of ascending integers.
+    pub(crate) sorted_props: WriterPropertiesPtr,
     pub(crate) layout: Layout,
     /// Emptied buffers of finished runs, kept with their capacity: a run fills
     /// memory that is already there rather than pages the allocator returned
     /// to the kernel (which come back zeroed, at a cost).
     pub(crate) pool: Mutex<Vec<Vec<Buf>>>,
+    /// Whether the text read is let go as the export goes ([`release`]).
+    pub(crate) release: bool,
+}
+
+/// Whether an export lets the pages of the trace's mapped text go as it reads
+/// the args: only when the text is over half the memory available. Letting go
+/// keeps the export's memory near the model's, but every run of arg sets
+/// faults its pages back in (the args table reads them by thread, all over the
+/// file): on a 1 GB trace, 2.6 s of system time and 2.1 s of the args table's
+/// CPU (BENCHMARKS.md, "Export, round 5"), for at most the file's size in page
+/// cache that the kernel may reclaim anyway.
+pub(crate) fn release(trace: &Trace) -> bool {
+    let text: usize = trace.files().iter().map(|f| f.text().len()).sum();
+    let available = tracescope_format::source::available_memory().unwrap_or(0);
+    text as u64 > available / 2
 }
 
 /// A run's rows: the row groups it filled, and values nulled.
@@ -154,6 +196,14 @@ pub(crate) struct Encoded {
 }
 
 impl Encoder<'_> {
+    /// Lets the mapped text's pages go, if the trace's text is too big to keep
+    /// (`release`).
+    pub(crate) fn release_text(&self) {
+        if self.release {
+            self.trace.files().iter().for_each(InputFile::release);
+        }
+    }
+
     /// Whether the table's cells read the trace's text (args), not only the model.
     pub(crate) fn reads_text(&self) -> bool {
         matches!(self.table.rows, RowSource::ArgSets { .. })
@@ -194,21 +244,35 @@ impl Encoder<'_> {
         };
         match (&self.table.rows, run) {
             (RowSource::Indexed { columns, .. }, Run::Rows(rows)) => {
-                for &i in *rows {
-                    sink.row(columns.iter().map(|c| (c.get)(self.trace, i as usize)));
+                // A run of an indexed table is one row group, filled a column at
+                // a time in blocks of rows: a getter and a buffer at a time
+                // (predictable branches, the model's columns read as a few
+                // sequential streams), while the block's rows (and the args text
+                // that two columns read) stay in cache from one column to the next.
+                for block in rows.chunks(BLOCK) {
+                    for (k, (c, buf)) in columns.iter().zip(&mut sink.bufs).enumerate() {
+                        let cells = block.iter().map(|&i| (c.get)(self.trace, i as usize));
+                        sink.out.nulled += buf.extend(cells, sink.optional[k]);
+                    }
                 }
+                sink.out.rows = rows.len();
+                sink.out.groups.push(self.row_group(&mut sink.bufs)?);
             }
             (RowSource::ArgSets { columns }, Run::ArgSets(ids)) => {
                 // Events of one kind after another: instants or async slices lie
                 // all over the file, so a run of them would fault in every page
                 // of it; letting the pages go every few thousand events keeps
-                // the resident text small.
+                // the resident text small (when it must be: `release`).
                 for s in ids.clone().step_by(RELEASE_EVERY) {
                     let part = s..(s + RELEASE_EVERY).min(ids.end);
-                    for_each_arg_in(self.trace, part, |arg| {
-                        sink.row(columns.iter().map(|c| (c.get)(arg)))
-                    });
-                    self.trace.files().iter().for_each(InputFile::release);
+                    if args::direct(&self.columns) {
+                        for_each_arg_in(self.trace, part, |arg| sink.arg(arg));
+                    } else {
+                        for_each_arg_in(self.trace, part, |arg| {
+                            sink.row(columns.iter().map(|c| (c.get)(arg)))
+                        });
+                    }
+                    self.release_text();
                 }
             }
             _ => unreachable!("runs are made for their table's row source"),
@@ -229,21 +293,32 @@ impl Encoder<'_> {
     /// Encodes the buffered rows as one row group, each column chunk into
     /// memory, and empties the buffers.
     fn row_group(&self, bufs: &mut [Buf]) -> Result<RowGroup> {
-        let mut chunks = Vec::with_capacity(bufs.len());
-        for (k, buf) in bufs.iter_mut().enumerate() {
-            let mut sink = TrackedWrite::new(Vec::new());
-            let (close, shared) = {
-                let pages = Box::new(SerializedPageWriter::new(&mut sink));
-                let mut col = get_column_writer(self.descr.column(k), self.props.clone(), pages);
-                let shared = buf.write_to(&mut col, optional(&self.columns[k]))?;
-                (col.close()?, shared)
-            };
-            if let Some(shared) = shared {
-                buf.reuse(shared);
-            }
-            chunks.push((Bytes::from(sink.into_inner()?), close));
-        }
+        let chunks = bufs
+            .iter_mut()
+            .enumerate()
+            .map(|(k, buf)| self.chunk(k, buf))
+            .collect::<Result<_>>()?;
         Ok(RowGroup { chunks })
+    }
+
+    /// Encodes column `k`'s buffered values as a column chunk in memory, and
+    /// empties its buffer.
+    fn chunk(&self, k: usize, buf: &mut Buf) -> Result<(Bytes, ColumnCloseResult)> {
+        let mut sink = TrackedWrite::new(Vec::new());
+        let (close, shared) = {
+            let pages = Box::new(SerializedPageWriter::new(&mut sink));
+            let props = match buf.ascending() {
+                true => &self.sorted_props,
+                false => &self.props,
+            };
+            let mut col = get_column_writer(self.descr.column(k), props.clone(), pages);
+            let shared = buf.write_to(&mut col, optional(&self.columns[k]))?;
+            (col.close()?, shared)
+        };
+        if let Some(shared) = shared {
+            buf.reuse(shared);
+        }
+        Ok((Bytes::from(sink.into_inner()?), close))
     }
 }
 
@@ -262,6 +337,17 @@ impl Sink<'_, '_> {
         for ((b, v), opt) in self.bufs.iter_mut().zip(cells).zip(&self.optional) {
             self.out.nulled += !b.push(&v, *opt) as usize;
         }
+        self.end_row();
+    }
+
+    /// Adds a row of the args table (see [`args::push`]).
+    fn arg(&mut self, a: &ArgRef<'_>) {
+        args::push(&mut self.bufs, a);
+        self.end_row();
+    }
+
+    /// Counts the row just added; encodes the row group it filled.
+    fn end_row(&mut self) {
         self.out.rows += 1;
         self.pending += 1;
         if self.pending == self.enc.layout.row_group {

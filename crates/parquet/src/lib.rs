@@ -16,8 +16,9 @@ use std::sync::Arc;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::SchemaDescriptor;
 use rayon::prelude::*;
-use tracescope_model::{InputFile, RowSource, Table, Trace, TABLES};
+use tracescope_model::{RowSource, Table, Trace, TABLES};
 
+mod args;
 mod buf;
 mod encode;
 
@@ -143,17 +144,20 @@ pub fn write_table(
     let columns = table.columns();
     let schema = Arc::new(encode::schema(&columns).map_err(pq)?);
     let props = encode::properties(&columns).map_err(pq)?;
+    let sorted_props = encode::sorted_properties(&columns).map_err(pq)?;
     let enc = Encoder {
         table,
         trace,
         columns,
         descr: SchemaDescriptor::new(schema.clone()),
         props: props.clone(),
+        sorted_props,
         layout: Layout {
             row_group: layout.row_group.max(1),
             arg_sets_per_run: layout.arg_sets_per_run.max(1),
         },
         pool: Default::default(),
+        release: encode::release(trace),
     };
     let order = match &table.rows {
         RowSource::Indexed { order, .. } => order(trace),
@@ -168,7 +172,7 @@ pub fn write_table(
         if enc.reads_text() {
             // The args text of a window's events is read: let its pages go again
             // (the load let them go once parsed), or the whole file stays resident.
-            trace.files().iter().for_each(InputFile::release);
+            enc.release_text();
         }
         for run in encoded {
             let run = run.map_err(pq)?;

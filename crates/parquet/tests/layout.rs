@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use parquet::basic::Encoding;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 use tracescope_model::{Cell, LoadOptions, Trace, TABLES};
@@ -159,5 +160,50 @@ fn an_empty_table_is_one_empty_row_group() {
     let (rows, _) = write_table(&path, empty, &trace, Layout::default()).unwrap();
     assert_eq!(rows, 0);
     assert_eq!(read(&path), (vec![], vec![0]));
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// Encodings of `column`'s chunk in each row group of the file.
+fn encodings(path: &Path, column: &str) -> Vec<Vec<Encoding>> {
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    reader
+        .metadata()
+        .row_groups()
+        .iter()
+        .map(|g| {
+            let c = g
+                .columns()
+                .iter()
+                .find(|c| c.column_path().string() == column);
+            c.unwrap().encodings().collect()
+        })
+        .collect()
+}
+
+#[test]
+fn ascending_integers_are_written_as_deltas_and_others_plain() {
+    let trace = load("args.json");
+    let slices = tracescope_model::table("slices").unwrap();
+    let path = tmp("deltas.parquet");
+    // Groups of 3 rows: some ascending in `depth`, some not.
+    let layout = Layout {
+        row_group: 3,
+        arg_sets_per_run: 1,
+    };
+    write_table(&path, slices, &trace, layout).unwrap();
+    let delta = |encodings: &Vec<Encoding>| encodings.contains(&Encoding::DELTA_BINARY_PACKED);
+    // Rows are in time order: every group's starts ascend (a last group of one
+    // row is written plain).
+    let ts = encodings(&path, "ts_ns");
+    assert!(ts[..ts.len() - 1].iter().all(delta), "{ts:?}");
+    let depth = encodings(&path, "depth");
+    assert!(
+        depth.iter().any(delta) && !depth.iter().all(delta),
+        "{depth:?}"
+    );
+    // Both read back as `tables` prints them.
+    let got = read(&path).0;
+    assert!(got.len() > 6, "{got:?}");
+    assert_eq!(got, expected(&trace, "slices"));
     std::fs::remove_file(&path).unwrap();
 }

@@ -269,6 +269,7 @@ impl<'t, 'w> Parser<'t, 'w> {
         let mut i = start;
         let mut escaped = false;
         loop {
+            i = plain_run(self.s, i);
             match self.s.get(i) {
                 None => return Err(Bad),
                 Some(b'"') => break,
@@ -384,6 +385,31 @@ impl<'t, 'w> Parser<'t, 'w> {
     }
 }
 
+/// Skips bytes from `i` that need no look in a string (not a quote, a backslash
+/// or a control character) eight at a time, to the first that does or to the
+/// last 7 bytes of `s` (left to the caller's byte-by-byte scan): a string's body
+/// is most of an args text.
+#[inline]
+fn plain_run(s: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    // The high bit of each byte of `x` below `n` (n <= 128); a byte after a
+    // flagged one may be flagged too (a borrow), never one before it.
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * n as u64) & !x & HIGH;
+    while let Some(chunk) = s.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let hits = below(w ^ (ONES * b'"' as u64), 1)
+            | below(w ^ (ONES * b'\\' as u64), 1)
+            | below(w, 0x20);
+        if hits != 0 {
+            // Little-endian: the first flagged byte is the lowest.
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i
+}
+
 /// Whether the escape at the start of `s` is the one `write_string` writes for
 /// the character it stands for (`\"`, `\\`, `\n`, `\r`, `\t`, and `\u00xx` in
 /// lowercase for the other control characters).
@@ -410,6 +436,45 @@ fn canonical_escape(s: &[u8]) -> bool {
 mod tests {
     use super::*;
     use tracescope_format::json::value::compact;
+
+    #[test]
+    fn plain_run_stops_at_the_first_quote_backslash_or_control_byte() {
+        let naive = |s: &[u8], i: usize| {
+            (i..s.len())
+                .find(|&k| matches!(s[k], b'"' | b'\\' | 0..=0x1f))
+                .unwrap_or(s.len())
+        };
+        // Every stop byte at every place of texts of up to 20 bytes, after
+        // bytes that sit next to them (0x20, 0x21, 0x5b, 0x7f, UTF-8 bytes),
+        // with a second stop byte later (a borrow must not flag an earlier byte).
+        for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for filler in [b'a', 0x20, 0x21, 0x5b, 0x7f, 0x80, 0xff] {
+                for len in 0..20 {
+                    for at in 0..=len {
+                        let mut s = vec![filler; len];
+                        if at < len {
+                            s[at] = stop;
+                        }
+                        if at + 3 < len {
+                            s[at + 3] = 0x00;
+                        }
+                        for from in 0..=at.min(len) {
+                            // As `Parser::string` scans: a run, then a byte.
+                            let mut i = from;
+                            let stopped = loop {
+                                i = plain_run(&s, i);
+                                match s.get(i) {
+                                    Some(b'"' | b'\\' | 0..=0x1f) | None => break i,
+                                    Some(_) => i += 1,
+                                }
+                            };
+                            assert_eq!(stopped, naive(&s, from), "{s:?} from {from}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn shape_is_compact_exactly_when_compact_gives_the_text_back() {
