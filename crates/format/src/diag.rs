@@ -8,6 +8,11 @@
 //! previous one: one to three bytes each in practice), so `tables --table diagnostics`
 //! can list them all. Examples are bounded: the first [`EXAMPLES_KEPT`] occurrences
 //! of each kind by offset keep theirs, later ones only their offset.
+//!
+//! An example that is an excerpt of the input can be cut late ([`Diagnostics::add_excerpt`],
+//! then [`Diagnostics::cut_excerpts`]): the model's build steps run after the parse has
+//! released the file's pages, and cutting an excerpt for every candidate there (up to
+//! [`EXAMPLES_KEPT`] per kind per thread) faulted tens of megabytes of them back in.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -179,7 +184,16 @@ struct Entry {
     offsets: Offsets,
     /// The [`EXAMPLES_KEPT`] smallest offsets with their examples, sorted by offset
     /// (equal offsets in the order they were added).
-    examples: Vec<(u64, String)>,
+    examples: Vec<Example>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Example {
+    offset: u64,
+    text: String,
+    /// `text` is only what goes before the input's excerpt at `offset`, which
+    /// [`Diagnostics::cut_excerpts`] adds.
+    excerpt_pending: bool,
 }
 
 /// Longest example kept, in bytes.
@@ -202,6 +216,40 @@ impl Diagnostics {
 
     /// Records `n` occurrences at one offset (one example for them all).
     pub fn add_n(&mut self, kind: DiagKind, n: u64, offset: u64, example: impl FnOnce() -> String) {
+        self.add_kept(kind, n, offset, || Example {
+            offset,
+            text: shorten(example()),
+            excerpt_pending: false,
+        })
+    }
+
+    /// Records one occurrence whose example is `before` then the input's excerpt at
+    /// `offset`, cut later by [`Diagnostics::cut_excerpts`] (only for the examples
+    /// kept by then, so the input is not read for the others).
+    pub fn add_excerpt(&mut self, kind: DiagKind, offset: u64, before: impl FnOnce() -> String) {
+        self.add_kept(kind, 1, offset, || Example {
+            offset,
+            text: before(),
+            excerpt_pending: true,
+        })
+    }
+
+    /// Cuts the excerpts of the examples recorded by [`Diagnostics::add_excerpt`]:
+    /// `excerpt` gives the input's text at an offset.
+    pub fn cut_excerpts(&mut self, excerpt: impl Fn(u64) -> String) {
+        for e in self.entries.values_mut() {
+            for x in e.examples.iter_mut().filter(|x| x.excerpt_pending) {
+                let before = std::mem::take(&mut x.text);
+                x.text = shorten(before + &excerpt(x.offset));
+                x.excerpt_pending = false;
+            }
+            if let Some(first) = e.examples.first() {
+                e.summary.example.clone_from(&first.text);
+            }
+        }
+    }
+
+    fn add_kept(&mut self, kind: DiagKind, n: u64, offset: u64, example: impl FnOnce() -> Example) {
         if n == 0 {
             return;
         }
@@ -235,8 +283,8 @@ impl Diagnostics {
             for off in o.offsets.iter() {
                 e.offsets.push(off);
             }
-            for (off, ex) in o.examples {
-                e.keep_example(off, move || ex);
+            for x in o.examples {
+                e.keep_example(x.offset, move || x);
             }
         }
     }
@@ -262,11 +310,11 @@ impl Diagnostics {
             if count == 0 {
                 continue;
             }
-            let examples: Vec<_> = e.examples.into_iter().filter(|(o, _)| *o < end).collect();
+            let examples: Vec<_> = e.examples.into_iter().filter(|x| x.offset < end).collect();
             let mut summary = Diagnostic { count, ..e.summary };
-            if let Some((o, x)) = examples.first() {
-                summary.offset = *o;
-                summary.example.clone_from(x);
+            if let Some(x) = examples.first() {
+                summary.offset = x.offset;
+                summary.example.clone_from(&x.text);
             }
             out.entries.insert(
                 kind,
@@ -298,7 +346,11 @@ impl Diagnostics {
             let examples = e
                 .examples
                 .into_iter()
-                .map(|(o, x)| (o + base, named(x)))
+                .map(|x| Example {
+                    offset: x.offset + base,
+                    text: named(x.text),
+                    ..x
+                })
                 .collect();
             out.entries.insert(
                 kind,
@@ -360,7 +412,7 @@ impl Diagnostics {
             .map(|(offset, k)| Occurrence {
                 kind,
                 offset,
-                example: e.examples.get(k as usize).map(|(_, x)| x.as_str()),
+                example: e.examples.get(k as usize).map(|x| x.text.as_str()),
             })
             .collect()
     }
@@ -399,7 +451,7 @@ impl Diagnostics {
             example: self.entries[&kind]
                 .examples
                 .get(k as usize)
-                .map(|(_, x)| x.as_str()),
+                .map(|x| x.text.as_str()),
         }
     }
 }
@@ -418,20 +470,20 @@ impl Entry {
     }
 
     /// Keeps `example` if `offset` is among the smallest [`EXAMPLES_KEPT`] seen.
-    fn keep_example(&mut self, offset: u64, example: impl FnOnce() -> String) {
+    fn keep_example(&mut self, offset: u64, example: impl FnOnce() -> Example) {
         let full = self.examples.len() >= EXAMPLES_KEPT;
-        if full && self.examples.last().is_some_and(|(o, _)| *o <= offset) {
+        if full && self.examples.last().is_some_and(|x| x.offset <= offset) {
             return;
         }
-        let at = self.examples.partition_point(|(o, _)| *o <= offset);
-        self.examples.insert(at, (offset, shorten(example())));
+        let at = self.examples.partition_point(|x| x.offset <= offset);
+        self.examples.insert(at, example());
         if full {
             self.examples.pop();
         }
-        let (first, ex) = &self.examples[0];
         if at == 0 {
-            self.summary.offset = *first;
-            self.summary.example.clone_from(ex);
+            let first = &self.examples[0];
+            self.summary.offset = first.offset;
+            self.summary.example.clone_from(&first.text);
         }
     }
 }
@@ -608,6 +660,55 @@ mod tests {
         assert_eq!(p2, one);
         p2.add(DiagKind::Overlap, 5, || "5".into());
         assert_ne!(p2, one);
+    }
+
+    #[test]
+    fn excerpts_are_cut_once_for_the_kept_examples_across_parts() {
+        let text = |o: u64| format!("event at {o} {}", "x".repeat(200));
+        // Three parts (threads) of 150 occurrences each, interleaved by offset.
+        let (mut eager, mut late) = (Diagnostics::new(), Diagnostics::new());
+        for p in 0..3u64 {
+            let (mut e, mut l) = (Diagnostics::new(), Diagnostics::new());
+            for k in 0..150u64 {
+                let off = 100 + (k * 3 + p) * 40;
+                e.add(DiagKind::Overlap, off, || {
+                    format!("thread {p}: {}", text(off))
+                });
+                l.add_excerpt(DiagKind::Overlap, off, || format!("thread {p}: "));
+            }
+            eager.merge(e);
+            late.merge(l);
+        }
+        let cut = std::cell::Cell::new(0);
+        late.cut_excerpts(|o| {
+            cut.set(cut.get() + 1);
+            text(o)
+        });
+        assert_eq!(
+            cut.get(),
+            EXAMPLES_KEPT,
+            "only the kept examples read the input"
+        );
+        assert_eq!(late, eager);
+        let occ = late.occurrences_of(DiagKind::Overlap);
+        assert_eq!(occ.len(), 450);
+        assert_eq!(
+            occ[0].example,
+            eager.occurrences_of(DiagKind::Overlap)[0].example
+        );
+        assert!(occ[0]
+            .example
+            .unwrap()
+            .starts_with("thread 0: event at 100 xxx"));
+        assert!(occ[0].example.unwrap().ends_with('…'));
+        assert!(occ[EXAMPLES_KEPT - 1].example.is_some());
+        assert_eq!(occ[EXAMPLES_KEPT].example, None);
+        let s = late.get(DiagKind::Overlap).unwrap();
+        assert_eq!(
+            (s.offset, s.example.as_str()),
+            (100, occ[0].example.unwrap())
+        );
+        late.cut_excerpts(|_| unreachable!("every excerpt is cut once"));
     }
 
     #[test]

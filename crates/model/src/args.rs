@@ -5,7 +5,11 @@ pub use crate::arena::{ArenaText, LocalArena, SharedArena};
 /// Where an event's raw JSON text lives: a byte range of the trace text, or (high
 /// bit of `start` set) of the model's own arena for events that did not come from
 /// JSON text (CTF, ETW, the recorder). `len == 0` means absent.
+///
+/// Packed to 12 bytes (from 16 with the padding after `len`): a column of these
+/// is in every table with args, and the slice table has two.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, packed(4))]
 pub struct TextRef {
     pub start: u64,
     pub len: u32,

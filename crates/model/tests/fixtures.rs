@@ -6,8 +6,10 @@
 mod common;
 
 use common::*;
+use tracescope_format::diag::EXAMPLES_KEPT;
+use tracescope_format::json::ReadOptions;
 use tracescope_format::{DiagKind, Severity};
-use tracescope_model::{Cell, Trace};
+use tracescope_model::{Cell, LoadOptions, Trace};
 
 type Row = SliceRow;
 
@@ -627,4 +629,50 @@ fn severities_of_the_kinds() {
             "unsorted_thread"
         ]
     );
+}
+
+/// Overlaps on four threads, interleaved in the file and read in one part or in
+/// many: every occurrence is listed, and the first [`EXAMPLES_KEPT`] of the kind by
+/// offset (not of each thread or part) have the excerpt of their event.
+#[test]
+fn examples_are_the_first_hundred_of_a_kind_across_threads_and_parts() {
+    let pad = "p".repeat(200);
+    let mut events = Vec::new();
+    for k in 0..40 {
+        for tid in 1..=4 {
+            let ts = k * 10;
+            for (name, at) in [("a", ts), ("b", ts + 3)] {
+                events.push(format!(
+                    r#"{{"name":"{name}{k}","ph":"X","ts":{at},"dur":6,"pid":1,"tid":{tid},"args":{{"pad":"{pad}"}}}}"#
+                ));
+            }
+        }
+    }
+    let json = format!("[{}]", events.join(",\n"));
+    let overlaps: Vec<u64> = json
+        .match_indices(r#"{"name":"b"#)
+        .map(|(at, _)| at as u64)
+        .collect();
+    let parts = LoadOptions {
+        read: ReadOptions {
+            threads: 2,
+            chunk_bytes: 2048,
+        },
+        ..Default::default()
+    };
+    let many = Trace::from_json(Box::new(json.clone()), json.len() as u64, &parts).unwrap();
+    let one = load(&json);
+    assert_eq!(one.diagnostics, many.diagnostics);
+    let occ = many.diagnostics.occurrences();
+    let got: Vec<(DiagKind, u64)> = occ.iter().map(|o| (o.kind, o.offset)).collect();
+    let want: Vec<(DiagKind, u64)> = overlaps.iter().map(|&o| (DiagKind::Overlap, o)).collect();
+    assert_eq!(got, want);
+    for (k, o) in occ.iter().enumerate() {
+        // An excerpt is the 160 bytes from the event's start.
+        let want = (k < EXAMPLES_KEPT).then_some(&json[o.offset as usize..][..160]);
+        assert_eq!(o.example, want, "occurrence {k}");
+    }
+    let first = many.diagnostics.get(DiagKind::Overlap).unwrap();
+    assert_eq!((first.count, first.offset), (160, overlaps[0]));
+    assert_eq!(Some(first.example.as_str()), occ[0].example);
 }

@@ -1,7 +1,6 @@
 //! Async operations (spec section 5): nestable `b`/`n`/`e` and legacy `S`/`T`/`p`/`F`,
 //! grouped per process by the name of their root and packed into lanes.
 
-use crate::args::Texts;
 use rustc_hash::FxHashMap;
 use tracescope_format::{DiagKind, Diagnostics};
 
@@ -52,12 +51,7 @@ struct Open {
     legacy: Vec<LegacyOp>,
 }
 
-pub fn build(
-    mut recs: Vec<AsyncRec>,
-    trace_end: i64,
-    diags: &mut Diagnostics,
-    input: &Texts<'_>,
-) -> AsyncSliceTable {
+pub fn build(mut recs: Vec<AsyncRec>, trace_end: i64, diags: &mut Diagnostics) -> AsyncSliceTable {
     recs.sort_by_key(|r| r.ts);
     let mut rows: Vec<Row> = Vec::new();
     let mut open: FxHashMap<AsyncKey, Open> = FxHashMap::default();
@@ -95,7 +89,7 @@ pub fn build(
             }
             b'e' => {
                 if st.nestable.is_empty() {
-                    diags.add(DiagKind::UnmatchedEnd, r.offset, || input.excerpt(r.offset));
+                    diags.add_excerpt(DiagKind::UnmatchedEnd, r.offset, String::new);
                     continue;
                 }
                 let k = if r.name.is_none() {
@@ -108,9 +102,7 @@ pub fn build(
                     {
                         Some(k) => k,
                         None => {
-                            diags.add(DiagKind::EndNameMismatch, r.offset, || {
-                                input.excerpt(r.offset)
-                            });
+                            diags.add_excerpt(DiagKind::EndNameMismatch, r.offset, String::new);
                             st.nestable.len() - 1
                         }
                     }
@@ -136,9 +128,7 @@ pub fn build(
                     offset: r.offset,
                     thread: r.thread,
                 }),
-                None => diags.add(DiagKind::UnmatchedAsyncStep, r.offset, || {
-                    input.excerpt(r.offset)
-                }),
+                None => diags.add_excerpt(DiagKind::UnmatchedAsyncStep, r.offset, String::new),
             },
             _ => match st.legacy.pop() {
                 // `F`
@@ -147,7 +137,7 @@ pub fn build(
                     rows[op.root as usize].end_args = r.args;
                     legacy_steps(&mut rows, op, r.ts);
                 }
-                None => diags.add(DiagKind::UnmatchedEnd, r.offset, || input.excerpt(r.offset)),
+                None => diags.add_excerpt(DiagKind::UnmatchedEnd, r.offset, String::new),
             },
         }
     }

@@ -1,7 +1,6 @@
 //! Flow arrows (spec section 6): v1 `s`/`t`/`f` bound to slices by time, and v2
 //! `bind_id` with `flow_in`/`flow_out` on the slices themselves.
 
-use crate::args::Texts;
 use rustc_hash::{FxHashMap, FxHashSet};
 use tracescope_format::{DiagKind, Diagnostics};
 
@@ -54,7 +53,6 @@ pub fn build(
     slices: &SliceTable,
     asyncs: &AsyncSliceTable,
     diags: &mut Diagnostics,
-    input: &Texts<'_>,
 ) -> FlowTable {
     let mut t = FlowTable::default();
     let tracks = stack_tracks(slices);
@@ -62,9 +60,7 @@ pub fn build(
     // Per key: the last bound point of the open chain.
     let mut chains: FxHashMap<(StrId, StrId, IdK), (Point, usize)> = FxHashMap::default();
     let unbound = |diags: &mut Diagnostics, off: u64, why: &str| {
-        diags.add(DiagKind::UnboundFlow, off, || {
-            format!("{why}: {}", input.excerpt(off))
-        });
+        diags.add_excerpt(DiagKind::UnboundFlow, off, || format!("{why}: "));
     };
     for r in &v1 {
         let rows = tracks.get(&r.thread).copied();
@@ -113,7 +109,7 @@ pub fn build(
             unbound(diags, p.offset, "flow start without a step or end");
         }
     }
-    build_v2(&mut t, v2, slices, asyncs, diags, input);
+    build_v2(&mut t, v2, slices, asyncs, diags);
     t
 }
 
@@ -147,7 +143,6 @@ fn build_v2(
     slices: &SliceTable,
     asyncs: &AsyncSliceTable,
     diags: &mut Diagnostics,
-    input: &Texts<'_>,
 ) {
     if v2.is_empty() {
         return;
@@ -191,7 +186,7 @@ fn build_v2(
     for r in &v2 {
         match at.get(&r.offset) {
             Some(&s) => points.push((s, r)),
-            None => diags.add(DiagKind::UnboundFlow, r.offset, || input.excerpt(r.offset)),
+            None => diags.add_excerpt(DiagKind::UnboundFlow, r.offset, String::new),
         }
     }
     points.sort_by_key(|(s, r)| (span(*s).0, r.offset));
@@ -214,17 +209,17 @@ fn build_v2(
                         true,
                     );
                 }
-                None => diags.add(DiagKind::UnboundFlow, r.offset, || input.excerpt(r.offset)),
+                None => diags.add_excerpt(DiagKind::UnboundFlow, r.offset, String::new),
             }
         }
         if r.flow_out {
             if let Some(prev) = pending.insert(r.key, s) {
-                dangling(diags, prev, input, &at_offset(&v2, prev, slices, asyncs));
+                dangling(diags, prev, &at_offset(&v2, prev, slices, asyncs));
             }
         }
     }
     for (_, prev) in pending {
-        dangling(diags, prev, input, &at_offset(&v2, prev, slices, asyncs));
+        dangling(diags, prev, &at_offset(&v2, prev, slices, asyncs));
     }
 }
 
@@ -237,9 +232,9 @@ fn at_offset(_v2: &[FlowV2Rec], s: SliceRef, slices: &SliceTable, asyncs: &Async
 }
 
 /// A `flow_out` that no `flow_in` ever consumed.
-fn dangling(diags: &mut Diagnostics, _s: SliceRef, input: &Texts<'_>, off: &u64) {
+fn dangling(diags: &mut Diagnostics, _s: SliceRef, off: &u64) {
     let off = *off;
-    diags.add(DiagKind::UnboundFlow, off, || {
-        format!("flow_out never consumed: {}", input.excerpt(off))
+    diags.add_excerpt(DiagKind::UnboundFlow, off, || {
+        "flow_out never consumed: ".to_string()
     });
 }

@@ -15,7 +15,6 @@ use tracescope_format::Diagnostics;
 
 use super::records::{DurKind, DurRec, NO_TIME};
 use super::slices::{emit, fill, merge, time_order, Built, Matcher, SortCheck};
-use crate::args::Texts;
 use crate::tables::{SliceTable, ThreadId};
 
 /// The duration records of a followed file, per thread, with their matching so far.
@@ -74,11 +73,8 @@ impl LiveSlices {
         tmap: &[Option<ThreadId>],
         thread_end: &[i64],
         diags: &mut Diagnostics,
-        input: &Texts<'_>,
     ) -> SliceTable {
-        self.threads
-            .par_iter_mut()
-            .for_each(|th| th.catch_up(input));
+        self.threads.par_iter_mut().for_each(|th| th.catch_up());
         let mut work: Vec<(ThreadId, usize, &ThreadRecs)> = self
             .threads
             .iter()
@@ -88,9 +84,9 @@ impl LiveSlices {
             .collect();
         work.sort_by_key(|w| w.0);
         fill(work, diags, |thread, th, out, base, d| {
-            th.sorted.report(thread, d, input);
+            th.sorted.report(thread, d);
             let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-            let slices = th.matcher.finish_live(&th.closed, thread, end, d, input);
+            let slices = th.matcher.finish_live(&th.closed, thread, end, d);
             emit(out, base, slices, &th.recs)
         })
     }
@@ -98,7 +94,7 @@ impl LiveSlices {
 
 impl ThreadRecs {
     /// Feeds the matcher the records added since the last build.
-    fn catch_up(&mut self, input: &Texts<'_>) {
+    fn catch_up(&mut self) {
         let new = &self.recs[self.fed..];
         let Some(new_max) = new.iter().map(|r| r.ts).max() else {
             return;
@@ -113,7 +109,7 @@ impl ThreadRecs {
             0
         };
         for i in time_order(&self.recs, from) {
-            self.matcher.feed(i as usize, &self.recs, input);
+            self.matcher.feed(i as usize, &self.recs);
         }
         self.fed_until = if self.fed == 0 {
             new_max

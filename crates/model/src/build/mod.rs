@@ -141,13 +141,13 @@ pub(crate) fn finish(
             let mut clock = Phases::default();
             let slices = match live {
                 // A followed file's duration records are kept there, not in `recs`.
-                Some(live) => live.build(&tmap, thread_end, &mut d, input),
-                None => slices::build(dur, thread_end, &mut d, input),
+                Some(live) => live.build(&tmap, thread_end, &mut d),
+                None => slices::build(dur, thread_end, &mut d),
             };
             clock.mark("slices");
-            let async_slices = asyncs::build(asyncs, trace_end, &mut d, input);
+            let async_slices = asyncs::build(asyncs, trace_end, &mut d);
             clock.mark("async");
-            let flows = flows::build(flow_recs, flows_v2, &slices, &async_slices, &mut d, input);
+            let flows = flows::build(flow_recs, flows_v2, &slices, &async_slices, &mut d);
             clock.mark("flows");
             (slices, async_slices, flows, d, clock)
         },
@@ -156,7 +156,7 @@ pub(crate) fn finish(
             let mut clock = Phases::default();
             let counters = counters::build(counter_recs);
             clock.mark("counters");
-            let objects = objects::build(object_recs, trace_end, &mut d, input);
+            let objects = objects::build(object_recs, trace_end, &mut d);
             clock.mark("objects");
             let prof = profiles::build(
                 profile_recs,
@@ -175,6 +175,9 @@ pub(crate) fn finish(
     let (counters, (objects, snapshots), prof, d2, c2) = rest;
     diags.merge(d1);
     diags.merge(d2);
+    // The steps above only noted where their examples are: the file's pages were
+    // released by the parse, and cutting the excerpts now reads the kept ones only.
+    diags.cut_excerpts(|offset| input.excerpt(offset));
     clock.done.extend(c1.done.into_iter().chain(c2.done));
     clock.last = std::time::Instant::now();
     registry.name_string_ids();

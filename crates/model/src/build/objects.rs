@@ -1,6 +1,5 @@
 //! Objects (spec section 8): instances from `N` to `D`, with `O` snapshots.
 
-use crate::args::Texts;
 use rustc_hash::FxHashMap;
 use tracescope_format::{DiagKind, Diagnostics};
 
@@ -12,7 +11,6 @@ pub fn build(
     mut recs: Vec<ObjectRec>,
     trace_end: i64,
     diags: &mut Diagnostics,
-    input: &Texts<'_>,
 ) -> (Vec<Object>, Vec<Snapshot>) {
     recs.sort_by_key(|r| r.ts);
     let mut objects: Vec<Object> = Vec::new();
@@ -38,9 +36,7 @@ pub fn build(
         match r.ph {
             b'N' => {
                 if let Some(prev) = alive.remove(&key) {
-                    diags.add(DiagKind::DuplicateObject, r.offset, || {
-                        input.excerpt(r.offset)
-                    });
+                    diags.add_excerpt(DiagKind::DuplicateObject, r.offset, String::new);
                     let o = &mut objects[prev as usize];
                     o.end = r.ts;
                     o.alive_at_end = false;
@@ -74,9 +70,7 @@ pub fn build(
                     o.end = r.ts.max(o.start);
                     o.alive_at_end = false;
                 }
-                None => diags.add(DiagKind::UnmatchedObject, r.offset, || {
-                    input.excerpt(r.offset)
-                }),
+                None => diags.add_excerpt(DiagKind::UnmatchedObject, r.offset, String::new),
             },
         }
     }

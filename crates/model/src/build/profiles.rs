@@ -147,6 +147,8 @@ pub fn build(
             diags,
         );
     }
+    // Every row is made before the sort: room for all of them at once.
+    rows.reserve_exact(streams.iter().map(|st| st.samples.len()).sum::<usize>() + samples.len());
     for st in streams {
         let p = &out.profiles[st.profile.index()];
         let (thread, profile) = (p.thread, st.profile);
@@ -199,6 +201,11 @@ pub fn build(
     }
     rows.sort_by_key(|r| (r.thread, r.ts));
     let t = &mut out.samples;
+    t.thread.reserve_exact(rows.len());
+    t.ts.reserve_exact(rows.len());
+    t.frame.reserve_exact(rows.len());
+    t.profile.reserve_exact(rows.len());
+    t.weight.reserve_exact(rows.len());
     for (i, r) in rows.into_iter().enumerate() {
         if let Some(p) = r.profile {
             let range = &mut out.profiles[p.index()].samples;

@@ -1,7 +1,6 @@
 //! Thread slices (spec section 3): `B`/`E` matching, `X`, `ui-nest` lanes, and the
 //! tree every thread's slices form, with improper overlaps on extra rows.
 
-use crate::args::Texts;
 use rayon::prelude::*;
 use tracescope_format::{DiagKind, Diagnostics};
 
@@ -33,40 +32,42 @@ pub(super) struct ThreadSlices {
 
 /// Builds the slice table from the duration records of every part (parts in file
 /// order, records in file order within each).
-pub fn build(
-    parts: Vec<Vec<DurRec>>,
-    thread_end: &[i64],
-    diags: &mut Diagnostics,
-    input: &Texts<'_>,
-) -> SliceTable {
+///
+/// The records and the table are never all held at once: each part's records are
+/// moved to their threads and the part freed, and each thread's records are freed
+/// as soon as its rows are written (holding every part until the end made the
+/// records, 80 bytes an event, and the table the peak of the load).
+pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostics) -> SliceTable {
     let threads = parts
         .iter()
         .flatten()
         .map(|r| r.thread.index() + 1)
         .max()
         .unwrap_or(0);
-    let grouped: Vec<ByThread> = parts
-        .par_iter()
-        .map(|p| group_by_thread(p, threads))
-        .collect();
-    // Threads with records, and how many slice rows each will have.
-    let rows: Vec<(ThreadId, usize)> = (0..threads)
-        .map(|t| {
-            (
-                ThreadId::at(t),
-                grouped.iter().map(|g| g.rows[t]).sum::<usize>(),
-            )
-        })
-        .filter(|&(t, _)| grouped.iter().any(|g| !g.of(t).is_empty()))
-        .collect();
-    let work = rows.into_iter().map(|(t, n)| (t, n, t)).collect();
-    fill(work, diags, |thread, _, out, base, d| {
-        let mut recs = Vec::with_capacity(grouped.iter().map(|g| g.of(thread).len()).sum());
-        for (part, g) in parts.iter().zip(&grouped) {
-            recs.extend(g.of(thread).iter().map(|&i| part[i as usize]));
+    // Per thread: its records, and how many slice rows they open (each `X`, `B` or
+    // `ui-nest` begin opens exactly one, see `thread_slices`).
+    let (mut recs, mut rows) = (vec![0usize; threads], vec![0usize; threads]);
+    for r in parts.iter().flatten() {
+        recs[r.thread.index()] += 1;
+        if matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB) {
+            rows[r.thread.index()] += 1;
         }
+    }
+    let mut by_thread: Vec<Vec<DurRec>> = recs.iter().map(|&n| Vec::with_capacity(n)).collect();
+    for part in parts {
+        for r in &part {
+            by_thread[r.thread.index()].push(*r);
+        }
+    }
+    let work = by_thread
+        .into_iter()
+        .enumerate()
+        .filter(|(_, recs)| !recs.is_empty())
+        .map(|(t, recs)| (ThreadId::at(t), rows[t], recs))
+        .collect();
+    fill(work, diags, |thread, recs, out, base, d| {
         let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-        let ts = thread_slices(thread, &recs, end, d, input);
+        let ts = thread_slices(thread, &recs, end, d);
         emit(out, base, ts, &recs)
     })
 }
@@ -169,60 +170,21 @@ pub(super) fn emit(
     tracks
 }
 
-/// One part's record indexes grouped by thread (a counting sort: file order kept
-/// within a thread), and how many slices each thread's records open.
-struct ByThread {
-    order: Vec<u32>,
-    start: Vec<usize>,
-    rows: Vec<usize>,
-}
-
-impl ByThread {
-    fn of(&self, thread: ThreadId) -> &[u32] {
-        let t = thread.index();
-        &self.order[self.start[t]..self.start[t + 1]]
-    }
-}
-
-fn group_by_thread(recs: &[DurRec], threads: usize) -> ByThread {
-    let mut start = vec![0usize; threads + 1];
-    let mut rows = vec![0usize; threads];
-    for r in recs {
-        start[r.thread.index() + 1] += 1;
-        // Each of these opens exactly one slice (see `thread_slices`).
-        if matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB) {
-            rows[r.thread.index()] += 1;
-        }
-    }
-    for t in 1..start.len() {
-        start[t] += start[t - 1];
-    }
-    let mut next = start.clone();
-    let mut order = vec![0u32; recs.len()];
-    for (i, r) in recs.iter().enumerate() {
-        let slot = &mut next[r.thread.index()];
-        order[*slot] = i as u32;
-        *slot += 1;
-    }
-    ByThread { order, start, rows }
-}
-
 /// One thread's slices from its records (in file order).
 fn thread_slices(
     thread: ThreadId,
     recs: &[DurRec],
     thread_end: i64,
     diags: &mut Diagnostics,
-    input: &Texts<'_>,
 ) -> ThreadSlices {
     let mut sorted = SortCheck::default();
     sorted.feed(recs);
-    sorted.report(thread, diags, input);
+    sorted.report(thread, diags);
     let mut m = Matcher::default();
     for i in time_order(recs, 0) {
-        m.feed(i as usize, recs, input);
+        m.feed(i as usize, recs);
     }
-    m.finish(thread, thread_end, diags, input)
+    m.finish(thread, thread_end, diags)
 }
 
 /// Where a thread's `B`/`E` records first go back in time (the reading rules want
@@ -255,10 +217,10 @@ impl SortCheck {
         }
     }
 
-    pub fn report(&self, thread: ThreadId, diags: &mut Diagnostics, input: &Texts<'_>) {
+    pub fn report(&self, thread: ThreadId, diags: &mut Diagnostics) {
         if let Some(off) = self.unsorted_at {
-            diags.add(DiagKind::UnsortedThread, off, || {
-                format!("thread {thread}: {}", input.excerpt(off))
+            diags.add_excerpt(DiagKind::UnsortedThread, off, || {
+                format!("thread {thread}: ")
             });
         }
     }
@@ -315,7 +277,7 @@ fn close(mut b: Built, e: &DurRec, recs: &[DurRec]) -> Built {
 
 impl Matcher {
     /// Takes record `i` of `recs`, the next in time order.
-    pub fn feed(&mut self, i: usize, recs: &[DurRec], input: &Texts<'_>) {
+    pub fn feed(&mut self, i: usize, recs: &[DurRec]) {
         let r = &recs[i];
         let diags = &mut self.diags;
         match r.kind {
@@ -351,7 +313,7 @@ impl Matcher {
                         let b = self.ui_open.remove(k);
                         self.ui_done.push(close(b, r, recs));
                     } else {
-                        diags.add(DiagKind::UnmatchedEnd, r.offset, || input.excerpt(r.offset));
+                        diags.add_excerpt(DiagKind::UnmatchedEnd, r.offset, String::new);
                     }
                     return;
                 };
@@ -362,16 +324,14 @@ impl Matcher {
                     .iter()
                     .rposition(|b| recs[b.rec as usize].name == name)
                 {
-                    diags.add(DiagKind::MisplacedEnd, r.offset, || input.excerpt(r.offset));
+                    diags.add_excerpt(DiagKind::MisplacedEnd, r.offset, String::new);
                     Some(k)
                 } else if let Some(k) = ui_match {
                     let b = self.ui_open.remove(k);
                     self.ui_done.push(close(b, r, recs));
                     None
                 } else {
-                    diags.add(DiagKind::EndNameMismatch, r.offset, || {
-                        input.excerpt(r.offset)
-                    });
+                    diags.add_excerpt(DiagKind::EndNameMismatch, r.offset, String::new);
                     Some(self.stack.len() - 1)
                 };
                 if let Some(k) = target {
@@ -397,7 +357,6 @@ impl Matcher {
         thread: ThreadId,
         thread_end: i64,
         diags: &mut Diagnostics,
-        input: &Texts<'_>,
     ) -> ThreadSlices {
         let Matcher {
             stack,
@@ -421,7 +380,7 @@ impl Matcher {
         if nest(&mut done) > 0 {
             // One occurrence per slice moved to an extra row, at the event that made it.
             for b in done.iter().filter(|b| b.flags & slice_flags::OVERLAP != 0) {
-                diags.add(DiagKind::Overlap, b.offset, || input.excerpt(b.offset));
+                diags.add_excerpt(DiagKind::Overlap, b.offset, String::new);
             }
         }
         nest(&mut ui_done);
@@ -452,7 +411,6 @@ impl Matcher {
         thread: ThreadId,
         thread_end: i64,
         diags: &mut Diagnostics,
-        input: &Texts<'_>,
     ) -> ThreadSlices {
         let mut open: Vec<Built> = self.stack.iter().chain(&self.done).cloned().collect();
         for b in &mut open {
@@ -467,7 +425,7 @@ impl Matcher {
             ui_done: self.ui_done.clone(),
             diags: self.diags.clone(),
         };
-        m.finish(thread, thread_end, diags, input)
+        m.finish(thread, thread_end, diags)
     }
 }
 
