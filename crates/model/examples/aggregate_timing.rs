@@ -5,17 +5,9 @@ use tracescope_model::analysis::{functions, tree, Selection, Source, TreeQuery, 
 use tracescope_model::query::search::{search, Fields, Pattern, SearchQuery};
 use tracescope_model::query::QueryIndex;
 
-/// CPU time of the process so far (user + system), from /proc, in ms.
+/// CPU time of the process so far (user + system), in ms.
 fn cpu_ms() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let f: Vec<&str> = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect();
-    let t = |i: usize| f.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
-    (t(11) + t(12)) * 10.0
+    tracescope_testdata::process_cpu_seconds() * 1e3
 }
 
 fn main() {

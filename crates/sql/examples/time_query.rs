@@ -16,18 +16,7 @@ impl AsRef<Trace> for Owned {
     }
 }
 
-/// User + system CPU seconds of this process so far.
-fn cpu() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let f: Vec<&str> = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect();
-    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 100.0;
-    tick(11) + tick(12)
-}
+use tracescope_testdata::process_cpu_seconds as cpu;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -202,3 +202,20 @@ pub fn devtools(what: &str) -> Option<PathBuf> {
     }
     Some(dir)
 }
+
+/// User + system CPU seconds of this process so far (from `/proc/self/stat`; 0 where
+/// it cannot be read), for the timing examples, whose wall times mean little on a
+/// shared machine.
+pub fn process_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let f: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime, in clock ticks of 1/100 s.
+    (ticks(11) + ticks(12)) / 100.0
+}
