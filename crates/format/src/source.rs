@@ -335,7 +335,7 @@ impl Ready {
         // keeping its pages mapped until the parse reaches them would make a trace
         // bigger than memory thrash. A smaller one keeps them for the parse (faulting
         // them back in from the page cache cost a 1 GB load 0.4 s of CPU).
-        let release = all.len() as u64 > available_memory().unwrap_or(0) / 2;
+        let release = too_big_to_keep_mapped(all.len() as u64);
         let after_check = |r: Range<usize>| {
             if let (Bytes::Mapped(map), true) = (&bytes, release) {
                 release_pages(map, r.start + bom..r.end + bom);
@@ -515,8 +515,17 @@ fn release_pages(map: &Mmap, range: Range<usize>) {
     };
 }
 
+/// Whether `len` bytes of mapped text are too many to keep resident while a pass
+/// goes over them: over half the memory the system could give (all of them when
+/// that is unknown). Passes over a smaller text keep its pages, since faulting them
+/// back in later costs CPU; a bigger one (a trace near or past the machine's
+/// memory) would thrash.
+pub fn too_big_to_keep_mapped(len: u64) -> bool {
+    len > available_memory().unwrap_or(0) / 2
+}
+
 /// The memory the system could give without swapping (`MemAvailable`), if known.
-pub fn available_memory() -> Option<u64> {
+fn available_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

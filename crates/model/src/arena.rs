@@ -205,10 +205,6 @@ impl SharedArena {
             end,
         ))
     }
-
-    pub fn into_inner(self) -> ArenaText {
-        self.take()
-    }
 }
 
 /// Writes the blocks still in memory to the spill file and maps it.

@@ -184,8 +184,7 @@ pub(crate) struct Encoder<'a> {
 /// cache that the kernel may reclaim anyway.
 pub(crate) fn release(trace: &Trace) -> bool {
     let text: usize = trace.files().iter().map(|f| f.text().len()).sum();
-    let available = tracescope_format::source::available_memory().unwrap_or(0);
-    text as u64 > available / 2
+    tracescope_format::source::too_big_to_keep_mapped(text as u64)
 }
 
 /// A run's rows: the row groups it filled, and values nulled.
