@@ -66,7 +66,7 @@ pub struct SharedArena {
     reserved: AtomicU64,
     stored: Mutex<Stored>,
     /// The block of texts pushed outside any part (metadata, top-level values).
-    loose: Mutex<Option<Block>>,
+    loose: Mutex<Writer>,
     /// The spill file, made once the arena passes [`SPILL_AT`] (`None`: it could not
     /// be made, so everything stays in memory).
     spill: OnceLock<Option<File>>,
@@ -105,25 +105,15 @@ impl SharedArena {
     /// Copies `text` into the arena (for texts outside any part; parts use a
     /// [`LocalArena`]).
     pub fn push(&self, text: &str) -> TextRef {
-        if text.is_empty() {
-            return TextRef::NONE;
-        }
         let mut loose = self.loose.lock().unwrap_or_else(|e| e.into_inner());
-        if !loose.as_ref().is_some_and(|b| b.fits(text.len())) {
-            if let Some(full) = loose.take() {
-                self.store(full);
-            }
-            *loose = Some(self.block(text.len().max(FIRST_BLOCK)));
-        }
-        loose.as_mut().expect("a block").push(text)
+        loose.push(self, text)
     }
 
     /// A writer of its own for one part.
     pub fn local(&self) -> LocalArena<'_> {
         LocalArena {
             shared: self,
-            block: None,
-            next: FIRST_BLOCK,
+            writer: Writer::default(),
         }
     }
 
@@ -156,7 +146,12 @@ impl SharedArena {
     }
 
     fn flush_loose(&self) {
-        let loose = self.loose.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let loose = self
+            .loose
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .block
+            .take();
         if let Some(b) = loose {
             self.store(b);
         }
@@ -281,30 +276,52 @@ fn read_back(file: &File, r: Range<u64>) -> Block {
 #[derive(Debug)]
 pub struct LocalArena<'s> {
     shared: &'s SharedArena,
+    writer: Writer,
+}
+
+/// The block texts go into, and the size of the next one.
+#[derive(Debug)]
+struct Writer {
     block: Option<Block>,
-    /// Size of the next block.
     next: usize,
 }
 
-impl LocalArena<'_> {
-    pub fn push(&mut self, text: &str) -> TextRef {
+impl Default for Writer {
+    fn default() -> Self {
+        Writer {
+            block: None,
+            next: FIRST_BLOCK,
+        }
+    }
+}
+
+impl Writer {
+    /// Appends `text` to the current block, first storing it in `shared` and
+    /// starting a larger one when the text does not fit.
+    fn push(&mut self, shared: &SharedArena, text: &str) -> TextRef {
         if text.is_empty() {
             return TextRef::NONE;
         }
         if !self.block.as_ref().is_some_and(|b| b.fits(text.len())) {
             if let Some(full) = self.block.take() {
-                self.shared.store(full);
+                shared.store(full);
             }
-            self.block = Some(self.shared.block(text.len().max(self.next)));
+            self.block = Some(shared.block(text.len().max(self.next)));
             self.next = (self.next * 4).min(MAX_BLOCK);
         }
         self.block.as_mut().expect("a block").push(text)
     }
 }
 
+impl LocalArena<'_> {
+    pub fn push(&mut self, text: &str) -> TextRef {
+        self.writer.push(self.shared, text)
+    }
+}
+
 impl Drop for LocalArena<'_> {
     fn drop(&mut self) {
-        if let Some(b) = self.block.take() {
+        if let Some(b) = self.writer.block.take() {
             self.shared.store(b);
         }
     }
