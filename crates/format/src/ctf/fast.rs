@@ -185,6 +185,13 @@ struct Str<'a> {
     ascii: bool,
 }
 
+impl Str<'_> {
+    const EMPTY: Str<'static> = Str {
+        bytes: b"",
+        ascii: true,
+    };
+}
+
 const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
@@ -258,7 +265,7 @@ struct Record<'a> {
 enum Keep {
     All,
     /// Those of `End` records only (whether one is dropped depends on them); the
-    /// others are skipped, as the scan needs none.
+    /// others, the name and the categories are skipped, as the scan needs none.
     OfEnds,
 }
 
@@ -275,9 +282,16 @@ fn record<'a>(
     let pid = b.u64()? as i64;
     let tid = b.u64()? as i64;
     let seq = b.u64()?;
-    let name = b.string()?;
-    let id = b.u64()?;
-    let categories = b.string()?;
+    // The scan needs neither the name nor the categories: it only steps over them.
+    let (name, id, categories) = match keep {
+        Keep::All => (b.string()?, b.u64()?, b.string()?),
+        Keep::OfEnds => {
+            b.skip_string()?;
+            let id = b.u64()?;
+            b.skip_string()?;
+            (Str::EMPTY, id, Str::EMPTY)
+        }
+    };
     args.clear();
     if keep == Keep::All || class.ty == ChromeType::End {
         for _ in 0..class.args {
@@ -379,7 +393,10 @@ pub(crate) struct Scratch<'a> {
 }
 
 /// Decodes the record at `b.pos`: its event (`None` for the dropped End half of an
-/// `X`) and its `seq`; `None` when the record does not read.
+/// `X`) and its `seq`; `None` when the record does not read. Inlined, so the event
+/// (hundreds of bytes) is built where its caller keeps it rather than moved through
+/// each return.
+#[inline(always)]
 fn next_event<'a>(
     b: &mut Bytes<'a>,
     layout: &FastLayout,
@@ -416,6 +433,7 @@ fn next_event<'a>(
 }
 
 /// The event of the record at `offset` of `data`, which [`scan_packet`] read.
+#[inline]
 pub(crate) fn event_at<'a>(
     data: &'a [u8],
     offset: u64,

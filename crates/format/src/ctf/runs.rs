@@ -112,7 +112,7 @@ impl CtfRuns<'_> {
 pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Option<CtfRuns<'a>> {
     let meta = parse_metadata(&metadata_text(metadata).ok()?).ok()?;
     let layout = detect(&meta)?;
-    let mut records = Vec::new();
+    let mut scanned = Vec::new();
     let mut streams = Vec::with_capacity(files.len());
     for (k, &(data, mapped)) in files.iter().enumerate() {
         if data.len() as u64 >= 1 << OFFSET_BITS {
@@ -147,12 +147,9 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
             // The faults of the scan mapped pages of packets scanned before.
             release(data, 0..data.len());
         }
-        per_packet.into_iter().for_each(|v| records.extend(v));
+        scanned.extend(per_packet);
     }
-    // Stable, as the decoded events are put in order.
-    if !records.is_sorted_by_key(|r| r.0) {
-        records.sort_by_key(|r| r.0);
-    }
+    let records = in_seq_order(scanned);
     let runs = (records.len() / MIN_RUN).clamp(1, 4 * rayon::current_num_threads());
     Some(CtfRuns {
         streams,
@@ -160,6 +157,36 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
         records,
         runs,
     })
+}
+
+/// The scanned `(seq, location)` of every record (per packet), in `seq` order. The
+/// writer numbers the events 0, 1, 2... in input order, so each record usually goes
+/// straight to its place (no sort of millions of pairs); any other numbering
+/// (repeated or missing `seq`s) is sorted, stably, as decoded events are put in order.
+fn in_seq_order(scanned: Vec<Vec<(u64, u64)>>) -> Vec<(u64, u64)> {
+    let n: usize = scanned.iter().map(Vec::len).sum();
+    const FREE: u64 = u64::MAX;
+    let mut placed = vec![(FREE, 0); n];
+    let mut direct = true;
+    'place: for v in &scanned {
+        for &r in v {
+            match usize::try_from(r.0).ok().and_then(|i| placed.get_mut(i)) {
+                Some(slot) if slot.0 == FREE => *slot = r,
+                _ => {
+                    direct = false;
+                    break 'place;
+                }
+            }
+        }
+    }
+    // `n` distinct seqs below `n` fill every slot.
+    if direct {
+        return placed;
+    }
+    drop(placed);
+    let mut records: Vec<(u64, u64)> = scanned.into_iter().flatten().collect();
+    records.sort_by_key(|r| r.0);
+    records
 }
 
 /// How many records ahead of the one being decoded a run asks for the memory of.
@@ -264,3 +291,36 @@ fn release(data: &[u8], range: std::ops::Range<usize>) {
 
 #[cfg(not(unix))]
 fn release(_: &[u8], _: std::ops::Range<usize>) {}
+
+#[cfg(test)]
+mod tests {
+    use super::in_seq_order;
+
+    /// Placing by `seq` gives what a stable sort gives, and numberings it cannot
+    /// place (repeats, gaps, a `seq` past the count) are sorted stably.
+    #[test]
+    fn records_in_seq_order_placed_or_sorted() {
+        let sorted = |s: &[Vec<(u64, u64)>]| {
+            let mut all: Vec<(u64, u64)> = s.iter().flatten().copied().collect();
+            all.sort_by_key(|r| r.0);
+            all
+        };
+        let cases: Vec<Vec<Vec<(u64, u64)>>> = vec![
+            vec![],
+            vec![vec![(2, 20), (0, 0)], vec![], vec![(3, 30), (1, 10)]],
+            vec![vec![(0, 5)], vec![(1, 6), (2, 7)]],
+            // A repeated seq: its records keep their scan order.
+            vec![vec![(1, 10), (0, 0)], vec![(1, 11), (2, 20)]],
+            // A gap, and a seq past the count.
+            vec![vec![(4, 40), (0, 0)], vec![(2, 20)]],
+            vec![vec![(u64::MAX, 1), (0, 0)]],
+        ];
+        for c in cases {
+            assert_eq!(in_seq_order(c.clone()), sorted(&c), "{c:?}");
+        }
+        assert_eq!(
+            in_seq_order(vec![vec![(1, 10), (0, 0)], vec![(1, 11), (2, 20)]]),
+            vec![(0, 0), (1, 10), (1, 11), (2, 20)]
+        );
+    }
+}

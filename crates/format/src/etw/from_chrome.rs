@@ -8,7 +8,6 @@ use std::borrow::Cow;
 use super::chrome::{ChromePayload, ChromeType};
 use super::fastjson;
 use crate::id::{Id, Id2, Int64, Pid};
-use crate::json::value::write_string;
 use crate::json::Value;
 use crate::{Event, RawJson};
 
@@ -262,7 +261,7 @@ pub(crate) fn chrome_event<'a>(
         } else {
             user.push(',');
         }
-        write_string(k, &mut user);
+        fastjson::push_string(k, &mut user);
         user.push(':');
         value(&mut user);
     };
@@ -275,7 +274,7 @@ pub(crate) fn chrome_event<'a>(
         } else if k.starts_with('@') && apply_reserved(&mut ev, k, v) {
             continue;
         }
-        push_user(k, &|o| write_string(v, o));
+        push_user(k, &|o| fastjson::push_string(v, o));
     }
     if ty == ChromeType::End && ev.ph.as_deref() == Some("X") {
         return None;
