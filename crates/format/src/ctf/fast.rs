@@ -14,6 +14,7 @@ use super::tsdl::parse_metadata;
 use super::tsdl_out::{metadata_text, TraceLayout};
 use super::types::{ByteOrder, Clock, Metadata};
 use super::writer::{CTF_MAGIC, PACKET_PREAMBLE};
+use crate::etw::fastjson::{HIGH_BITS, LOW_BITS};
 use crate::etw::from_chrome::{chrome_event, ChromeFields};
 use crate::etw::{Bitness, ChromeType, Opcode};
 use crate::Event;
@@ -191,9 +192,6 @@ impl Str<'_> {
         ascii: true,
     };
 }
-
-const LOW_BITS: u64 = 0x0101_0101_0101_0101;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// Where the first NUL of `b` is, and whether the bytes before it are all ASCII;
 /// `None` without a NUL. Strings here are short (names, argument names and values),

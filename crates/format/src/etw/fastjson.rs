@@ -198,8 +198,10 @@ fn string(b: &[u8], pos: &mut usize) -> bool {
     }
 }
 
-const LOW_BITS: u64 = 0x0101_0101_0101_0101;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+/// Word-at-a-time byte tests (also [`crate::ctf`]'s string scan): the low and the
+/// high bit of every byte of a `u64`.
+pub(crate) const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+pub(crate) const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// The flags of the bytes of `w` that a JSON string cannot hold as they are: `"`,
 /// `\\` and control characters. The lowest flag is exact (a borrow only runs upward

@@ -40,7 +40,7 @@
 //! tid, opcode, payload length) and the payload; see [`records`].
 
 pub mod chrome;
-mod fastjson;
+pub(crate) mod fastjson;
 pub mod from_chrome;
 pub mod payload;
 pub mod records;
