@@ -225,7 +225,13 @@ impl Source {
         let limit = Limit::new(compression.as_str(), input_len, opts);
         if let Some(size) = pipeline_size(raw.as_slice(), compression, &limit, opts) {
             let input: Input = std::sync::Arc::new(raw);
-            match Pending::start(input.clone(), compression, size.expected, size.declared, limit) {
+            match Pending::start(
+                input.clone(),
+                compression,
+                size.expected,
+                size.declared,
+                limit,
+            ) {
                 Some(decoding) => {
                     return Ok(Source {
                         ready: OnceLock::new(),

@@ -197,7 +197,11 @@ fn compressed_same_model(all: &[PathBuf], chunk_bytes: usize) {
         // Three gzip members, as `cat a.gz b.gz c.gz` makes: the trailer gives only
         // the last one's size.
         let third = plain.len() / 3;
-        let members = [&plain[..third], &plain[third..2 * third], &plain[2 * third..]];
+        let members = [
+            &plain[..third],
+            &plain[third..2 * third],
+            &plain[2 * third..],
+        ];
         // A streaming compressor (`tool | zstd`) declares no size in the frame.
         let mut streamed = zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
         streamed.write_all(&plain).unwrap();

@@ -121,11 +121,14 @@ fn gzip_bomb_decoded_while_read_is_refused_the_same_way() {
     let mut x = 1u64;
     let pad: String = (0..8_000_000)
         .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (b'a' + (x >> 59) as u8 % 26) as char
         })
         .collect();
-    let head = format!(r#"[{{"ph":"i","pid":1,"tid":1,"name":"a","ts":1,"args":{{"pad":"{pad}"}}}}"#);
+    let head =
+        format!(r#"[{{"ph":"i","pid":1,"tid":1,"name":"a","ts":1,"args":{{"pad":"{pad}"}}}}"#);
     let mut bomb = gzip(head.as_bytes());
     assert!(bomb.len() > 4 << 20, "{}", bomb.len());
     bomb.extend(gzip(&vec![b' '; 1 << 20]).repeat(70));

@@ -305,7 +305,10 @@ mod tests {
             let early = read_early(prefix, guess, &opts, |_, _| Seen::default());
             assert!(!early.is_empty(), "guess {guess}: no part was kept");
             // Parts are kept only from cells below the guess.
-            assert!(early.cells.keys().all(|&c| c * 500 < guess), "guess {guess}");
+            assert!(
+                early.cells.keys().all(|&c| c * 500 < guess),
+                "guess {guess}"
+            );
             assert_eq!(read_all(&text, &opts, Some(early)), want, "guess {guess}");
         }
     }
