@@ -1,12 +1,19 @@
-//! A compressed input decoded on a thread of its own, into a buffer of its final size,
+//! A compressed input decoded on a thread of its own, into a buffer that never moves,
 //! while readers already parse the prefix decoded so far ([`Source::prefix`]).
 //!
-//! The buffer never moves: the decoder writes past the published length, readers see
-//! only the published, UTF-8-checked prefix, and when decoding ends the same buffer
-//! becomes the source's text. Whatever goes off the plain path (a decoding error, more
-//! output than the buffer holds, invalid UTF-8) ends the prefixes; the source is then
-//! decoded again by the sequential decoder, whose text and diagnostics are the
-//! reference, so a damaged input reads exactly as it always did.
+//! The buffer is a reservation of address space as large as the input may decompress
+//! to (the ratio limit): only the pages the decoder writes take memory, so the text's
+//! size need not be known ahead. (A gzip trailer gives only the last member's size
+//! modulo 2^32, and a zstd frame written by a streaming compressor gives none.) Where
+//! no such reservation can be made, a buffer of the declared size is used instead, and
+//! only when the size is declared.
+//!
+//! The decoder writes past the published length, readers see only the published,
+//! UTF-8-checked prefix, and when decoding ends the same buffer becomes the source's
+//! text. Whatever goes off the plain path (a decoding error, more output than the
+//! ratio allows, invalid UTF-8) ends the prefixes; the source is then decoded again by
+//! the sequential decoder, whose text and diagnostics are the reference, so a damaged
+//! input reads exactly as it always did.
 //!
 //! [`Source::prefix`]: crate::Source::prefix
 
@@ -14,6 +21,9 @@ use std::io::{self, Read};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 
+use memmap2::{MmapMut, MmapOptions};
+
+use crate::source::Limit;
 use crate::Compression;
 
 /// Bytes decoded between two publications of the prefix.
@@ -42,23 +52,64 @@ impl Shared {
     }
 }
 
-/// The decoder's output buffer: a zeroed allocation of `cap` bytes, owned by the
-/// decoding thread until it ends; `base` is its address, for readers of the prefix.
-struct Buffer(Vec<u8>);
+/// The decoder's output buffer, zero until written.
+enum Buffer {
+    /// Reserved address space, its pages taken only as they are written.
+    Reserved(MmapMut),
+    /// A heap buffer of the declared size (where no reservation could be made).
+    Heap(Vec<u8>),
+}
+
+impl Buffer {
+    /// A reservation of `cap` bytes, else a heap buffer of `declared` bytes.
+    fn new(cap: usize, declared: Option<usize>) -> Option<Buffer> {
+        let reserved = MmapOptions::new().len(cap).no_reserve_swap().map_anon();
+        match (reserved, declared) {
+            (Ok(map), _) => Some(Buffer::Reserved(map)),
+            (Err(_), Some(len)) => zeroed(len).map(Buffer::Heap),
+            (Err(_), None) => None,
+        }
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        match self {
+            Buffer::Reserved(m) => m.as_mut_ptr(),
+            Buffer::Heap(v) => v.as_mut_ptr(),
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        match self {
+            Buffer::Reserved(m) => m.len(),
+            Buffer::Heap(v) => v.len(),
+        }
+    }
+}
 
 /// How decoding ended.
 pub(crate) struct Decoded {
-    /// The buffer, its length the decoded bytes.
-    pub bytes: Vec<u8>,
-    /// Every byte decoded cleanly, fitted and was valid UTF-8.
+    buffer: Buffer,
+    /// Bytes decoded and published.
+    len: usize,
+    /// Every byte decoded cleanly, within the ratio limit, and was valid UTF-8.
     pub clean: bool,
+}
+
+impl Decoded {
+    /// The decoded bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match &self.buffer {
+            Buffer::Reserved(m) => &m[..self.len],
+            Buffer::Heap(v) => &v[..self.len],
+        }
+    }
 }
 
 pub(crate) struct Pending {
     shared: Arc<Shared>,
     base: usize,
-    /// The decoded length the buffer was sized for.
-    cap: usize,
+    /// The decoded length expected (a guess unless the input declared it).
+    expected: usize,
     worker: Mutex<Option<JoinHandle<Decoded>>>,
     /// The buffer once decoding ended (kept even when not used as the text: parts
     /// read from its prefixes may still point into it).
@@ -66,14 +117,25 @@ pub(crate) struct Pending {
 }
 
 // SAFETY: `base` is only read through `prefix`, which hands out the published bytes
-// that no one writes again; the buffer itself moves between threads as a `Vec`.
+// that no one writes again; the buffer itself moves to the decoding thread and back.
 unsafe impl Sync for Pending {}
 unsafe impl Send for Pending {}
 
+/// The most address space reserved for one text (1 TiB; a machine with more memory
+/// than this still decodes bigger inputs, sequentially).
+const MOST_RESERVED: u64 = 1 << 40;
+
 impl Pending {
-    /// Starts decoding `input` into a buffer of `cap` bytes on a new thread; `None`
-    /// if no thread can be started (the caller decodes sequentially).
-    pub(crate) fn start(input: Input, compression: Compression, cap: usize) -> Option<Pending> {
+    /// Starts decoding `input` on a new thread. `expected` is the decoded size, as
+    /// `declared` by the input or guessed; `None` if no buffer or thread can be had
+    /// (the caller decodes sequentially).
+    pub(crate) fn start(
+        input: Input,
+        compression: Compression,
+        expected: usize,
+        declared: Option<usize>,
+        limit: Limit,
+    ) -> Option<Pending> {
         let shared = Arc::new(Shared {
             progress: Mutex::new(Progress {
                 valid: 0,
@@ -82,27 +144,28 @@ impl Pending {
             }),
             grown: Condvar::new(),
         });
-        let mut buffer = Buffer(zeroed(cap)?);
-        let base = buffer.0.as_mut_ptr() as usize;
+        let cap = usize::try_from(limit.allowed_total().min(MOST_RESERVED)).ok()?;
+        let mut buffer = Buffer::new(cap, declared)?;
+        let base = buffer.as_mut_ptr() as usize;
         let worker = {
             let shared = shared.clone();
             std::thread::Builder::new()
                 .name("tracescope-decode".into())
-                .spawn(move || decode(&*input, compression, buffer, &shared))
+                .spawn(move || decode(&*input, compression, buffer, &limit, &shared))
                 .ok()?
         };
         Some(Pending {
             shared,
             base,
-            cap,
+            expected,
             worker: Mutex::new(Some(worker)),
             done: OnceLock::new(),
         })
     }
 
-    /// The decoded size this input was sized for.
+    /// The decoded size expected (a guess unless the input declared it).
     pub(crate) fn expected_len(&self) -> usize {
-        self.cap
+        self.expected
     }
 
     /// Waits until `min` bytes are decoded (or decoding ends) and returns the bytes
@@ -129,7 +192,8 @@ impl Pending {
                 Some(Ok(decoded)) => decoded,
                 // The thread panicked (it should not): the sequential decoder decides.
                 _ => Decoded {
-                    bytes: Vec::new(),
+                    buffer: Buffer::Heap(Vec::new()),
+                    len: 0,
                     clean: false,
                 },
             }
@@ -160,46 +224,53 @@ fn decode(
     input: &dyn AsRef<[u8]>,
     compression: Compression,
     mut buffer: Buffer,
+    limit: &Limit,
     shared: &Shared,
 ) -> Decoded {
     let input = input.as_ref();
+    let unread = |rest: &&[u8]| rest.len();
     let clean = match compression {
         Compression::Gzip => fill(
             flate2::bufread::MultiGzDecoder::new(input),
+            |d| unread(d.get_ref()),
             &mut buffer,
+            limit,
             shared,
         ),
         Compression::Zstd => match zstd::stream::read::Decoder::with_buffer(input) {
             Ok(mut dec) => {
-                // The buffer bounds the output, so the window may be as large as it.
-                let _ = dec.window_log_max(31);
-                fill(dec, &mut buffer, shared)
+                let _ = dec.window_log_max(crate::source::window_log(limit));
+                fill(dec, |d| unread(d.get_ref()), &mut buffer, limit, shared)
             }
             Err(_) => Err(()),
         },
         Compression::None => Err(()),
     };
-    let (valid, clean) = {
+    let (len, clean) = {
         let mut p = shared.lock();
         p.ended = true;
         p.failed |= clean.is_err();
         (p.valid, !p.failed)
     };
     shared.grown.notify_all();
-    let mut bytes = buffer.0;
-    if clean {
-        bytes.truncate(valid);
-    }
-    Decoded { bytes, clean }
+    Decoded { buffer, len, clean }
 }
 
-/// Decodes into the buffer; `Err` when the stream fails, overflows the buffer or is
-/// not UTF-8 (the prefix then stops; the caller records the failure).
-fn fill<R: Read>(mut dec: R, buffer: &mut Buffer, shared: &Shared) -> Result<(), ()> {
-    let cap = buffer.0.len();
+/// Decodes into the buffer; `Err` when the stream fails, outgrows the ratio limit
+/// (checked as [`decompress`](crate::source::decompress) checks it, against the
+/// compressed bytes `unread` says were consumed) or is not UTF-8 (the prefix then
+/// stops; the caller records the failure).
+fn fill<R: Read>(
+    mut dec: R,
+    unread: impl Fn(&R) -> usize,
+    buffer: &mut Buffer,
+    limit: &Limit,
+    shared: &Shared,
+) -> Result<(), ()> {
+    let cap = buffer.capacity();
     // Raw access only: a `&mut` to the whole buffer would cover the published prefix
     // that readers hold.
-    let ptr = buffer.0.as_mut_ptr();
+    let ptr = buffer.as_mut_ptr();
     let mut written = 0;
     let mut checked = 0;
     loop {
@@ -223,6 +294,10 @@ fn fill<R: Read>(mut dec: R, buffer: &mut Buffer, shared: &Shared) -> Result<(),
             Err(_) => return Err(()),
         };
         written += n;
+        let consumed = limit.input_len - unread(&dec) as u64;
+        if limit.exceeded(written as u64, consumed) {
+            return Err(());
+        }
         // SAFETY: decoded bytes inside the buffer, written by this thread only.
         let fresh = unsafe { std::slice::from_raw_parts(ptr.add(checked), written - checked) };
         match simdutf8::compat::from_utf8(fresh) {

@@ -46,8 +46,8 @@ pub struct SourceOptions {
     pub max_ratio: u64,
     /// Decompressed bytes allowed whatever the ratio ([`ALWAYS_ALLOWED`]).
     pub always_allowed: u64,
-    /// From this decompressed size on ([`PIPELINE_FROM`]), an input whose size is
-    /// known ahead (a zstd frame's header, a gzip member's trailer) is decoded on a
+    /// From this decompressed size on ([`PIPELINE_FROM`]; declared by the input, or
+    /// guessed from its size), a gzip stream or single zstd frame is decoded on a
     /// thread of its own while [`Source::prefix`] hands its decoded start to a reader;
     /// `u64::MAX`: always decode first.
     pub pipeline_from: u64,
@@ -172,6 +172,9 @@ struct Ready {
     /// Length of the byte order mark skipped at the start of `bytes`.
     bom: usize,
     diagnostics: Diagnostics,
+    /// The error the sequential decoder ended with, for an input decoded in the
+    /// background (see [`Source::decode_error`]).
+    error: Option<io::Error>,
 }
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -220,9 +223,15 @@ impl Source {
             return Ok(Source::build(raw, compression, input_len, None));
         }
         let limit = Limit::new(compression.as_str(), input_len, opts);
-        if let Some(len) = pipeline_len(raw.as_slice(), compression, &limit, opts) {
+        if let Some(size) = pipeline_size(raw.as_slice(), compression, &limit, opts) {
             let input: Input = std::sync::Arc::new(raw);
-            match Pending::start(input.clone(), compression, len) {
+            match Pending::start(
+                input.clone(),
+                compression,
+                size.expected,
+                size.declared,
+                limit,
+            ) {
                 Some(decoding) => {
                     return Ok(Source {
                         ready: OnceLock::new(),
@@ -268,14 +277,17 @@ impl Source {
                 .expect("a source without its text is being decoded");
             let decoded = bg.decoding.finish();
             if decoded.clean {
-                return Ready::build(Bytes::Decoded, &decoded.bytes, None);
+                return Ready::build(Bytes::Decoded, decoded.bytes(), None);
             }
             // Off the plain path: the sequential decoder's text and diagnostics are
             // the reference for damaged input.
             let limit = Limit::new(self.compression.as_str(), self.input_len, &bg.opts);
             match decode_all((*bg.input).as_ref(), self.compression, &limit) {
                 Ok((bytes, cut_short)) => Ready::build(bytes, &[], cut_short),
-                Err(e) => Ready::build(Bytes::Owned(Vec::new()), &[], Some(e.to_string())),
+                Err(e) => Ready {
+                    error: Some(e),
+                    ..Ready::build(Bytes::Owned(Vec::new()), &[], None)
+                },
             }
         })
     }
@@ -283,7 +295,7 @@ impl Source {
     /// The bytes of the text, BOM included.
     fn raw<'s>(&'s self, ready: &'s Ready) -> &'s [u8] {
         match (&ready.bytes, &self.pending) {
-            (Bytes::Decoded, Some(bg)) => &bg.decoding.finish().bytes,
+            (Bytes::Decoded, Some(bg)) => bg.decoding.finish().bytes(),
             (bytes, _) => bytes.as_slice(),
         }
     }
@@ -309,8 +321,9 @@ impl Source {
         Some(unsafe { std::str::from_utf8_unchecked(&bytes[bom..]) })
     }
 
-    /// The text's size once decoded, when known ahead of it (an input being decoded
-    /// in the background, see [`prefix`](Self::prefix)); a BOM makes it 3 bytes less.
+    /// The text's expected size while an input is being decoded in the background
+    /// (see [`prefix`](Self::prefix)): the size it declares, else a guess; a BOM
+    /// makes it 3 bytes less.
     pub fn expected_len(&self) -> Option<usize> {
         match (&self.pending, self.ready.get()) {
             (Some(bg), None) => Some(bg.decoding.expected_len()),
@@ -366,33 +379,59 @@ impl Ready {
             lossy,
             bom,
             diagnostics,
+            error: None,
         }
     }
 }
 
-/// The decoded size of a compressed input worth decoding in the background, when it
-/// is known ahead and within the limit: a single zstd frame that declares it, or the
-/// size a gzip trailer gives (modulo 2^32, taken only when plausible; a wrong guess
-/// just means decoding again sequentially).
-fn pipeline_len(
+/// A compressed input's decoded size as far as it is known before decoding.
+struct DecodedSize {
+    /// What to expect: the declared size, else a guess ([`GUESSED_RATIO`]).
+    expected: usize,
+    /// The size a zstd frame header declares or a plausible gzip trailer gives (the
+    /// last member's size modulo 2^32: taken only when the text could fit).
+    declared: Option<usize>,
+}
+
+/// Text bytes per compressed byte guessed when the input declares no size: JSON
+/// traces compress 5 to 10 times. The guess only sets how much is read while
+/// decoding goes on (and the progress bar's total); the text is whatever decodes.
+const GUESSED_RATIO: u64 = 8;
+
+/// The decoded size of a compressed input worth decoding in the background (at
+/// least `pipeline_from`): one gzip stream (one member or several) or one zstd data
+/// frame. Several zstd frames decode in parallel instead ([`crate::zstd_frames`]).
+fn pipeline_size(
     raw: &[u8],
     compression: Compression,
     limit: &Limit,
     opts: &SourceOptions,
-) -> Option<usize> {
-    let len = match compression {
+) -> Option<DecodedSize> {
+    let declared = match compression {
         Compression::None => return None,
-        Compression::Zstd => crate::zstd_frames::single_frame_size(raw)?,
+        Compression::Zstd => crate::zstd_frames::single_frame(raw)?,
         Compression::Gzip => {
             let tail: [u8; 4] = raw.get(raw.len().checked_sub(4)?..)?.try_into().ok()?;
             let size = u64::from(u32::from_le_bytes(tail));
             // JSON compresses well: a trailer that says otherwise is of another member.
-            (size >= (raw.len() as u64).saturating_mul(2)).then_some(size)?
+            (size >= (raw.len() as u64).saturating_mul(2)).then_some(size)
         }
     };
-    (len >= opts.pipeline_from && len <= limit.allowed_total())
-        .then(|| usize::try_from(len).ok())
-        .flatten()
+    let declared = declared.filter(|&n| n <= limit.allowed_total());
+    let guess = (raw.len() as u64).saturating_mul(GUESSED_RATIO);
+    let expected = declared.unwrap_or(guess).min(limit.allowed_total());
+    (expected >= opts.pipeline_from).then_some(DecodedSize {
+        expected: usize::try_from(expected).ok()?,
+        declared: declared.and_then(|n| usize::try_from(n).ok()),
+    })
+}
+
+/// The largest zstd window (as a power of two) a decoder of this input may allocate:
+/// what the input may decompress to (at least zstd's default of 128 MiB, at most the
+/// 2 GiB of `zstd --long=31`), so a few bytes cannot ask for gigabytes.
+pub(crate) fn window_log(limit: &Limit) -> u32 {
+    let allowed = limit.allowed_total();
+    (64 - allowed.saturating_sub(1).leading_zeros()).clamp(27, 31)
 }
 
 /// Decodes a whole compressed input (not plain) on this thread.
@@ -410,12 +449,9 @@ fn decode_all(
         }
         Compression::Zstd => {
             let mut dec = zstd::stream::read::Decoder::with_buffer(input)?;
-            // The decoder allocates the frame's window up front: allow windows up
-            // to what the input may decompress to (at least zstd's default of
-            // 128 MiB, at most the 2 GiB of `zstd --long=31`), so a few bytes
-            // cannot ask for gigabytes.
+            // The decoder allocates the frame's window up front.
             let allowed = limit.allowed_total();
-            let log = (64 - allowed.saturating_sub(1).leading_zeros()).clamp(27, 31);
+            let log = window_log(limit);
             if let Some(text) = crate::zstd_frames::decode_parallel(input, limit, log) {
                 return Ok((Bytes::Owned(text), None));
             }
@@ -451,6 +487,15 @@ impl Source {
             // valid; they never change afterwards (owned, or a read-only file map).
             None => unsafe { std::str::from_utf8_unchecked(&self.raw(ready)[ready.bom..]) },
         }
+    }
+
+    /// The error opening this input would have returned had it been decoded before
+    /// [`open`](Self::open) returned ([`RatioExceeded`], or a stream of which not one
+    /// byte decodes); its text is then empty. Only an input decoded in the background
+    /// can have one, found once it is decoded (this waits for that): check it before
+    /// reporting that its text holds no trace.
+    pub fn decode_error(&self) -> Option<&io::Error> {
+        self.ready().error.as_ref()
     }
 
     /// Bytes removed before [`text`](Self::text) (a UTF-8 BOM), to turn a text offset
@@ -585,6 +630,15 @@ impl Limit {
         }
     }
 
+    /// Whether `produced` text bytes are past the limit after `consumed` compressed
+    /// bytes were read: the ratio is checked as the text grows, so a bomb stops early.
+    pub(crate) fn exceeded(&self, produced: u64, consumed: u64) -> bool {
+        let allowed = consumed
+            .saturating_mul(self.max_ratio)
+            .max(self.always_allowed);
+        self.max_ratio > 0 && produced > allowed
+    }
+
     /// The most the whole input may decompress to.
     pub(crate) fn allowed_total(&self) -> u64 {
         match self.max_ratio {
@@ -616,10 +670,7 @@ pub(crate) fn decompress<D: Read>(
         let read = (&mut dec).take(STEP).read_to_end(&mut out);
         let produced = out.len() as u64;
         let consumed = limit.input_len - unread(&dec) as u64;
-        let allowed = consumed
-            .saturating_mul(limit.max_ratio)
-            .max(limit.always_allowed);
-        if limit.max_ratio > 0 && produced > allowed {
+        if limit.exceeded(produced, consumed) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 RatioExceeded {

@@ -48,10 +48,11 @@ fn frames(input: &[u8]) -> Option<Vec<Frame<'_>>> {
     Some(out)
 }
 
-/// The declared size of an input made of one data frame (skippable frames aside).
-pub(crate) fn single_frame_size(input: &[u8]) -> Option<u64> {
+/// For an input made of one data frame (skippable frames aside), the size it
+/// declares, if any; `None` for any other input.
+pub(crate) fn single_frame(input: &[u8]) -> Option<Option<u64>> {
     match frames(input)?.as_slice() {
-        [one] => one.content_size,
+        [one] => Some(one.content_size),
         _ => None,
     }
 }

@@ -151,6 +151,28 @@ fn gzip_bomb_stops_before_it_is_decompressed() {
     assert!(msg.contains("past the limit of 100 times"), "{msg}");
 }
 
+/// Decoded in the background (the size is not known ahead, so it is not refused at
+/// open): the decoder stops at the same limit, and the source reports the error
+/// that reading it first would have returned, with an empty text.
+#[test]
+fn gzip_bomb_decoded_in_the_background_stops_with_the_same_error() {
+    let bomb = gzip_bomb(1024);
+    let first = ratio_error(Source::from_bytes(bomb.clone()));
+    let opts = SourceOptions {
+        pipeline_from: 0,
+        ..SourceOptions::default()
+    };
+    let s = Source::from_bytes_with(bomb, &opts).expect("opened to decode in the background");
+    assert!(s.expected_len().is_some(), "decoded in the background");
+    let e = s.decode_error().expect("the bomb is refused once decoded");
+    assert_eq!(RatioExceeded::of(e), Some(&first));
+    assert_eq!(s.text(), "");
+    // A clean input has no such error.
+    let ok = Source::from_bytes_with(gzip(b"[]"), &opts).unwrap();
+    assert!(ok.decode_error().is_none());
+    assert_eq!(ok.text(), "[]");
+}
+
 #[test]
 fn gzip_bomb_in_a_file_stops_too() {
     let dir = temp_dir("bomb");

@@ -157,7 +157,11 @@ pub fn run(input: &Path, out_path: &Path) -> Result<()> {
         OutKind::Ctf => Output::dir(out_path, &[input], "CTF trace directory", ctf::is_ctf_dir)?,
         _ => Output::file(out_path, &[input])?,
     };
-    match crate::input::open(input)? {
+    let input_read = crate::input::open(input)?;
+    if let Input::Json(source) = &input_read {
+        crate::input::check_decoded(input, source)?;
+    }
+    match input_read {
         Input::Json(source) if kind == OutKind::Json => json_to_json(&source, input, out),
         Input::Json(source) => {
             let mut events = Vec::new();

@@ -91,16 +91,27 @@ pub fn open(path: &Path) -> Result<Input> {
     };
     Source::open_with(path, &opts)
         .map(Input::Json)
-        .map_err(|e| {
-            if let Some(r) = RatioExceeded::of(&e) {
-                anyhow::anyhow!(
-                    "{}: {r}. If it is a real trace, raise the limit with `--max-ratio {}` \
-                 (0: no limit)",
-                    path.display(),
-                    r.max_ratio.saturating_mul(10)
-                )
-            } else {
-                anyhow::anyhow!("cannot read {}: {e}", path.display())
-            }
-        })
+        .map_err(|e| read_error(path, &e))
+}
+
+/// The error of an input decoded in the background, found once it is decoded: the
+/// one [`open`] would have returned (checked before a trace is reported empty).
+pub fn check_decoded(path: &Path, source: &Source) -> Result<()> {
+    match source.decode_error() {
+        Some(e) => Err(read_error(path, e)),
+        None => Ok(()),
+    }
+}
+
+fn read_error(path: &Path, e: &std::io::Error) -> anyhow::Error {
+    if let Some(r) = RatioExceeded::of(e) {
+        anyhow::anyhow!(
+            "{}: {r}. If it is a real trace, raise the limit with `--max-ratio {}` \
+             (0: no limit)",
+            path.display(),
+            r.max_ratio.saturating_mul(10)
+        )
+    } else {
+        anyhow::anyhow!("cannot read {}: {e}", path.display())
+    }
 }

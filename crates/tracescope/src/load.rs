@@ -240,6 +240,7 @@ fn open_json(f: &Placed, name: String) -> Result<FileInput> {
             f.path.display()
         ),
     };
+    crate::input::check_decoded(&f.path, &source)?;
     Ok(FileInput {
         name,
         bytes: source.input_len(),
@@ -294,6 +295,7 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
     if let Some(h) = bar {
         let _ = h.join();
     }
+    crate::input::check_decoded(path, &source)?;
     result.with_context(|| {
         format!(
             "{} holds no trace{}",

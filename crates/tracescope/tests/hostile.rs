@@ -111,6 +111,42 @@ fn gzip_bomb_is_refused_with_the_flag_that_raises_the_limit() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
+/// A bomb big enough to be decoded in the background (its size guessed from its
+/// ~5 MB, not declared) is refused as the same bomb read first and parsed after.
+#[test]
+fn gzip_bomb_decoded_while_read_is_refused_the_same_way() {
+    let d = dir("bomb-bg");
+    // 8 MB of letters that do not compress much, in an arg, then 70 MiB of spaces in
+    // 1 MiB members: past 3 times the compressed bytes.
+    let mut x = 1u64;
+    let pad: String = (0..8_000_000)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (b'a' + (x >> 59) as u8 % 26) as char
+        })
+        .collect();
+    let head =
+        format!(r#"[{{"ph":"i","pid":1,"tid":1,"name":"a","ts":1,"args":{{"pad":"{pad}"}}}}"#);
+    let mut bomb = gzip(head.as_bytes());
+    assert!(bomb.len() > 4 << 20, "{}", bomb.len());
+    bomb.extend(gzip(&vec![b' '; 1 << 20]).repeat(70));
+    bomb.extend(gzip(b"]"));
+    let p = d.join("bomb.json.gz");
+    std::fs::write(&p, &bomb).unwrap();
+    let out = run(&["stats", s(&p), "--max-ratio", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    let msg = stderr(&out);
+    assert!(msg.contains("past the limit of 3 times"), "{msg}");
+    assert!(msg.contains("--max-ratio 30"), "{msg}");
+    let out = run(&["stats", s(&p), "--max-ratio", "0", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["events"], 1);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
 #[test]
 fn zstd_window_too_large_names_the_decoder_error() {
     let d = dir("zstd");

@@ -58,7 +58,9 @@ pub fn early_slots(len: usize, opts: &ReadOptions) -> usize {
     len.div_ceil(opts.chunk_bytes.max(1)) * TRIES
 }
 
-/// Reads the event list's parts from a text that grows to `len` bytes. `prefix(n)`
+/// Reads the event list's parts from a text expected to grow to about `len` bytes
+/// (a guess: parts past it are left to the final read, and a text that ends before
+/// it ends the reading early). `prefix(n)`
 /// blocks until at least `n` bytes (or all of them) are there and returns the text so
 /// far (shorter than `n` only when that is all of it), or `None` when no more
 /// prefixes will come (the caller then reads as usual). `make_sink(slot, prefix)`
@@ -132,17 +134,21 @@ where
 {
     let cut = cell * chunk;
     let stop_at = cut.saturating_add(chunk);
-    let mut want = stop_at.saturating_add(chunk / 8 + EXCERPT_ROOM).min(len);
+    // One byte more than expected at most: a text of exactly the expected length
+    // then comes back shorter than asked, which is how its end shows (the length is
+    // only a guess, so reaching it says nothing).
+    let most = len.saturating_add(1);
+    let mut want = stop_at.saturating_add(chunk / 8 + EXCERPT_ROOM).min(most);
     for attempt in 0..TRIES {
         let text = prefix(want).ok_or(NoMore)?;
         // Shorter than asked: that is all the text there is.
-        let complete = text.len() < want || text.len() >= len;
+        let complete = text.len() < want;
         let Some(start) = Starts::guessing(text, chunk).find(cut, stop_at) else {
             // No event starts in this cell (yet): a longer prefix may show one.
             if complete {
                 return Ok(None);
             }
-            want = want.saturating_add(chunk).min(len);
+            want = want.saturating_add(chunk).min(most);
             continue;
         };
         let plan = PartPlan {
@@ -155,7 +161,7 @@ where
         if complete || settled(text, &part.end) {
             return Ok(Some((text.as_ptr() as usize, part)));
         }
-        want = want.saturating_add(chunk).min(len);
+        want = want.saturating_add(chunk).min(most);
     }
     Ok(None)
 }
@@ -273,6 +279,37 @@ mod tests {
             let got = read_all(&text, &opts, Some(early));
             assert_eq!(got.0, want.0, "chunk {chunk_bytes}");
             assert_eq!(got.1, want.1, "chunk {chunk_bytes}");
+        }
+    }
+
+    /// A compressed input's decoded size is often a guess (a gzip trailer is the last
+    /// member's size, a streamed zstd frame declares none): whether the text ends
+    /// before or after the guess, the result is the sequential one.
+    #[test]
+    fn a_wrong_length_guess_gives_the_sequential_result() {
+        let text = tricky();
+        let opts = ReadOptions {
+            threads: 2,
+            chunk_bytes: 500,
+        };
+        let want = read_all(&text, &opts, None);
+        let prefix = |min: usize| {
+            let mut end = (min.div_ceil(1024) * 1024).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            Some(&text[..end])
+        };
+        let n = text.len();
+        for guess in [n / 3, n - 1, n, n + 1, 3 * n] {
+            let early = read_early(prefix, guess, &opts, |_, _| Seen::default());
+            assert!(!early.is_empty(), "guess {guess}: no part was kept");
+            // Parts are kept only from cells below the guess.
+            assert!(
+                early.cells.keys().all(|&c| c * 500 < guess),
+                "guess {guess}"
+            );
+            assert_eq!(read_all(&text, &opts, Some(early)), want, "guess {guess}");
         }
     }
 
