@@ -97,18 +97,34 @@ fn gzip_bomb_is_refused_with_the_flag_that_raises_the_limit() {
     let mut bomb = gzip(br#"[{"ph":"i","pid":1,"tid":1,"name":"a","ts":1}"#);
     bomb.extend(gzip(&vec![b' '; 1 << 20]).repeat(80));
     bomb.extend(gzip(b"]"));
+    refused_then_read_with_a_higher_limit(&d, &bomb, None, ("100", "1000", "2000"));
+}
+
+/// `bomb` (a gzip trace of one event) is refused under `--max-ratio LIMIT` (none:
+/// the default) with the advice to use `ADVISED`, and read under `READ`.
+fn refused_then_read_with_a_higher_limit(
+    d: &Path,
+    bomb: &[u8],
+    flag: Option<&str>,
+    (limit, advised, read): (&str, &str, &str),
+) {
     let p = d.join("bomb.json.gz");
-    std::fs::write(&p, &bomb).unwrap();
-    let out = run(&["stats", s(&p)]);
+    std::fs::write(&p, bomb).unwrap();
+    let mut args = vec!["stats", s(&p)];
+    args.extend(flag.map(|f| ["--max-ratio", f]).into_iter().flatten());
+    let out = run(&args);
     assert_eq!(out.status.code(), Some(2));
     let msg = stderr(&out);
-    assert!(msg.contains("past the limit of 100 times"), "{msg}");
-    assert!(msg.contains("--max-ratio 1000"), "{msg}");
-    let out = run(&["stats", s(&p), "--max-ratio", "2000", "--json"]);
+    assert!(
+        msg.contains(&format!("past the limit of {limit} times")),
+        "{msg}"
+    );
+    assert!(msg.contains(&format!("--max-ratio {advised}")), "{msg}");
+    let out = run(&["stats", s(&p), "--max-ratio", read, "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["events"], 1);
-    std::fs::remove_dir_all(&d).unwrap();
+    std::fs::remove_dir_all(d).unwrap();
 }
 
 /// A bomb big enough to be decoded in the background (its size guessed from its
@@ -133,18 +149,7 @@ fn gzip_bomb_decoded_while_read_is_refused_the_same_way() {
     assert!(bomb.len() > 4 << 20, "{}", bomb.len());
     bomb.extend(gzip(&vec![b' '; 1 << 20]).repeat(70));
     bomb.extend(gzip(b"]"));
-    let p = d.join("bomb.json.gz");
-    std::fs::write(&p, &bomb).unwrap();
-    let out = run(&["stats", s(&p), "--max-ratio", "3"]);
-    assert_eq!(out.status.code(), Some(2));
-    let msg = stderr(&out);
-    assert!(msg.contains("past the limit of 3 times"), "{msg}");
-    assert!(msg.contains("--max-ratio 30"), "{msg}");
-    let out = run(&["stats", s(&p), "--max-ratio", "0", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["events"], 1);
-    std::fs::remove_dir_all(&d).unwrap();
+    refused_then_read_with_a_higher_limit(&d, &bomb, Some("3"), ("3", "30", "0"));
 }
 
 #[test]

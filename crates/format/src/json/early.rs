@@ -226,6 +226,18 @@ mod tests {
         t
     }
 
+    /// Prefixes of `text` as a decoder hands them out: in steps of 1 KB, cut
+    /// anywhere (mid-character too, then moved to the next character).
+    fn arriving<'t>(text: &'t str) -> impl Fn(usize) -> Option<&'t str> + Sync + 't {
+        move |min: usize| {
+            let mut end = (min.div_ceil(1024) * 1024).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            Some(&text[..end])
+        }
+    }
+
     fn read_all(
         text: &str,
         opts: &ReadOptions,
@@ -266,15 +278,7 @@ mod tests {
                 threads: 2,
                 chunk_bytes,
             };
-            // The text arrives in steps of 1 KB, cut anywhere (mid-character too).
-            let prefix = |min: usize| {
-                let mut end = (min.div_ceil(1024) * 1024).min(text.len());
-                while !text.is_char_boundary(end) {
-                    end += 1;
-                }
-                Some(&text[..end])
-            };
-            let early = read_early(prefix, text.len(), &opts, |_, _| Seen::default());
+            let early = read_early(arriving(&text), text.len(), &opts, |_, _| Seen::default());
             assert!(!early.is_empty(), "chunk {chunk_bytes}: no part was kept");
             let got = read_all(&text, &opts, Some(early));
             assert_eq!(got.0, want.0, "chunk {chunk_bytes}");
@@ -293,16 +297,10 @@ mod tests {
             chunk_bytes: 500,
         };
         let want = read_all(&text, &opts, None);
-        let prefix = |min: usize| {
-            let mut end = (min.div_ceil(1024) * 1024).min(text.len());
-            while !text.is_char_boundary(end) {
-                end += 1;
-            }
-            Some(&text[..end])
-        };
+        let prefix = arriving(&text);
         let n = text.len();
         for guess in [n / 3, n - 1, n, n + 1, 3 * n] {
-            let early = read_early(prefix, guess, &opts, |_, _| Seen::default());
+            let early = read_early(&prefix, guess, &opts, |_, _| Seen::default());
             assert!(!early.is_empty(), "guess {guess}: no part was kept");
             // Parts are kept only from cells below the guess.
             assert!(
