@@ -210,6 +210,19 @@ impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
     }
 
     fn event(&mut self, ev: Event<'a>, diags: &mut Diagnostics) {
+        self.record(&ev, diags);
+    }
+
+    #[inline]
+    fn event_in_place(&mut self, ev: &mut Event<'a>, diags: &mut Diagnostics) {
+        self.record(ev, diags);
+        *ev = Event::default();
+    }
+}
+
+impl<'a, 's> PartBuilder<'a, 's> {
+    /// Turns one event into the record of its family.
+    fn record(&mut self, ev: &Event<'a>, diags: &mut Diagnostics) {
         self.records.events += 1;
         let ph = ev.ph_str();
         self.count_phase(ph);

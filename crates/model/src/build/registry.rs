@@ -184,19 +184,32 @@ impl SharedRegistry {
 pub struct LocalRegistry {
     processes: FxHashMap<(u32, PidK), (ProcessId, u64)>,
     threads: FxHashMap<(ProcessId, PidK), (ThreadId, u64)>,
+    /// The last process and thread looked up, with their entries' earliest offsets:
+    /// events come in runs of one thread, so most lookups end here.
+    last_process: Option<((u32, PidK), ProcessId, u64)>,
+    last_thread: Option<((ProcessId, PidK), ThreadId, u64)>,
 }
 
 impl LocalRegistry {
     /// `offset` is the event's, `key` its file and pid.
+    #[inline]
     pub fn process(&mut self, shared: &SharedRegistry, key: (u32, PidK), offset: u64) -> ProcessId {
-        let e = self
-            .processes
-            .entry(key)
-            .or_insert_with(|| (shared.lock().process_at(key, offset), offset));
-        e.1 = e.1.min(offset);
-        e.0
+        match self.last_process {
+            // Not earlier than the entry's earliest: the entry stays as it is.
+            Some((k, p, first)) if k == key && offset >= first => p,
+            _ => {
+                let e = self
+                    .processes
+                    .entry(key)
+                    .or_insert_with(|| (shared.lock().process_at(key, offset), offset));
+                e.1 = e.1.min(offset);
+                self.last_process = Some((key, e.0, e.1));
+                e.0
+            }
+        }
     }
 
+    #[inline]
     pub fn thread(
         &mut self,
         shared: &SharedRegistry,
@@ -204,12 +217,19 @@ impl LocalRegistry {
         tid: PidK,
         offset: u64,
     ) -> ThreadId {
-        let e = self
-            .threads
-            .entry((process, tid))
-            .or_insert_with(|| (shared.lock().thread_at(process, tid, offset), offset));
-        e.1 = e.1.min(offset);
-        e.0
+        let key = (process, tid);
+        match self.last_thread {
+            Some((k, t, first)) if k == key && offset >= first => t,
+            _ => {
+                let e = self
+                    .threads
+                    .entry(key)
+                    .or_insert_with(|| (shared.lock().thread_at(process, tid, offset), offset));
+                e.1 = e.1.min(offset);
+                self.last_thread = Some((key, e.0, e.1));
+                e.0
+            }
+        }
     }
 
     /// Reports the part's earliest sighting of each process and thread. Offsets need
