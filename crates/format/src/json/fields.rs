@@ -112,7 +112,10 @@ const KEY_TABLE: [Option<(u64, usize, Field)>; 32] = {
         assert!(key.len() <= 8);
         let word = key_word(key);
         let slot = key_slot(word);
-        assert!(table[slot].is_none(), "two keys in one slot: change KEY_HASH");
+        assert!(
+            table[slot].is_none(),
+            "two keys in one slot: change KEY_HASH"
+        );
         table[slot] = Some((word, key.len(), f));
         i += 1;
     }
@@ -536,11 +539,15 @@ mod tests {
     /// and unknown keys, give the same event.
     #[test]
     fn keys_every_way() {
-        let plain = r#"{"ph":"X","name":"a","ts":1.5,"dur":2,"pid":1,"tid":2,"flow_out":true,"args":{}}"#;
+        let plain =
+            r#"{"ph":"X","name":"a","ts":1.5,"dur":2,"pid":1,"tid":2,"flow_out":true,"args":{}}"#;
         let escaped = r#"{"p\u0068":"X","n\u0061me":"a","ts":1.5,"d\u0075r":2,"pid":1,"tid":2,"flow_\u006fut":true,"args":{}}"#;
         let (r, a, _) = read(plain);
         assert_eq!(r, Ok(true));
-        assert_eq!((a.ph_str(), a.ts, a.dur, a.flow_out), ("X", Some(1500), Some(2000), Some(true)));
+        assert_eq!(
+            (a.ph_str(), a.ts, a.dur, a.flow_out),
+            ("X", Some(1500), Some(2000), Some(true))
+        );
         let (r, b, _) = read(escaped);
         assert_eq!(r, Ok(true));
         assert_eq!(a, b);
@@ -558,7 +565,10 @@ mod tests {
         assert_eq!(keys, ["tsx", "ph\""]);
         // A duplicate found through the word path still counts.
         let (_, ev, d) = read(r#"{"name":"a","n\u0061me":"b","name":"c"}"#);
-        assert_eq!((ev.name.as_deref(), d.count(DiagKind::DuplicateKey)), (Some("c"), 2));
+        assert_eq!(
+            (ev.name.as_deref(), d.count(DiagKind::DuplicateKey)),
+            (Some("c"), 2)
+        );
     }
 
     /// Spans are rounded at both ends exactly when `ts` or `dur` has digits below a

@@ -426,7 +426,17 @@ fn digits(b: &[u8], mut i: usize, acc: &mut u64) -> Scan<usize> {
         if n == 0 {
             break;
         }
-        const POW10: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+        const POW10: [u64; 9] = [
+            1,
+            10,
+            100,
+            1_000,
+            10_000,
+            100_000,
+            1_000_000,
+            10_000_000,
+            100_000_000,
+        ];
         *acc = acc.wrapping_mul(POW10[n]).wrapping_add(digits_value(w, n));
         i += n;
         if n < 8 {
@@ -731,7 +741,9 @@ mod tests {
     #[test]
     fn digit_words() {
         for n in 0..=8 {
-            for stop in [b'.', b'e', b',', b'/', b':', b' ', b'"', 0, 0x7f, 0xc3, 0xff] {
+            for stop in [
+                b'.', b'e', b',', b'/', b':', b' ', b'"', 0, 0x7f, 0xc3, 0xff,
+            ] {
                 let mut bytes: Vec<u8> = b"93710482".iter().take(n).copied().collect();
                 bytes.resize(8, stop);
                 let w = word_at(&bytes, 0);
@@ -815,7 +827,11 @@ mod tests {
                 let mut l = Lexer::new(&t, 0);
                 let (start, end, escaped) = l.string().unwrap();
                 assert_eq!((start, end, escaped), (1, 1 + body.len(), true), "{t}");
-                assert_eq!(unescape(&t[start..end]).matches('"').count(), esc.matches("\\\"").count(), "{t}");
+                assert_eq!(
+                    unescape(&t[start..end]).matches('"').count(),
+                    esc.matches("\\\"").count(),
+                    "{t}"
+                );
             }
         }
         assert_eq!(Lexer::new("\"abcdefghijklmn", 0).string(), Err(Fail::Eof));
