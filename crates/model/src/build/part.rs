@@ -253,9 +253,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             "B" | "E" | "X" => self.duration(ev, ph, process, ts, diags),
             "I" | "i" | "R" => self.instant(ev, ph, process, ts, diags),
             "C" => self.counter(ev, process, ts, diags),
-            "b" | "n" | "e" | "S" | "T" | "p" | "F" => {
-                self.async_event(ev, ph, process, ts, diags)
-            }
+            "b" | "n" | "e" | "S" | "T" | "p" | "F" => self.async_event(ev, ph, process, ts, diags),
             "s" | "t" | "f" => {
                 let thread = self.thread_needed(ev, process);
                 self.note_thread_end(Some(thread), ts);
