@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::lexer::{cow, excerpt, Fail, Lexer, Scan};
+use super::lexer::{cow, excerpt, quote_or_backslash_in, word_at, Fail, Lexer, Scan};
 use super::value::Value;
 use crate::time::micros_text_to_ns;
 use crate::{DiagKind, Event, Id, Id2, Int64, Pid, RawJson};
@@ -57,34 +57,83 @@ impl Field {
     }
 }
 
+/// The defined keys. Each is at most 8 bytes, so it fits one word.
+const KEYS: [(&[u8], Field); 23] = [
+    (b"ph", Field::Ph),
+    (b"name", Field::Name),
+    (b"cat", Field::Cat),
+    (b"ts", Field::Ts),
+    (b"dur", Field::Dur),
+    (b"tts", Field::Tts),
+    (b"tdur", Field::Tdur),
+    (b"pid", Field::Pid),
+    (b"tid", Field::Tid),
+    (b"id", Field::Id),
+    (b"id2", Field::Id2),
+    (b"scope", Field::Scope),
+    (b"s", Field::S),
+    (b"bp", Field::Bp),
+    (b"bind_id", Field::BindId),
+    (b"flow_in", Field::FlowIn),
+    (b"flow_out", Field::FlowOut),
+    (b"cname", Field::Cname),
+    (b"sf", Field::Sf),
+    (b"esf", Field::Esf),
+    (b"stack", Field::Stack),
+    (b"estack", Field::Estack),
+    (b"args", Field::Args),
+];
+
+/// A key of at most 8 bytes as a word: its bytes little-endian, zeros after.
+const fn key_word(key: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < key.len() {
+        w |= (key[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+/// A multiplier that sends the words of the 23 keys to 23 different slots of 32
+/// (found by search; `KEY_TABLE` fails to compile if it ever does not).
+const KEY_HASH: u64 = 0x95b7_a664_df80_3b71;
+
+const fn key_slot(word: u64) -> usize {
+    (word.wrapping_mul(KEY_HASH) >> 59) as usize
+}
+
+/// Each key's word, length and field, in its slot.
+const KEY_TABLE: [Option<(u64, usize, Field)>; 32] = {
+    let mut table = [None; 32];
+    let mut i = 0;
+    while i < KEYS.len() {
+        let (key, f) = KEYS[i];
+        assert!(key.len() <= 8);
+        let word = key_word(key);
+        let slot = key_slot(word);
+        assert!(
+            table[slot].is_none(),
+            "two keys in one slot: change KEY_HASH"
+        );
+        table[slot] = Some((word, key.len(), f));
+        i += 1;
+    }
+    table
+};
+
+/// The field a key names: its word looked up in [`KEY_TABLE`].
 #[inline]
+fn known(word: u64, len: usize) -> Option<Field> {
+    match KEY_TABLE[key_slot(word)] {
+        Some((w, l, f)) if w == word && l == len => Some(f),
+        _ => None,
+    }
+}
+
+/// The field a key (unescaped) names.
 fn field(key: &[u8]) -> Option<Field> {
-    Some(match key {
-        b"ph" => Field::Ph,
-        b"name" => Field::Name,
-        b"cat" => Field::Cat,
-        b"ts" => Field::Ts,
-        b"dur" => Field::Dur,
-        b"tts" => Field::Tts,
-        b"tdur" => Field::Tdur,
-        b"pid" => Field::Pid,
-        b"tid" => Field::Tid,
-        b"id" => Field::Id,
-        b"id2" => Field::Id2,
-        b"scope" => Field::Scope,
-        b"s" => Field::S,
-        b"bp" => Field::Bp,
-        b"bind_id" => Field::BindId,
-        b"flow_in" => Field::FlowIn,
-        b"flow_out" => Field::FlowOut,
-        b"cname" => Field::Cname,
-        b"sf" => Field::Sf,
-        b"esf" => Field::Esf,
-        b"stack" => Field::Stack,
-        b"estack" => Field::Estack,
-        b"args" => Field::Args,
-        _ => return None,
-    })
+    (key.len() <= 8).then(|| known(key_word(key), key.len()))?
 }
 
 /// Depth of an event's values: the event list is 1, the event 2.
@@ -113,13 +162,22 @@ impl<'a> Lexer<'a> {
         let mut seen = 0u32;
         loop {
             let key_at = self.pos;
-            let (k, esc) = self.string_str()?;
-            let key = cow(k, esc);
+            let (f, key) = match self.short_key() {
+                Some((f, end)) => {
+                    self.pos = end;
+                    (Some(f), Cow::Borrowed(&self.text[key_at + 1..end - 1]))
+                }
+                None => {
+                    let (k, esc) = self.string_str()?;
+                    let key = cow(k, esc);
+                    (field(key.as_bytes()), key)
+                }
+            };
             self.colon()?;
             if let Some(b' ' | b'\n' | b'\r' | b'\t' | b'/') = self.peek() {
                 self.ws();
             }
-            match field(key.as_bytes()) {
+            match f {
                 Some(f) => {
                     let bit = 1u32 << f as u32;
                     if seen & bit != 0 {
@@ -151,6 +209,24 @@ impl<'a> Lexer<'a> {
                 return Err(Fail::Syntax(self.pos));
             }
         }
+    }
+
+    /// At a key's `"`: the field it names and the offset after its closing quote,
+    /// when it is a defined key written without escapes, found from one word of the
+    /// text. `None` sends the key the general way ([`field`]).
+    #[inline]
+    fn short_key(&self) -> Option<(Field, usize)> {
+        let at = self.pos + 1;
+        if at + 8 > self.b.len() {
+            return None;
+        }
+        let w = word_at(self.b, at);
+        let len = quote_or_backslash_in(w);
+        if len == 8 || self.b[at + len] != b'"' {
+            return None;
+        }
+        let word = w & ((1u64 << (8 * len)) - 1);
+        known(word, len).map(|f| (f, at + len + 1))
     }
 
     /// A key seen again: the last value wins, so forget what the earlier one left in
@@ -185,8 +261,8 @@ impl<'a> Lexer<'a> {
                 (Some(ns), text) => {
                     *time_slot(ev, f) = Some(ns);
                     match f {
-                        Field::Ts => self.sub_ns[0] = text.filter(|t| below_ns(t)),
-                        Field::Dur => self.sub_ns[1] = text.filter(|t| below_ns(t)),
+                        Field::Ts => self.sub_ns[0] = text,
+                        Field::Dur => self.sub_ns[1] = text,
                         _ => {}
                     }
                     true
@@ -282,13 +358,13 @@ impl<'a> Lexer<'a> {
 
     /// A time in microseconds, as a number or a numeric string, to nanoseconds.
     /// `Ok(None)` when the value is of another kind or out of range.
-    /// Also gives the number's text (when it has no escapes), for spans that must
-    /// be rounded at both ends.
+    /// Also gives the number's text when it has digits below a nanosecond (and no
+    /// escapes), for spans that must be rounded at both ends.
     fn time(&mut self) -> Scan<(Option<i64>, Option<&'a str>)> {
         match self.peek() {
             Some(b'-' | b'0'..=b'9') => {
                 let n = self.number()?;
-                Ok((n.micros_to_ns(), Some(n.text)))
+                Ok((n.micros_to_ns(), n.below_ns.then_some(n.text)))
             }
             Some(b'"') => {
                 let at = self.pos;
@@ -297,7 +373,8 @@ impl<'a> Lexer<'a> {
                 if ns.is_some() {
                     self.diag(DiagKind::NumericString, at);
                 }
-                Ok((ns, (!esc).then_some(s.trim())))
+                let text = (!esc).then_some(s.trim()).filter(|t| below_ns(t));
+                Ok((ns, text))
             }
             _ => Ok((None, None)),
         }
@@ -423,5 +500,100 @@ fn clear(ev: &mut Event<'_>, f: Field) {
         Field::Stack => ev.stack = None,
         Field::Estack => ev.estack = None,
         Field::Args => ev.args = None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Diagnostics;
+
+    fn read(text: &str) -> (Scan<bool>, Event<'_>, Diagnostics) {
+        let mut l = Lexer::new(text, 0);
+        let mut ev = Event::default();
+        let r = l.event(&mut ev);
+        (r, ev, l.diags)
+    }
+
+    /// Each defined key is found from its word, and only it: a longer, shorter or
+    /// differently padded key is not.
+    #[test]
+    fn key_table() {
+        for (key, f) in KEYS {
+            assert!(field(key) == Some(f), "{key:?}");
+            let text = format!("\"{}\":1,\"x\":2}}", std::str::from_utf8(key).unwrap());
+            let l = Lexer::new(&text, 0);
+            let found = l.short_key().map(|(f, end)| (f as u32, end));
+            // A key of 8 bytes has its closing quote past the word: the general way.
+            let want = (key.len() < 8).then_some((f as u32, key.len() + 2));
+            assert_eq!(found, want, "{key:?}");
+        }
+        for key in ["p", "phx", "ph\0", "Ph", "", "argss", "flow_outx", "tsx"] {
+            assert!(field(key.as_bytes()).is_none(), "{key:?}");
+            let text = format!("\"{key}\":1,\"x\":2}}");
+            assert!(Lexer::new(&text, 0).short_key().is_none(), "{key:?}");
+        }
+    }
+
+    /// Keys read through the word path, the escaped path, near the end of the input,
+    /// and unknown keys, give the same event.
+    #[test]
+    fn keys_every_way() {
+        let plain =
+            r#"{"ph":"X","name":"a","ts":1.5,"dur":2,"pid":1,"tid":2,"flow_out":true,"args":{}}"#;
+        let escaped = r#"{"p\u0068":"X","n\u0061me":"a","ts":1.5,"d\u0075r":2,"pid":1,"tid":2,"flow_\u006fut":true,"args":{}}"#;
+        let (r, a, _) = read(plain);
+        assert_eq!(r, Ok(true));
+        assert_eq!(
+            (a.ph_str(), a.ts, a.dur, a.flow_out),
+            ("X", Some(1500), Some(2000), Some(true))
+        );
+        let (r, b, _) = read(escaped);
+        assert_eq!(r, Ok(true));
+        assert_eq!(a, b);
+        // The shortest events: every key within 8 bytes of the end.
+        let (r, ev, _) = read(r#"{"ts":1}"#);
+        assert_eq!((r, ev.ts), (Ok(true), Some(1000)));
+        let (r, ev, _) = read(r#"{"s":"g"}"#);
+        assert_eq!((r, ev.s.as_deref()), (Ok(true), Some("g")));
+        assert_eq!(read(r#"{"ts""#).0, Err(Fail::Eof));
+        assert_eq!(read(r#"{"ts"#).0, Err(Fail::Eof));
+        // An unknown key that starts like a known one stays in `extra`.
+        let (r, ev, _) = read(r#"{"tsx":5,"ph\"":1,"ts":2}"#);
+        assert_eq!((r, ev.ts), (Ok(true), Some(2000)));
+        let keys: Vec<&str> = ev.extra.iter().map(|(k, _)| &**k).collect();
+        assert_eq!(keys, ["tsx", "ph\""]);
+        // A duplicate found through the word path still counts.
+        let (_, ev, d) = read(r#"{"name":"a","n\u0061me":"b","name":"c"}"#);
+        assert_eq!(
+            (ev.name.as_deref(), d.count(DiagKind::DuplicateKey)),
+            (Some("c"), 2)
+        );
+    }
+
+    /// Spans are rounded at both ends exactly when `ts` or `dur` has digits below a
+    /// nanosecond, as numbers or as numeric strings.
+    #[test]
+    fn sub_ns_spans() {
+        for (ts, dur) in [
+            ("0.0004", "0.0004"),
+            ("0.0006", "0.0004"),
+            ("0.0004", "0.0006"),
+            ("1.5e-3", "1"),
+            ("0.001", "0.0015"),
+            ("\"0.0006\"", "0.0004"),
+            ("0.0014", "0.0014"),
+        ] {
+            let want = crate::time::span_ns(ts.trim_matches('"'), dur).unwrap();
+            let text = format!(r#"{{"ph":"X","ts":{ts},"dur":{dur}}}"#);
+            let (r, ev, _) = read(&text);
+            assert_eq!((r, ev.dur), (Ok(true), Some(want)), "{text}");
+        }
+        // 1.4 ns from 1.4 ns: rounded alone the span is 1 ns, between its rounded ends
+        // (1 and 3 ns) it is 2.
+        let (_, ev, _) = read(r#"{"ph":"X","ts":0.0014,"dur":0.0014}"#);
+        assert_eq!(ev.dur, Some(2));
+        let (_, ev, _) = read(r#"{"ph":"X","ts":1.001,"dur":2.002}"#);
+        assert_eq!(ev.dur, Some(2002));
     }
 }

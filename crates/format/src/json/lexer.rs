@@ -184,11 +184,7 @@ impl<'a> Lexer<'a> {
         let mut exponent = false;
         if let Some(b'e' | b'E') = b.get(i) {
             exponent = true;
-            i += 1;
-            if let Some(b'+' | b'-') = b.get(i) {
-                i += 1;
-            }
-            i = digits(b, i, &mut 0)?;
+            i = exponent_digits(b, i + 1)?;
         }
         self.pos = i;
         // 19 decimal digits always fit in a u64.
@@ -198,7 +194,25 @@ impl<'a> Lexer<'a> {
             digits,
             frac: frac as u32,
             neg,
+            below_ns: exponent || frac > 3,
         })
+    }
+
+    /// Steps over a number like [`number`](Self::number), keeping nothing: the numbers
+    /// inside skipped values (`args`) are most of the numbers of a trace.
+    #[inline]
+    fn skip_number(&mut self) -> Scan<()> {
+        let b = self.b;
+        let mut i = self.pos + (b.get(self.pos) == Some(&b'-')) as usize;
+        i = digit_run(b, i)?;
+        if b.get(i) == Some(&b'.') {
+            i = digit_run(b, i + 1)?;
+        }
+        if let Some(b'e' | b'E') = b.get(i) {
+            i = exponent_digits(b, i + 1)?;
+        }
+        self.pos = i;
+        Ok(())
     }
 
     fn literal(&mut self, word: &[u8]) -> Scan<()> {
@@ -222,7 +236,7 @@ impl<'a> Lexer<'a> {
             Some(b'"') => self.string().map(|_| ()),
             Some(b'{') => self.skip_container(depth + 1, b'}'),
             Some(b'[') => self.skip_container(depth + 1, b']'),
-            Some(b'-' | b'0'..=b'9') => self.number().map(|_| ()),
+            Some(b'-' | b'0'..=b'9') => self.skip_number(),
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
             Some(b'n') => self.literal(b"null"),
@@ -367,11 +381,68 @@ impl<'a> Lexer<'a> {
     }
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Eight bytes from `i` as a little-endian word (the first byte lowest).
+#[inline]
+pub(crate) fn word_at(b: &[u8], i: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&b[i..i + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// How many of the word's bytes, from the first, are ASCII digits (0 to 8).
+#[inline]
+fn leading_digits(w: u64) -> usize {
+    // A byte is a digit when its high nibble is 3, before and after adding 6. A carry
+    // out of a byte comes only from a non-digit and only disturbs later bytes.
+    let high = |x: u64| (x & (ONES * 0xF0)) ^ (ONES * 0x30);
+    let other = high(w) | high(w.wrapping_add(ONES * 6));
+    // The high bit of each byte of `other` that is not zero (exact per byte).
+    let stops = (((other & !HIGH) + !HIGH) | other) & HIGH;
+    (stops.trailing_zeros() / 8) as usize
+}
+
+/// The value of the first `n` (1 to 8) digits of a word, the first most significant.
+#[inline]
+fn digits_value(w: u64, n: usize) -> u64 {
+    // Put the digits in the top bytes, zeros (leading zero digits) below, then combine
+    // pairs, quads and halves with one multiplication each.
+    let mut v = (w & (ONES * 0x0F)) << (8 * (8 - n));
+    v = (v.wrapping_mul(10 * 256 + 1) >> 8) & 0x00FF_00FF_00FF_00FF;
+    v = (v.wrapping_mul(100 * 65_536 + 1) >> 16) & 0x0000_FFFF_0000_FFFF;
+    v.wrapping_mul(10_000 * (1 << 32) + 1) >> 32
+}
+
 /// One or more digits from `i`, accumulated into `acc` (wrapping: the caller ignores
-/// it past 19 digits); returns the offset after them.
+/// it past 19 digits); returns the offset after them. Eight digits at a time.
 #[inline]
 fn digits(b: &[u8], mut i: usize, acc: &mut u64) -> Scan<usize> {
     let start = i;
+    while i + 8 <= b.len() {
+        let w = word_at(b, i);
+        let n = leading_digits(w);
+        if n == 0 {
+            break;
+        }
+        const POW10: [u64; 9] = [
+            1,
+            10,
+            100,
+            1_000,
+            10_000,
+            100_000,
+            1_000_000,
+            10_000_000,
+            100_000_000,
+        ];
+        *acc = acc.wrapping_mul(POW10[n]).wrapping_add(digits_value(w, n));
+        i += n;
+        if n < 8 {
+            return Ok(i);
+        }
+    }
     while let Some(&c) = b.get(i) {
         let d = c.wrapping_sub(b'0');
         if d > 9 {
@@ -380,6 +451,39 @@ fn digits(b: &[u8], mut i: usize, acc: &mut u64) -> Scan<usize> {
         *acc = acc.wrapping_mul(10).wrapping_add(d as u64);
         i += 1;
     }
+    run_end(b, start, i)
+}
+
+/// One or more digits from `i`, not kept; returns the offset after them.
+#[inline]
+fn digit_run(b: &[u8], mut i: usize) -> Scan<usize> {
+    let start = i;
+    while i + 8 <= b.len() {
+        let n = leading_digits(word_at(b, i));
+        i += n;
+        if n < 8 {
+            return run_end(b, start, i);
+        }
+    }
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    run_end(b, start, i)
+}
+
+/// After an `e`/`E` at `i - 1`: an optional sign and one or more digits.
+#[inline]
+fn exponent_digits(b: &[u8], mut i: usize) -> Scan<usize> {
+    if let Some(b'+' | b'-') = b.get(i) {
+        i += 1;
+    }
+    digit_run(b, i)
+}
+
+/// The end of a digit run from `start` that stopped at `i`: an empty run is the end
+/// of the input or a syntax error there.
+#[inline]
+fn run_end(b: &[u8], start: usize, i: usize) -> Scan<usize> {
     if i > start {
         Ok(i)
     } else if i == b.len() {
@@ -393,18 +497,10 @@ fn digits(b: &[u8], mut i: usize, acc: &mut u64) -> Scan<usize> {
 /// time: string bodies are most of a trace's bytes.
 #[inline]
 fn quote_or_backslash(b: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     while i + 8 <= b.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&b[i..i + 8]);
-        let w = u64::from_le_bytes(word);
-        let q = w ^ (ONES * b'"' as u64);
-        let s = w ^ (ONES * b'\\' as u64);
-        // A byte is flagged where q or s is zero; the lowest flag is exact.
-        let hit = ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s)) & HIGH;
-        if hit != 0 {
-            return i + (hit.trailing_zeros() / 8) as usize;
+        let stop = quote_or_backslash_in(word_at(b, i));
+        if stop < 8 {
+            return i + stop;
         }
         i += 8;
     }
@@ -414,6 +510,16 @@ fn quote_or_backslash(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Which byte of the word is its first `"` or `\\` (8 when none is).
+#[inline]
+pub(crate) fn quote_or_backslash_in(w: u64) -> usize {
+    let q = w ^ (ONES * b'"' as u64);
+    let s = w ^ (ONES * b'\\' as u64);
+    // A byte is flagged where q or s is zero; the lowest flag is exact.
+    let hit = ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s)) & HIGH;
+    (hit.trailing_zeros() / 8) as usize
+}
+
 /// A scanned number: its text and, when it has at most 19 digits and no exponent,
 /// those digits as one integer with `frac` of them after the point.
 pub(crate) struct Num<'a> {
@@ -421,6 +527,9 @@ pub(crate) struct Num<'a> {
     pub digits: Option<u64>,
     pub frac: u32,
     pub neg: bool,
+    /// It has digits below a nanosecond as microseconds (more than 3 decimals, or an
+    /// exponent): a span with such an end is rounded at both ends (spec section 3).
+    pub below_ns: bool,
 }
 
 impl Num<'_> {
@@ -611,11 +720,81 @@ mod tests {
             });
         }
         for t in texts.iter().filter(|t| !t.ends_with('.')) {
+            // Alone (digits read a byte at a time near the end) and followed by more
+            // text (eight at a time), which must stop the number at the same place.
+            for text in [t.clone(), format!("{t},\"ts\":12345678}}")] {
+                let mut l = Lexer::new(&text, 0);
+                let n = l.number().unwrap();
+                assert_eq!(l.pos, t.len(), "{text}");
+                assert_eq!(n.text, t, "{text}");
+                assert_eq!(n.micros_to_ns(), micros_text_to_ns(t), "{t}");
+                assert_eq!(n.int64(), Int64::parse_number(t), "{t}");
+                let frac = t.split_once('.').map_or(0, |(_, f)| f.len());
+                assert_eq!(n.below_ns, t.contains(['e', 'E']) || frac > 3, "{t}");
+                let mut skip = Lexer::new(&text, 0);
+                assert_eq!((skip.skip_number(), skip.pos), (Ok(()), t.len()), "{t}");
+            }
+        }
+    }
+
+    /// Every run length of digits at every place in a word, after every kind of byte.
+    #[test]
+    fn digit_words() {
+        for n in 0..=8 {
+            for stop in [
+                b'.', b'e', b',', b'/', b':', b' ', b'"', 0, 0x7f, 0xc3, 0xff,
+            ] {
+                let mut bytes: Vec<u8> = b"93710482".iter().take(n).copied().collect();
+                bytes.resize(8, stop);
+                let w = word_at(&bytes, 0);
+                assert_eq!(leading_digits(w), n, "{bytes:?}");
+                if n > 0 {
+                    let want: u64 = std::str::from_utf8(&bytes[..n]).unwrap().parse().unwrap();
+                    assert_eq!(digits_value(w, n), want, "{bytes:?}");
+                }
+            }
+        }
+        // Runs longer than a word, ending at every place of the next one.
+        for len in 1..=24 {
+            let t: String = (0..len).map(|i| char::from(b'1' + (i % 9) as u8)).collect();
+            for tail in ["", "x", "]        "] {
+                let text = format!("{t}{tail}");
+                let mut acc = 0;
+                assert_eq!(digits(text.as_bytes(), 0, &mut acc), Ok(len), "{text}");
+                if len <= 19 {
+                    assert_eq!(acc, t.parse::<u64>().unwrap(), "{text}");
+                }
+                assert_eq!(digit_run(text.as_bytes(), 0), Ok(len), "{text}");
+            }
+        }
+        assert_eq!(digits(b"x2345678", 0, &mut 0), Err(Fail::Syntax(0)));
+        assert_eq!(digit_run(b"", 0), Err(Fail::Eof));
+        assert_eq!(digit_run(b"12345678", 8), Err(Fail::Eof));
+    }
+
+    /// Truncated and malformed numbers fail as they did before (Eof at the end of the
+    /// input, Syntax at the first bad byte), whether or not a word fits.
+    #[test]
+    fn number_edges() {
+        for (t, want) in [
+            ("1234567", Ok(7)),
+            ("12345678", Ok(8)),
+            ("123456789", Ok(9)),
+            ("-", Err(Fail::Eof)),
+            ("1.", Err(Fail::Eof)),
+            ("1e", Err(Fail::Eof)),
+            ("1e+", Err(Fail::Eof)),
+            ("12345678.", Err(Fail::Eof)),
+            ("1.x      ", Err(Fail::Syntax(2))),
+            ("-x       ", Err(Fail::Syntax(1))),
+            ("1e+x     ", Err(Fail::Syntax(3))),
+            ("1.5e-300000000000, ", Ok(17)),
+            ("12.5E+1]", Ok(7)),
+        ] {
             let mut l = Lexer::new(t, 0);
-            let n = l.number().unwrap();
-            assert_eq!(l.pos, t.len(), "{t}");
-            assert_eq!(n.micros_to_ns(), micros_text_to_ns(t), "{t}");
-            assert_eq!(n.int64(), Int64::parse_number(t), "{t}");
+            assert_eq!(l.number().map(|_| l.pos), want, "{t}");
+            let mut l = Lexer::new(t, 0);
+            assert_eq!(l.skip_number().map(|_| l.pos), want, "{t}");
         }
     }
 
@@ -638,6 +817,22 @@ mod tests {
                 (1, 1 + body_end, s.contains('\\'), body_end + 2),
                 "{s}"
             );
+        }
+        // `\"` runs and escapes that straddle a word: each backslash takes the byte after
+        // it, whatever the word it falls in.
+        for pad in 0..10 {
+            for esc in ["\\\"", "\\\\", "\\\\\\\"", "\\\\\\\\\\\"x"] {
+                let body = format!("{}{esc}{}", "a".repeat(pad), "b".repeat(pad));
+                let t = format!("\"{body}\",\"ph\":\"X\"}}");
+                let mut l = Lexer::new(&t, 0);
+                let (start, end, escaped) = l.string().unwrap();
+                assert_eq!((start, end, escaped), (1, 1 + body.len(), true), "{t}");
+                assert_eq!(
+                    unescape(&t[start..end]).matches('"').count(),
+                    esc.matches("\\\"").count(),
+                    "{t}"
+                );
+            }
         }
         assert_eq!(Lexer::new("\"abcdefghijklmn", 0).string(), Err(Fail::Eof));
         assert_eq!(Lexer::new("\"abcdefghijklm\\", 0).string(), Err(Fail::Eof));

@@ -97,7 +97,7 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
 ) -> Part<S> {
     let mut lx = Lexer::new(text, plan.start);
     let mut events = 0u64;
-    // The event being read (see `Lexer::event`).
+    // The event being read (see `Lexer::event`), emptied by the sink.
     let mut slot = Event::default();
     let mut memo = FindMemo::new(text);
     // The comma after the last element, while no element has followed it.
@@ -127,7 +127,7 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
         let read = if c == b'{' {
             match lx.event(&mut slot) {
                 Ok(true) => {
-                    sink.event(std::mem::take(&mut slot), &mut lx.diags);
+                    sink.event_in_place(&mut slot, &mut lx.diags);
                     events += 1;
                     Ok(())
                 }

@@ -38,6 +38,15 @@ pub use writer::{JsonWriter, Trailer};
 pub trait EventSink<'a> {
     fn event(&mut self, event: Event<'a>, diags: &mut Diagnostics);
 
+    /// Receives an event in the reader's own slot, which must be left empty
+    /// (`Event::default()`) for the next one. The default moves it to
+    /// [`event`](Self::event); a sink that only reads the event can take it by
+    /// reference and save moving the large `Event` once per event.
+    #[inline]
+    fn event_in_place(&mut self, event: &mut Event<'a>, diags: &mut Diagnostics) {
+        self.event(std::mem::take(event), diags)
+    }
+
     /// Called once the part's last event has been given, with the bytes of the text
     /// the part covered: a sink that keeps only offsets into a mapped file can hand
     /// those pages back here with [`Source::release`](crate::Source::release).

@@ -283,6 +283,38 @@ pub fn line_col(text: &str, offset: usize) -> (u64, u64) {
 
 const MAX_DEPTH: u32 = 512;
 
+/// Whether `t` is a number by JSON's grammar: `-?digits(.digits)?([eE][+-]?digits)?`
+/// (leading zeros allowed).
+fn json_number(t: &[u8]) -> bool {
+    let digits = |i: usize| {
+        let n = t[i.min(t.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        (n > 0).then_some(i + n)
+    };
+    let Some(mut i) = digits(usize::from(t.first() == Some(&b'-'))) else {
+        return false;
+    };
+    if t.get(i) == Some(&b'.') {
+        let Some(j) = digits(i + 1) else {
+            return false;
+        };
+        i = j;
+    }
+    if let Some(b'e' | b'E') = t.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = t.get(i) {
+            i += 1;
+        }
+        let Some(j) = digits(i) else {
+            return false;
+        };
+        i = j;
+    }
+    i == t.len()
+}
+
 struct Parser<'a> {
     s: &'a [u8],
     text: &'a str,
@@ -348,7 +380,9 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         }
         let t = &self.text[start..self.pos];
-        if t.parse::<f64>().is_err() {
+        // JSON's own grammar is always a valid f64: parse only the other forms
+        // (`+1`, `.5`, `1.`), which the tolerant reader takes when Rust does.
+        if !json_number(t.as_bytes()) && t.parse::<f64>().is_err() {
             self.pos = start;
             return Err(self.error("malformed number"));
         }
@@ -466,6 +500,65 @@ mod tests {
         let mut s = String::new();
         write_string("q\"\u{1}", &mut s);
         assert_eq!(s, r#""q\"\u0001""#);
+    }
+
+    /// Numbers are taken exactly when Rust's `f64` takes them, by the grammar check
+    /// as by the parse it saves.
+    #[test]
+    fn numbers_as_before() {
+        let runs = [
+            "0",
+            "-0",
+            "007",
+            "1.5",
+            "-1.5e+10",
+            "1E5",
+            "2e-3",
+            "123456789012345678901234567890",
+            "1e99999999999999999999",
+            "+1",
+            ".5",
+            "1.",
+            "-.5",
+            "1.e5",
+            "--1",
+            "1-",
+            "1e",
+            "1e+",
+            "1.2.3",
+            "-",
+            "+",
+            ".",
+            "e5",
+            "1ee5",
+            "1e5.5",
+            "0.-1",
+            "1+1",
+        ];
+        for t in runs {
+            assert_eq!(
+                json_number(t.as_bytes()) || t.parse::<f64>().is_ok(),
+                t.parse::<f64>().is_ok(),
+                "{t}"
+            );
+            if !t.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+                continue; // not read as a number at all
+            }
+            let doc = format!("[{t}]");
+            assert_eq!(
+                Value::parse(&doc).ok(),
+                t.parse::<f64>()
+                    .is_ok()
+                    .then(|| Value::Array(vec![Value::Number(t)])),
+                "{t}"
+            );
+        }
+        for t in ["0", "-1.5e+10", "12.25E-3", "007"] {
+            assert!(json_number(t.as_bytes()), "{t}");
+        }
+        for t in ["+1", ".5", "1.", "-", "1e", "1.e5", ""] {
+            assert!(!json_number(t.as_bytes()), "{t}");
+        }
     }
 
     #[test]

@@ -210,6 +210,19 @@ impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
     }
 
     fn event(&mut self, ev: Event<'a>, diags: &mut Diagnostics) {
+        self.record(&ev, diags);
+    }
+
+    #[inline]
+    fn event_in_place(&mut self, ev: &mut Event<'a>, diags: &mut Diagnostics) {
+        self.record(ev, diags);
+        *ev = Event::default();
+    }
+}
+
+impl<'a, 's> PartBuilder<'a, 's> {
+    /// Turns one event into the record of its family.
+    fn record(&mut self, ev: &Event<'a>, diags: &mut Diagnostics) {
         self.records.events += 1;
         let ph = ev.ph_str();
         self.count_phase(ph);
@@ -231,31 +244,29 @@ impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
             self.records.min_ts = opt_min(self.records.min_ts, Some(ts));
             self.records.max_end = opt_max(self.records.max_end, Some(end.max(ts)));
         }
-        let process = self.process_of(&ev);
+        let process = self.process_of(ev);
         if ev.name.as_deref() == Some("TracingStartedInBrowser") {
             let a = self.text(&ev.args);
             self.records.tracing_started.push((ev.offset, a));
         }
         match ph {
-            "B" | "E" | "X" => self.duration(&ev, ph, process, ts, diags),
-            "I" | "i" | "R" => self.instant(&ev, ph, process, ts, diags),
-            "C" => self.counter(&ev, process, ts, diags),
-            "b" | "n" | "e" | "S" | "T" | "p" | "F" => {
-                self.async_event(&ev, ph, process, ts, diags)
-            }
+            "B" | "E" | "X" => self.duration(ev, ph, process, ts, diags),
+            "I" | "i" | "R" => self.instant(ev, ph, process, ts, diags),
+            "C" => self.counter(ev, process, ts, diags),
+            "b" | "n" | "e" | "S" | "T" | "p" | "F" => self.async_event(ev, ph, process, ts, diags),
             "s" | "t" | "f" => {
-                let thread = self.thread_needed(&ev, process);
+                let thread = self.thread_needed(ev, process);
                 self.note_thread_end(Some(thread), ts);
-                self.flow_v1(&ev, ph, thread, process, ts, diags);
+                self.flow_v1(ev, ph, thread, process, ts, diags);
             }
             "N" | "O" | "D" => {
-                let thread = self.thread_of(&ev, process);
+                let thread = self.thread_of(ev, process);
                 self.note_thread_end(thread, ts);
-                self.object(&ev, ph, process, ts);
+                self.object(ev, ph, process, ts);
             }
-            "P" => self.sample_event(&ev, process, ts, diags),
+            "P" => self.sample_event(ev, process, ts, diags),
             "M" => {
-                let thread = self.thread_of(&ev, process);
+                let thread = self.thread_of(ev, process);
                 let rec = MetaRec {
                     offset: ev.offset,
                     process,
@@ -272,9 +283,9 @@ impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
                         excerpt(input, ev.offset)
                     });
                 }
-                let thread = self.thread_of(&ev, process);
+                let thread = self.thread_of(ev, process);
                 self.note_thread_end(thread, ts);
-                self.other(&ev, process, thread, ts);
+                self.other(ev, process, thread, ts);
             }
         }
     }

@@ -184,19 +184,26 @@ impl SharedRegistry {
 pub struct LocalRegistry {
     processes: FxHashMap<(u32, PidK), (ProcessId, u64)>,
     threads: FxHashMap<(ProcessId, PidK), (ThreadId, u64)>,
+    /// The last process and thread looked up, with their entries' earliest offsets:
+    /// events come in runs of one thread, so most lookups end here.
+    last_process: Option<((u32, PidK), ProcessId, u64)>,
+    last_thread: Option<((ProcessId, PidK), ThreadId, u64)>,
 }
 
 impl LocalRegistry {
     /// `offset` is the event's, `key` its file and pid.
+    #[inline]
     pub fn process(&mut self, shared: &SharedRegistry, key: (u32, PidK), offset: u64) -> ProcessId {
-        let e = self
-            .processes
-            .entry(key)
-            .or_insert_with(|| (shared.lock().process_at(key, offset), offset));
-        e.1 = e.1.min(offset);
-        e.0
+        cached(
+            &mut self.last_process,
+            &mut self.processes,
+            key,
+            offset,
+            || shared.lock().process_at(key, offset),
+        )
     }
 
+    #[inline]
     pub fn thread(
         &mut self,
         shared: &SharedRegistry,
@@ -204,12 +211,13 @@ impl LocalRegistry {
         tid: PidK,
         offset: u64,
     ) -> ThreadId {
-        let e = self
-            .threads
-            .entry((process, tid))
-            .or_insert_with(|| (shared.lock().thread_at(process, tid, offset), offset));
-        e.1 = e.1.min(offset);
-        e.0
+        cached(
+            &mut self.last_thread,
+            &mut self.threads,
+            (process, tid),
+            offset,
+            || shared.lock().thread_at(process, tid, offset),
+        )
     }
 
     /// Reports the part's earliest sighting of each process and thread. Offsets need
@@ -223,6 +231,28 @@ impl LocalRegistry {
         }
         for (&(process, tid), &(_, offset)) in &self.threads {
             g.thread_at(process, tid, offset);
+        }
+    }
+}
+
+/// The id of `key` from the last lookup or the part's map (made by `make` if new),
+/// keeping the earliest offset of each entry.
+#[inline]
+fn cached<K: Copy + Eq + std::hash::Hash, V: Copy>(
+    last: &mut Option<(K, V, u64)>,
+    map: &mut FxHashMap<K, (V, u64)>,
+    key: K,
+    offset: u64,
+    make: impl FnOnce() -> V,
+) -> V {
+    match *last {
+        // Not earlier than the entry's earliest: the entry stays as it is.
+        Some((k, v, first)) if k == key && offset >= first => v,
+        _ => {
+            let e = map.entry(key).or_insert_with(|| (make(), offset));
+            e.1 = e.1.min(offset);
+            *last = Some((key, e.0, e.1));
+            e.0
         }
     }
 }
