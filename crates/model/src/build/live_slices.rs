@@ -87,7 +87,7 @@ impl LiveSlices {
             th.sorted.report(thread, d);
             let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
             let slices = th.matcher.finish_live(&th.closed, thread, end, d);
-            emit(out, base, slices, th.recs.as_slice(), scratch)
+            emit(out, base, slices, &th.recs, scratch)
         })
     }
 }
@@ -108,8 +108,8 @@ impl ThreadRecs {
             self.closed.clear();
             0
         };
-        for i in time_order(self.recs.as_slice(), from) {
-            self.matcher.feed(i as usize, self.recs.as_slice());
+        for i in time_order(&self.recs, from) {
+            self.matcher.feed(i as usize, &self.recs);
         }
         self.fed_until = if self.fed == 0 {
             new_max

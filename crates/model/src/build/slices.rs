@@ -30,33 +30,6 @@ pub(super) struct ThreadSlices {
     lanes: Vec<(Lane, Vec<Built>)>,
 }
 
-/// A thread's duration records in file order: in one vector (a followed file's),
-/// or where the parts hold them.
-pub(super) trait Recs: Sync {
-    fn count(&self) -> usize;
-    fn at(&self, i: usize) -> &DurRec;
-}
-
-impl Recs for [DurRec] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-
-    fn at(&self, i: usize) -> &DurRec {
-        &self[i]
-    }
-}
-
-impl Recs for [&DurRec] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-
-    fn at(&self, i: usize) -> &DurRec {
-        self[i]
-    }
-}
-
 /// Whether a record opens a slice row (each `X`, `B` or `ui-nest` begin opens
 /// exactly one, see `thread_slices`).
 pub(super) fn opens(r: &DurRec) -> bool {
@@ -66,11 +39,13 @@ pub(super) fn opens(r: &DurRec) -> bool {
 /// Builds the slice table from the duration records of every part (parts in file
 /// order, records in file order within each).
 ///
-/// The records stay in the parts: each thread is given references to its own (8
-/// bytes a record). Copying them to per-thread vectors (72 bytes a record) wrote
-/// 2.4 GB of fresh memory at 10 GB, most of the slice step's time there (the
-/// kernel zeroing the new pages), and the parts' freed memory stayed with the
-/// allocator anyway. The parts are freed once every thread's rows are written.
+/// The records and the table are never all held at once: each part's records are
+/// moved to their threads and the part freed, and each thread's records are freed
+/// as soon as its rows are written (holding every part until the end made the
+/// records, 72 bytes an event, and the table the peak of the load). Reading the
+/// records where the parts hold them instead (8-byte references per thread) was
+/// tried: slower at 1 GB (records scattered over every part) and 220 MiB more at
+/// the peak.
 pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostics) -> SliceTable {
     // Per thread: its records, and the slice rows they open.
     let counts = parts
@@ -94,9 +69,11 @@ pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostic
             }
             long
         });
-    let mut by_thread: Vec<Vec<&DurRec>> = counts.iter().map(|c| Vec::with_capacity(c.0)).collect();
-    for r in parts.iter().flatten() {
-        by_thread[r.thread.index()].push(r);
+    let mut by_thread: Vec<Vec<DurRec>> = counts.iter().map(|c| Vec::with_capacity(c.0)).collect();
+    for part in parts {
+        for r in &part {
+            by_thread[r.thread.index()].push(*r);
+        }
     }
     let work = by_thread
         .into_iter()
@@ -104,13 +81,11 @@ pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostic
         .filter(|(_, recs)| !recs.is_empty())
         .map(|(t, recs)| (ThreadId::at(t), counts[t].1, recs))
         .collect();
-    let table = fill(work, diags, |thread, recs, out, base, d, scratch| {
+    fill(work, diags, |thread, recs, out, base, d, scratch| {
         let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-        let ts = thread_slices(thread, recs.as_slice(), end, d, scratch);
-        emit(out, base, ts, recs.as_slice(), scratch)
-    });
-    drop(parts);
-    table
+        let ts = thread_slices(thread, &recs, end, d, scratch);
+        emit(out, base, ts, &recs, scratch)
+    })
 }
 
 /// The slice table of `threads` (in table order: each thread, the number of rows
@@ -173,11 +148,11 @@ fn locked<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Writes one thread's slices from row `base` on; returns its tracks.
-pub(super) fn emit<R: Recs + ?Sized>(
+pub(super) fn emit(
     out: &mut RowsMut<'_>,
     base: u32,
     ts: ThreadSlices,
-    recs: &R,
+    recs: &[DurRec],
     scratch: &mut Scratch,
 ) -> Vec<SliceTrack> {
     let mut tracks = Vec::new();
@@ -198,7 +173,7 @@ pub(super) fn emit<R: Recs + ?Sized>(
         }
         let mut max_depth = 0;
         for (b, &s) in built.iter().zip(self_ns.iter()) {
-            let r = recs.at(b.rec as usize);
+            let r = &recs[b.rec as usize];
             max_depth = max_depth.max(b.depth);
             out.push(Row {
                 thread: ts.thread,
@@ -261,9 +236,9 @@ impl Scratch {
 }
 
 /// One thread's slices from its records (in file order).
-fn thread_slices<R: Recs + ?Sized>(
+fn thread_slices(
     thread: ThreadId,
-    recs: &R,
+    recs: &[DurRec],
     thread_end: i64,
     diags: &mut Diagnostics,
     scratch: &mut Scratch,
@@ -271,7 +246,7 @@ fn thread_slices<R: Recs + ?Sized>(
     let mut sorted = SortCheck::default();
     sorted.feed(recs);
     sorted.report(thread, diags);
-    let opens = (0..recs.count()).filter(|&i| opens(recs.at(i))).count();
+    let opens = recs.iter().filter(|r| opens(r)).count();
     let mut m = Matcher {
         done: scratch.take_built(opens),
         ..Matcher::default()
@@ -302,8 +277,8 @@ impl Default for SortCheck {
 }
 
 impl SortCheck {
-    pub fn feed<R: Recs + ?Sized>(&mut self, recs: &R) {
-        for r in (0..recs.count()).map(|i| recs.at(i)) {
+    pub fn feed(&mut self, recs: &[DurRec]) {
+        for r in recs {
             if matches!(r.kind, DurKind::B | DurKind::E) {
                 if r.ts < self.last && self.unsorted_at.is_none() {
                     self.unsorted_at = Some(r.offset);
@@ -324,16 +299,16 @@ impl SortCheck {
 
 /// The indexes of `recs[from..]` in time order (file order among equal times).
 /// Sorting (ts, index) pairs keeps the sort in cache.
-pub(super) fn time_order<R: Recs + ?Sized>(recs: &R, from: usize) -> Vec<u32> {
+pub(super) fn time_order(recs: &[DurRec], from: usize) -> Vec<u32> {
     let mut keyed = Vec::new();
     sort_by_time(recs, from, &mut keyed);
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// [`time_order`] as (ts, index) pairs, into `keyed`.
-fn sort_by_time<R: Recs + ?Sized>(recs: &R, from: usize, keyed: &mut Vec<(i64, u32)>) {
+fn sort_by_time(recs: &[DurRec], from: usize, keyed: &mut Vec<(i64, u32)>) {
     keyed.clear();
-    keyed.extend((from..recs.count()).map(|i| (recs.at(i).ts, i as u32)));
+    keyed.extend((from..recs.len()).map(|i| (recs[i].ts, i as u32)));
     keyed.sort_unstable();
 }
 
@@ -365,10 +340,10 @@ fn open(i: usize, r: &DurRec) -> Built {
     }
 }
 
-fn close<R: Recs + ?Sized>(mut b: Built, e: &DurRec, recs: &R) -> Built {
+fn close(mut b: Built, e: &DurRec, recs: &[DurRec]) -> Built {
     b.end = e.ts.max(b.start);
     b.end_args = e.args;
-    if let (Some(bt), Some(et)) = (recs.at(b.rec as usize).tts, e.tts) {
+    if let (Some(bt), Some(et)) = (recs[b.rec as usize].tts, e.tts) {
         b.tdur = Some(Ns::new(et.get().saturating_sub(bt.get())));
     }
     b
@@ -376,8 +351,8 @@ fn close<R: Recs + ?Sized>(mut b: Built, e: &DurRec, recs: &R) -> Built {
 
 impl Matcher {
     /// Takes record `i` of `recs`, the next in time order.
-    pub fn feed<R: Recs + ?Sized>(&mut self, i: usize, recs: &R) {
-        let r = recs.at(i);
+    pub fn feed(&mut self, i: usize, recs: &[DurRec]) {
+        let r = &recs[i];
         let diags = &mut self.diags;
         match r.kind {
             DurKind::X => {
@@ -397,7 +372,7 @@ impl Matcher {
                     .then(|| {
                         self.ui_open
                             .iter()
-                            .rposition(|b| recs.at(b.rec as usize).name == name)
+                            .rposition(|b| recs[b.rec as usize].name == name)
                     })
                     .flatten();
                 if r.kind == DurKind::UiE {
@@ -416,12 +391,12 @@ impl Matcher {
                     }
                     return;
                 };
-                let target = if name.is_none() || recs.at(top.rec as usize).name == name {
+                let target = if name.is_none() || recs[top.rec as usize].name == name {
                     Some(self.stack.len() - 1)
                 } else if let Some(k) = self
                     .stack
                     .iter()
-                    .rposition(|b| recs.at(b.rec as usize).name == name)
+                    .rposition(|b| recs[b.rec as usize].name == name)
                 {
                     diags.add_excerpt(DiagKind::MisplacedEnd, r.offset, String::new);
                     Some(k)
