@@ -13,8 +13,8 @@
 use rayon::prelude::*;
 use tracescope_format::Diagnostics;
 
-use super::records::{DurKind, DurRec, NO_TIME};
-use super::slices::{emit, fill, merge, time_order, Built, Matcher, SortCheck};
+use super::records::{DurRec, NO_TIME};
+use super::slices::{emit, fill, merge, opens, time_order, Built, Matcher, SortCheck};
 use crate::tables::{SliceTable, ThreadId};
 
 /// The duration records of a followed file, per thread, with their matching so far.
@@ -49,7 +49,7 @@ impl LiveSlices {
                 self.threads.resize_with(t + 1, ThreadRecs::default);
             }
             let th = &mut self.threads[t];
-            th.opens += usize::from(matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB));
+            th.opens += usize::from(opens(&r));
             th.sorted.feed(std::slice::from_ref(&r));
             th.recs.push(r);
         }
@@ -83,11 +83,11 @@ impl LiveSlices {
             .filter_map(|(t, th)| Some((tmap.get(t).copied().flatten()?, th.opens, th)))
             .collect();
         work.sort_by_key(|w| w.0);
-        fill(work, diags, |thread, th, out, base, d| {
+        fill(work, diags, |thread, th, out, base, d, scratch| {
             th.sorted.report(thread, d);
             let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
             let slices = th.matcher.finish_live(&th.closed, thread, end, d);
-            emit(out, base, slices, &th.recs)
+            emit(out, base, slices, &th.recs, scratch)
         })
     }
 }

@@ -119,11 +119,14 @@ pub(crate) fn finish(
         &mut diags,
     );
     clock.mark("metadata");
-    // Two independent branches, one per core: slices, async operations and the
-    // flows between them; counters, objects and CPU profiles. Their steps' times
-    // (`load_phases`) overlap, so they add up to more than the wall time.
+    // Two independent branches, one per core: the thread slices (which run their
+    // threads on both cores too); async operations, counters, objects and CPU
+    // profiles. The flows join slices of both, after. The steps' times
+    // (`load_phases`) overlap, so they add up to more than the wall time. Each
+    // family's records are freed as soon as its table is built, the small ones
+    // first.
     let dur = recs.take_dur();
-    let (asyncs, flow_recs, flows_v2) = (recs.asyncs, recs.flows, recs.flows_v2);
+    let (async_recs, flow_recs, flows_v2) = (recs.asyncs, recs.flows, recs.flows_v2);
     let (counter_recs, object_recs) = (recs.counters, recs.objects);
     let (profile_recs, chunks, sample_recs) = (recs.profiles, recs.chunks, recs.samples);
     let thread_end = &recs.thread_end;
@@ -145,11 +148,7 @@ pub(crate) fn finish(
                 None => slices::build(dur, thread_end, &mut d),
             };
             clock.mark("slices");
-            let async_slices = asyncs::build(asyncs, trace_end, &mut d);
-            clock.mark("async");
-            let flows = flows::build(flow_recs, flows_v2, &slices, &async_slices, &mut d);
-            clock.mark("flows");
-            (slices, async_slices, flows, d, clock)
+            (slices, d, clock)
         },
         || {
             let mut d = Diagnostics::new();
@@ -158,6 +157,8 @@ pub(crate) fn finish(
             clock.mark("counters");
             let objects = objects::build(object_recs, trace_end, &mut d);
             clock.mark("objects");
+            let async_slices = asyncs::build(async_recs, trace_end, &mut d);
+            clock.mark("async");
             let prof = profiles::build(
                 profile_recs,
                 chunks,
@@ -168,18 +169,20 @@ pub(crate) fn finish(
                 &mut d,
             );
             clock.mark("profiles");
-            (counters, objects, prof, d, clock)
+            (counters, objects, async_slices, prof, d, clock)
         },
     );
-    let (slices, async_slices, flows, d1, c1) = timeline;
-    let (counters, (objects, snapshots), prof, d2, c2) = rest;
+    let (slices, d1, c1) = timeline;
+    let (counters, (objects, snapshots), async_slices, prof, d2, c2) = rest;
     diags.merge(d1);
     diags.merge(d2);
+    clock.done.extend(c1.done.into_iter().chain(c2.done));
+    clock.last = std::time::Instant::now();
+    let flows = flows::build(flow_recs, flows_v2, &slices, &async_slices, &mut diags);
+    clock.mark("flows");
     // The steps above only noted where their examples are: the file's pages were
     // released by the parse, and cutting the excerpts now reads the kept ones only.
     diags.cut_excerpts(|offset| input.excerpt(offset));
-    clock.done.extend(c1.done.into_iter().chain(c2.done));
-    clock.last = std::time::Instant::now();
     registry.name_string_ids();
     let instants = instants(recs.instants);
     let other = other(recs.other);

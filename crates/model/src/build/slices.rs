@@ -30,30 +30,46 @@ pub(super) struct ThreadSlices {
     lanes: Vec<(Lane, Vec<Built>)>,
 }
 
+/// Whether a record opens a slice row (each `X`, `B` or `ui-nest` begin opens
+/// exactly one, see `thread_slices`).
+pub(super) fn opens(r: &DurRec) -> bool {
+    matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB)
+}
+
 /// Builds the slice table from the duration records of every part (parts in file
 /// order, records in file order within each).
 ///
 /// The records and the table are never all held at once: each part's records are
 /// moved to their threads and the part freed, and each thread's records are freed
 /// as soon as its rows are written (holding every part until the end made the
-/// records, 80 bytes an event, and the table the peak of the load).
+/// records, 72 bytes an event, and the table the peak of the load). Reading the
+/// records where the parts hold them instead (8-byte references per thread) was
+/// tried: slower at 1 GB (records scattered over every part) and 220 MiB more at
+/// the peak.
 pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostics) -> SliceTable {
-    let threads = parts
-        .iter()
-        .flatten()
-        .map(|r| r.thread.index() + 1)
-        .max()
-        .unwrap_or(0);
-    // Per thread: its records, and how many slice rows they open (each `X`, `B` or
-    // `ui-nest` begin opens exactly one, see `thread_slices`).
-    let (mut recs, mut rows) = (vec![0usize; threads], vec![0usize; threads]);
-    for r in parts.iter().flatten() {
-        recs[r.thread.index()] += 1;
-        if matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB) {
-            rows[r.thread.index()] += 1;
-        }
-    }
-    let mut by_thread: Vec<Vec<DurRec>> = recs.iter().map(|&n| Vec::with_capacity(n)).collect();
+    // Per thread: its records, and the slice rows they open.
+    let counts = parts
+        .par_iter()
+        .fold(Vec::new, |mut c: Vec<(usize, usize)>, part| {
+            for r in part {
+                let t = r.thread.index();
+                if c.len() <= t {
+                    c.resize(t + 1, (0, 0));
+                }
+                c[t].0 += 1;
+                c[t].1 += usize::from(opens(r));
+            }
+            c
+        })
+        .reduce(Vec::new, |a, b| {
+            let (mut long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+            for (x, y) in long.iter_mut().zip(short) {
+                x.0 += y.0;
+                x.1 += y.1;
+            }
+            long
+        });
+    let mut by_thread: Vec<Vec<DurRec>> = counts.iter().map(|c| Vec::with_capacity(c.0)).collect();
     for part in parts {
         for r in &part {
             by_thread[r.thread.index()].push(*r);
@@ -63,12 +79,12 @@ pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostic
         .into_iter()
         .enumerate()
         .filter(|(_, recs)| !recs.is_empty())
-        .map(|(t, recs)| (ThreadId::at(t), rows[t], recs))
+        .map(|(t, recs)| (ThreadId::at(t), counts[t].1, recs))
         .collect();
-    fill(work, diags, |thread, recs, out, base, d| {
+    fill(work, diags, |thread, recs, out, base, d, scratch| {
         let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-        let ts = thread_slices(thread, &recs, end, d);
-        emit(out, base, ts, &recs)
+        let ts = thread_slices(thread, &recs, end, d, scratch);
+        emit(out, base, ts, &recs, scratch)
     })
 }
 
@@ -78,7 +94,8 @@ pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostic
 pub(super) fn fill<W: Send>(
     threads: Vec<(ThreadId, usize, W)>,
     diags: &mut Diagnostics,
-    each: impl Fn(ThreadId, W, &mut RowsMut<'_>, u32, &mut Diagnostics) -> Vec<SliceTrack> + Sync,
+    each: impl Fn(ThreadId, W, &mut RowsMut<'_>, u32, &mut Diagnostics, &mut Scratch) -> Vec<SliceTrack>
+        + Sync,
 ) -> SliceTable {
     let total: usize = threads.iter().map(|r| r.1).sum();
     let mut table = SliceTable::default();
@@ -87,29 +104,47 @@ pub(super) fn fill<W: Send>(
     let mut base = 0u32;
     for (thread, n, w) in threads {
         let (mine, after) = rest.split(n);
-        work.push((thread, base, mine, w));
+        work.push((thread, base, mine, w, n));
         rest = after;
         base += n as u32;
     }
-    let built: Vec<(Vec<SliceTrack>, Diagnostics, bool)> = work
-        .into_par_iter()
-        .map(|(thread, base, mut out, w)| {
-            let mut d = Diagnostics::new();
-            let tracks = each(thread, w, &mut out, base, &mut d);
-            (tracks, d, out.is_full())
-        })
-        .collect();
+    // Largest threads first, each taken by the next free core: a trace's main
+    // thread can hold most of its slices, and started last it would run alone.
+    work.sort_by_key(|w| std::cmp::Reverse(w.4));
+    let done = std::sync::Mutex::new(Vec::with_capacity(work.len()));
+    let scratches = std::sync::Mutex::new(Vec::new());
+    rayon::scope_fifo(|s| {
+        for (thread, base, mut out, w, _) in work {
+            let (each, done, scratches) = (&each, &done, &scratches);
+            s.spawn_fifo(move |_| {
+                let mut scratch: Scratch = locked(scratches).pop().unwrap_or_default();
+                let mut d = Diagnostics::new();
+                let tracks = each(thread, w, &mut out, base, &mut d, &mut scratch);
+                locked(scratches).push(scratch);
+                let full = out.is_full();
+                locked(done).push((thread, tracks, d, full));
+            });
+        }
+    });
+    let mut built = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    // Back in table order: the tracks and the diagnostics as a sequential build.
+    built.sort_by_key(|b| b.0);
     assert!(
-        built.iter().all(|b| b.2),
+        built.iter().all(|b| b.3),
         "every thread fills the rows counted for it"
     );
     // SAFETY: the ranges split above cover rows 0..total and each was filled.
     unsafe { slice_rows::set_len(&mut table, total) };
-    for (tracks, d, _) in built {
+    for (_, tracks, d, _) in built {
         diags.merge(d);
         table.tracks.extend(tracks);
     }
     table
+}
+
+/// A mutex's value, also after a panic elsewhere (which the caller reports anyway).
+fn locked<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Writes one thread's slices from row `base` on; returns its tracks.
@@ -118,6 +153,7 @@ pub(super) fn emit(
     base: u32,
     ts: ThreadSlices,
     recs: &[DurRec],
+    scratch: &mut Scratch,
 ) -> Vec<SliceTrack> {
     let mut tracks = Vec::new();
     let mut next = base;
@@ -126,10 +162,9 @@ pub(super) fn emit(
             continue;
         }
         let lane_base = next;
-        let mut self_ns: Vec<i64> = built
-            .iter()
-            .map(|b| b.end.saturating_sub(b.start))
-            .collect();
+        let self_ns = &mut scratch.self_ns;
+        self_ns.clear();
+        self_ns.extend(built.iter().map(|b| b.end.saturating_sub(b.start)));
         for b in &built {
             if let Some(p) = b.parent {
                 let p = &mut self_ns[p as usize];
@@ -137,7 +172,7 @@ pub(super) fn emit(
             }
         }
         let mut max_depth = 0;
-        for (b, s) in built.iter().zip(self_ns) {
+        for (b, &s) in built.iter().zip(self_ns.iter()) {
             let r = &recs[b.rec as usize];
             max_depth = max_depth.max(b.depth);
             out.push(Row {
@@ -166,8 +201,38 @@ pub(super) fn emit(
             rows: (lane_base, next),
             max_depth,
         });
+        scratch.keep(built);
     }
     tracks
+}
+
+/// The buffers of one thread's slice step, handed on to the next thread: at 10 GB
+/// a thread's run to hundreds of MB, and memory the process has not used yet
+/// costs about as much to fault in as to fill (freed blocks that large go back to
+/// the system, so each thread used to fault its own in again).
+#[derive(Default)]
+pub(super) struct Scratch {
+    keyed: Vec<(i64, u32)>,
+    built: Vec<Built>,
+    self_ns: Vec<i64>,
+}
+
+impl Scratch {
+    /// Keeps the larger of `v` and the buffer held, emptied.
+    fn keep(&mut self, mut v: Vec<Built>) {
+        if v.capacity() > self.built.capacity() {
+            v.clear();
+            self.built = v;
+        }
+    }
+
+    /// An empty list of slices with room for `n`.
+    fn take_built(&mut self, n: usize) -> Vec<Built> {
+        let mut v = std::mem::take(&mut self.built);
+        v.clear();
+        v.reserve_exact(n);
+        v
+    }
 }
 
 /// One thread's slices from its records (in file order).
@@ -176,12 +241,18 @@ fn thread_slices(
     recs: &[DurRec],
     thread_end: i64,
     diags: &mut Diagnostics,
+    scratch: &mut Scratch,
 ) -> ThreadSlices {
     let mut sorted = SortCheck::default();
     sorted.feed(recs);
     sorted.report(thread, diags);
-    let mut m = Matcher::default();
-    for i in time_order(recs, 0) {
+    let opens = recs.iter().filter(|r| opens(r)).count();
+    let mut m = Matcher {
+        done: scratch.take_built(opens),
+        ..Matcher::default()
+    };
+    sort_by_time(recs, 0, &mut scratch.keyed);
+    for &(_, i) in &scratch.keyed {
         m.feed(i as usize, recs);
     }
     m.finish(thread, thread_end, diags)
@@ -229,13 +300,16 @@ impl SortCheck {
 /// The indexes of `recs[from..]` in time order (file order among equal times).
 /// Sorting (ts, index) pairs keeps the sort in cache.
 pub(super) fn time_order(recs: &[DurRec], from: usize) -> Vec<u32> {
-    let mut keyed: Vec<(i64, u32)> = recs[from..]
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.ts, (from + i) as u32))
-        .collect();
-    keyed.sort_unstable();
+    let mut keyed = Vec::new();
+    sort_by_time(recs, from, &mut keyed);
     keyed.into_iter().map(|(_, i)| i).collect()
+}
+
+/// [`time_order`] as (ts, index) pairs, into `keyed`.
+fn sort_by_time(recs: &[DurRec], from: usize, keyed: &mut Vec<(i64, u32)>) {
+    keyed.clear();
+    keyed.extend((from..recs.len()).map(|i| (recs[i].ts, i as u32)));
+    keyed.sort_unstable();
 }
 
 /// `B`/`E` matching over one thread's records fed in time order. It is a fold:
