@@ -28,7 +28,7 @@ pub mod writer;
 
 pub use early::{early_slots, read_early, EarlyParts};
 pub use reader::{read_events, read_json, read_json_after};
-pub use value::Value;
+pub use value::{Cursor, Value};
 pub use writer::{JsonWriter, Trailer};
 
 /// Receives the events of one contiguous part of the event list, in file order.

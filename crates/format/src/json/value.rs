@@ -469,6 +469,138 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// A pull reader over one JSON value, for callers that take a few known fields
+/// straight from the text instead of building a [`Value`] tree.
+///
+/// It takes exactly the text [`Value::parse`] takes (the same whitespace, comments,
+/// trailing commas, number and string rules, the same nesting limit), so a caller
+/// that falls back to the tree on any error reads every text as the tree would.
+/// Every method first steps over whitespace and comments.
+pub struct Cursor<'a> {
+    p: Parser<'a>,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Cursor {
+            p: Parser {
+                s: text.as_bytes(),
+                text,
+                pos: 0,
+                depth: 0,
+            },
+        }
+    }
+
+    /// The next byte, if any.
+    pub fn peek(&mut self) -> Option<u8> {
+        self.p.ws();
+        self.p.s.get(self.p.pos).copied()
+    }
+
+    /// Whether only whitespace and comments are left.
+    pub fn at_end(&mut self) -> bool {
+        self.peek().is_none()
+    }
+
+    /// Enters the object or array that starts here (`open` is `{` or `[`).
+    pub fn open(&mut self, open: u8) -> Result<(), ReadError> {
+        if self.peek() != Some(open) {
+            return Err(self.p.error("expected an object or array"));
+        }
+        self.p.depth += 1;
+        if self.p.depth > MAX_DEPTH {
+            return Err(self.p.error("nesting too deep"));
+        }
+        self.p.pos += 1;
+        Ok(())
+    }
+
+    /// The next key of the object entered, with its `:` read; `None` at its `}`.
+    pub fn key(&mut self) -> Result<Option<Cow<'a, str>>, ReadError> {
+        match self.peek() {
+            Some(b'}') => {
+                self.close();
+                return Ok(None);
+            }
+            Some(b'"') => {}
+            _ => return Err(self.p.error("expected a key or }")),
+        }
+        let k = self.p.string()?;
+        if self.peek() != Some(b':') {
+            return Err(self.p.error("expected :"));
+        }
+        self.p.pos += 1;
+        Ok(Some(k))
+    }
+
+    /// Whether an item of the array entered follows; `false` at its `]`.
+    pub fn item(&mut self) -> Result<bool, ReadError> {
+        if self.peek() == Some(b']') {
+            self.close();
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// After a member or item: `true` past a `,`, `false` past the `close`
+    /// (`}` or `]`) that ends the object or array.
+    pub fn next(&mut self, close: u8) -> Result<bool, ReadError> {
+        match self.peek() {
+            Some(b',') => {
+                self.p.pos += 1;
+                Ok(true)
+            }
+            Some(b) if b == close => {
+                self.close();
+                Ok(false)
+            }
+            _ => Err(self.p.error("expected , or a close")),
+        }
+    }
+
+    fn close(&mut self) {
+        self.p.pos += 1;
+        self.p.depth -= 1;
+    }
+
+    /// A string, number, `true`, `false` or `null`; an object or array is stepped
+    /// over and gives `None`.
+    pub fn scalar(&mut self) -> Result<Option<Value<'a>>, ReadError> {
+        match self.peek() {
+            Some(b'{' | b'[') => self.skip().map(|()| None),
+            _ => self.p.value().map(Some),
+        }
+    }
+
+    /// Steps over the next value without keeping it.
+    pub fn skip(&mut self) -> Result<(), ReadError> {
+        match self.peek() {
+            Some(b'{') => {
+                self.open(b'{')?;
+                while self.key()?.is_some() {
+                    self.skip()?;
+                    if !self.next(b'}')? {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            Some(b'[') => {
+                self.open(b'[')?;
+                while self.item()? {
+                    self.skip()?;
+                    if !self.next(b']')? {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            _ => self.p.value().map(drop),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

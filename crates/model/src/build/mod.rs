@@ -11,6 +11,7 @@ mod metadata;
 mod objects;
 pub(crate) mod part;
 mod profile_chunk;
+mod profile_chunk_text;
 mod profiles;
 pub(crate) mod records;
 pub(crate) mod registry;

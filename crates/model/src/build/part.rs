@@ -7,7 +7,7 @@ use tracescope_format::json::{EventSink, Value};
 use tracescope_format::{DiagKind, Diagnostics, Event, Id, Id2, Int64, Pid};
 
 use super::excerpt;
-use super::profile_chunk::parse_chunk;
+use super::profile_chunk::read_chunk;
 use super::records::*;
 use super::registry::{LocalRegistry, SharedRegistry};
 use crate::args::{in_input, LocalArena, SharedArena, TextRef};
@@ -645,17 +645,19 @@ impl<'a, 's> PartBuilder<'a, 's> {
                     samples: Vec::new(),
                     deltas: Vec::new(),
                 };
-                match ev.args.as_ref().map(|a| Value::parse(&a.text)) {
-                    Some(Ok(v)) => parse_chunk(
-                        v.get("data"),
+                let read = ev.args.as_ref().map(|a| {
+                    read_chunk(
+                        &a.text,
                         &mut chunk,
                         self.strings.shared(),
                         diags,
                         ev.offset,
-                    ),
-                    _ => diags.add(DiagKind::BadProfile, ev.offset, || {
+                    )
+                });
+                if !matches!(read, Some(Ok(()))) {
+                    diags.add(DiagKind::BadProfile, ev.offset, || {
                         excerpt(input, ev.offset)
-                    }),
+                    });
                 }
                 self.records.chunks.push(chunk);
             }

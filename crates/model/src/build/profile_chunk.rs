@@ -1,11 +1,30 @@
 //! Reading the JSON of CPU profiles: `ProfileChunk` args and raw `.cpuprofile` nodes.
 
-use tracescope_format::json::Value;
+use tracescope_format::json::{ReadError, Value};
 use tracescope_format::time::micros_text_to_ns;
 use tracescope_format::{DiagKind, Diagnostics};
 
 use super::records::{ChunkRec, NodeRec};
 use crate::strings::{SharedStrings, StrId};
+
+/// Reads the args text of a `ProfileChunk` into its record: straight from the text
+/// when it needs no diagnostic, else through a `Value` tree. `Err` when the text is
+/// not JSON (nothing is read then).
+pub fn read_chunk(
+    text: &str,
+    chunk: &mut ChunkRec,
+    strings: &SharedStrings,
+    diags: &mut Diagnostics,
+    offset: u64,
+) -> Result<(), ReadError> {
+    if let Some(read) = super::profile_chunk_text::read(text) {
+        read.fill(chunk, strings);
+        return Ok(());
+    }
+    let v = Value::parse(text)?;
+    parse_chunk(v.get("data"), chunk, strings, diags, offset);
+    Ok(())
+}
 
 /// Reads `args.data` of a `ProfileChunk`: `cpuProfile.nodes`, `cpuProfile.samples`
 /// and `timeDeltas` (under `data` or under `cpuProfile`).
@@ -88,31 +107,45 @@ pub fn parse_nodes(
 
 pub fn node(n: &Value<'_>, id: i64, strings: &SharedStrings) -> NodeRec {
     let frame = n.get("callFrame").unwrap_or(n);
-    let name = match frame.get("functionName").and_then(Value::as_str) {
+    let position = |k| frame.get(k).and_then(Value::as_i64);
+    node_rec(
+        id,
+        n.get("parent").and_then(Value::as_i64),
+        n.get("children")
+            .and_then(Value::as_array)
+            .map_or(Vec::new(), |c| c.iter().filter_map(Value::as_i64).collect()),
+        frame.get("functionName").and_then(Value::as_str),
+        frame.get("url").and_then(Value::as_str),
+        position("lineNumber"),
+        position("columnNumber"),
+        strings,
+    )
+}
+
+/// A node's record from its fields as read: an empty or absent name is
+/// `(anonymous)`; V8 writes -1 for an unknown line or column.
+#[allow(clippy::too_many_arguments)]
+pub fn node_rec(
+    id: i64,
+    parent: Option<i64>,
+    children: Vec<i64>,
+    name: Option<&str>,
+    url: Option<&str>,
+    line: Option<i64>,
+    column: Option<i64>,
+    strings: &SharedStrings,
+) -> NodeRec {
+    let name = match name {
         Some(s) if !s.is_empty() => strings.intern(s),
         _ => strings.intern("(anonymous)"),
     };
-    let url = frame
-        .get("url")
-        .and_then(Value::as_str)
-        .map_or(StrId::NONE, |u| strings.intern(u));
     NodeRec {
         id,
-        parent: n.get("parent").and_then(Value::as_i64),
-        children: n
-            .get("children")
-            .and_then(Value::as_array)
-            .map_or(Vec::new(), |c| c.iter().filter_map(Value::as_i64).collect()),
+        parent,
+        children,
         name,
-        url,
-        // V8 writes -1 for an unknown position.
-        line: frame
-            .get("lineNumber")
-            .and_then(Value::as_i64)
-            .filter(|&l| l >= 0),
-        column: frame
-            .get("columnNumber")
-            .and_then(Value::as_i64)
-            .filter(|&c| c >= 0),
+        url: url.map_or(StrId::NONE, |u| strings.intern(u)),
+        line: line.filter(|&l| l >= 0),
+        column: column.filter(|&c| c >= 0),
     }
 }
