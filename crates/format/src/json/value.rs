@@ -135,7 +135,15 @@ impl<'a> Value<'a> {
 
 /// The offset after the whitespace and comments (`//` to the end of the line, `/* */`)
 /// at `pos`: what this tolerant reader takes for space between tokens.
-pub fn skip_space(s: &[u8], mut pos: usize) -> usize {
+#[inline]
+pub fn skip_space(s: &[u8], pos: usize) -> usize {
+    match s.get(pos) {
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b'/') => skip_space_from(s, pos),
+        _ => pos,
+    }
+}
+
+fn skip_space_from(s: &[u8], mut pos: usize) -> usize {
     loop {
         match s.get(pos) {
             Some(b' ' | b'\t' | b'\n' | b'\r') => pos += 1,
@@ -562,6 +570,26 @@ impl<'a> Cursor<'a> {
     fn close(&mut self) {
         self.p.pos += 1;
         self.p.depth -= 1;
+    }
+
+    /// Reads the array that starts here when every item is a number, giving each
+    /// number's text (as [`Value::Number`] holds it) to `number`. `Ok(false)` when an
+    /// item is not a number or `number` declines it (the cursor is then left inside
+    /// the array: read the text some other way).
+    pub fn numbers(&mut self, mut number: impl FnMut(&'a str) -> bool) -> Result<bool, ReadError> {
+        self.open(b'[')?;
+        loop {
+            if !self.item()? {
+                return Ok(true);
+            }
+            let p = &mut self.p;
+            if !matches!(p.s.get(p.pos), Some(b'-' | b'0'..=b'9')) || !number(p.number()?) {
+                return Ok(false);
+            }
+            if !self.next(b']')? {
+                return Ok(true);
+            }
+        }
     }
 
     /// A string, number, `true`, `false` or `null`; an object or array is stepped

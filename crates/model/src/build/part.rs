@@ -646,13 +646,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
                     deltas: Vec::new(),
                 };
                 let read = ev.args.as_ref().map(|a| {
-                    read_chunk(
-                        &a.text,
-                        &mut chunk,
-                        self.strings.shared(),
-                        diags,
-                        ev.offset,
-                    )
+                    read_chunk(&a.text, &mut chunk, self.strings.shared(), diags, ev.offset)
                 });
                 if !matches!(read, Some(Ok(()))) {
                     diags.add(DiagKind::BadProfile, ev.offset, || {

@@ -119,10 +119,8 @@ fn cpu_profile<'a>(c: &mut Cursor<'a>, out: &mut ChunkText<'a>) -> Option<()> {
         "samples" => {
             seen.first(1)?;
             let mut samples = Vec::new();
-            array(c, |c| {
-                samples.push(int(&c.scalar().ok()??)?);
-                Some(())
-            })?;
+            let read = c.numbers(|n| int(n).map(|i| samples.push(i)).is_some());
+            read.ok()?.then_some(())?;
             out.samples = Some(samples);
             Some(())
         }
@@ -138,14 +136,8 @@ fn cpu_profile<'a>(c: &mut Cursor<'a>, out: &mut ChunkText<'a>) -> Option<()> {
 /// Time deltas in µs to ns, exactly; every one must be a number.
 fn deltas(c: &mut Cursor<'_>) -> Option<Vec<i64>> {
     let mut out = Vec::new();
-    array(c, |c| match c.scalar().ok()?? {
-        Value::Number(n) => {
-            out.push(micros_text_to_ns(n)?);
-            Some(())
-        }
-        _ => None,
-    })?;
-    Some(out)
+    let read = c.numbers(|n| micros_text_to_ns(n).map(|ns| out.push(ns)).is_some());
+    read.ok()?.then_some(out)
 }
 
 /// A node: `{id, callFrame: {functionName, url, lineNumber, columnNumber}, parent |
@@ -235,18 +227,16 @@ fn frame_field<'a>(
     Some(())
 }
 
-/// An integer as [`Value::as_i64`] reads it; plain digits without a parse call.
-fn int(v: &Value<'_>) -> Option<i64> {
-    let Value::Number(t) = v else {
-        return None;
-    };
+/// A number's text as an integer, as [`Value::as_i64`] reads it; plain digits
+/// without a parse call.
+fn int(t: &str) -> Option<i64> {
     let b = t.as_bytes();
     let (neg, digits) = match b.first() {
         Some(b'-') => (true, &b[1..]),
         _ => (false, b),
     };
     if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
-        return v.as_i64();
+        return Value::Number(t).as_i64();
     }
     let n = digits
         .iter()
@@ -377,7 +367,8 @@ mod tests {
         }
     }
 
-    const STREAMED: &str = r#"{"data":{"cpuProfile":{"samples":[2,3,3,7]},"timeDeltas":[100,125.5,-3,0.001]}}"#;
+    const STREAMED: &str =
+        r#"{"data":{"cpuProfile":{"samples":[2,3,3,7]},"timeDeltas":[100,125.5,-3,0.001]}}"#;
     const NODES: &str = r#"{"data": {"cpuProfile": {"nodes": [
         {"callFrame": {"functionName": "(root)", "scriptId": "0", "url": "", "lineNumber": -1, "columnNumber": -1}, "id": 1},
         {"id": 3, "parent": 2, "callFrame": {"codeType": "JS", "functionName": "q\"uo\u00e9\ud83d\ude00", "url": "https://a.b/c.js", "lineNumber": 10, "columnNumber": 4}},
@@ -447,7 +438,11 @@ mod tests {
             r#"{"data":{"cpuProfile":{"nodes":[{"id":1,"id":2}]}}}"#,
             r#"{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"url":"a","url":"b"}}]}}}"#,
             // Nested past the limit.
-            &format!(r#"{{"data":{{"x":{}1{}}}}}"#, "[".repeat(600), "]".repeat(600)),
+            &format!(
+                r#"{{"data":{{"x":{}1{}}}}}"#,
+                "[".repeat(600),
+                "]".repeat(600)
+            ),
         ] {
             assert!(!same(text), "read from the text: {text}");
         }
@@ -468,7 +463,9 @@ mod tests {
             assert_eq!(read, 1, "{text}");
             let mut changed_read = 0;
             for at in 0..text.len() {
-                for b in [b'"', b',', b']', b'}', b'[', b'{', b'x', b'1', b'-', b'.', b'\\', b' '] {
+                for b in [
+                    b'"', b',', b']', b'}', b'[', b'{', b'x', b'1', b'-', b'.', b'\\', b' ',
+                ] {
                     let mut t = text.as_bytes().to_vec();
                     t[at] = b;
                     if let Ok(t) = std::str::from_utf8(&t) {
