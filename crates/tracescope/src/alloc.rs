@@ -23,3 +23,17 @@ pub fn set_purge_delay_ms(ms: i32) {
     // SAFETY: a plain setter of a global option; no other thread runs yet.
     unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, ms.into()) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn purge_delay_names_mimallocs_option() {
+        // Only `purge_delay` defaults to 1000 (ms) in mimalloc v3: a new mimalloc whose
+        // enum moved would make `PURGE_DELAY` another option, and this fail.
+        assert_eq!(unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) }, 1000);
+        set_purge_delay_ms(10);
+        assert_eq!(unsafe { libmimalloc_sys::mi_option_get(PURGE_DELAY) }, 10);
+    }
+}
