@@ -247,6 +247,10 @@ enum Command {
         /// The directory to write (made if missing; other traces' partitions stay).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// The tables to write, comma-separated, or `all` [default: every table but
+        /// `args`, whose rows are the `args` columns flattened]
+        #[arg(long, value_name = "LIST")]
+        tables: Option<String>,
     },
     /// Compare two traces, or two sets of runs, group by group: what got slower, and where.
     /// Exit 0 no gate failed, 1 a gate failed, 2 unreadable input or a bad rule.
@@ -347,7 +351,12 @@ fn main() -> ExitCode {
         } => view(files, align.align.into(), serve.options()),
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Merge { trace, output } => merge::run(&trace.inputs(), &output),
-        Command::Export { files, format, out } => export::run(&files, &out, format),
+        Command::Export {
+            files,
+            format,
+            out,
+            tables,
+        } => export::run(&files, &out, format, tables.as_deref()),
         Command::Query {
             files,
             sql,
