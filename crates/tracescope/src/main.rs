@@ -3,7 +3,6 @@
 //! A thin binary over `tracescope-format` (reading and writing) and
 //! `tracescope-model` (the loaded trace). Each subcommand lives in its own module.
 
-mod alloc;
 mod convert;
 mod demo;
 mod diff;
@@ -308,13 +307,6 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // A load frees records it will not allocate again: give them back within 10 ms.
-    // `export` frees and allocates the Parquet writer's buffers again and again: keep
-    // freed memory a second (mimalloc's default), not fault it in each time.
-    alloc::set_purge_delay_ms(match cli.command {
-        Command::Export { .. } => 1000,
-        _ => 10,
-    });
     input::set_max_ratio(cli.max_ratio);
     let result = match cli.command {
         Command::Stats { trace, json } => stats::run(&trace.inputs(), json),
