@@ -3,7 +3,8 @@
 //! the load, for benchmarks on a busy machine where the whole export's wall time
 //! says little about where it goes.
 //!
-//! `cargo run --release -p tracescope-parquet --example time_tables -- TRACE.json OUT_DIR`
+//! `cargo run --release -p tracescope-parquet --example time_tables -- TRACE.json OUT_DIR [TABLE...]`
+//! (only the tables named, when any are).
 
 use std::path::Path;
 use std::time::Instant;
@@ -16,6 +17,7 @@ use tracescope_testdata::process_cpu_seconds as cpu;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (path, out) = (&args[0], Path::new(&args[1]));
+    let only = &args[2..];
     std::fs::create_dir_all(out).expect("makes the output directory");
     let (w0, c0) = (Instant::now(), cpu());
     let source = tracescope_format::Source::open(path).expect("opens");
@@ -27,7 +29,10 @@ fn main() {
         c1 - c0
     );
     let (mut wall, mut total) = (0.0, 0.0);
-    for table in TABLES {
+    for table in TABLES
+        .iter()
+        .filter(|t| only.is_empty() || only.iter().any(|o| o == t.name))
+    {
         let (w, c) = (Instant::now(), cpu());
         let file = out.join(format!("{}.parquet", table.name));
         let (rows, _) = write_table(&file, table, &trace, Layout::default()).expect("writes");

@@ -10,15 +10,22 @@ pub enum Format {
     Parquet,
 }
 
-pub fn run(files: &[PathBuf], out: &Path, _format: Format) -> Result<()> {
+pub fn run(files: &[PathBuf], out: &Path, _format: Format, tables: Option<&str>) -> Result<()> {
     if files.is_empty() {
         bail!("give at least one trace file");
     }
+    let tables = match tables {
+        Some(list) => tracescope_parquet::tables_named(list).map_err(anyhow::Error::msg)?,
+        None => tracescope_parquet::default_tables(),
+    };
     let traces = crate::load::load_many(files)?;
     let named: Vec<(String, &tracescope_model::Trace)> =
         traces.iter().map(|(n, t)| (n.clone(), t)).collect();
-    let written = tracescope_parquet::export(out, &named)?;
+    let written = tracescope_parquet::export(out, &named, &tables)?;
     print!("{}", report(out, traces.len(), &written));
+    if !tables.iter().any(|t| t.name == "args") {
+        println!("note: the args table (the `args` columns flattened) was not written; `--tables all` adds it");
+    }
     // The models go with the process (freeing them piece by piece only delays the exit).
     std::mem::forget(traces);
     Ok(())

@@ -246,6 +246,10 @@ enum Command {
         /// The directory to write (made if missing; other traces' partitions stay).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// The tables to write, comma-separated, or `all` [default: every table but
+        /// `args`, whose rows are the `args` columns flattened]
+        #[arg(long, value_name = "LIST")]
+        tables: Option<String>,
     },
     /// Compare two traces, or two sets of runs, group by group: what got slower, and where.
     /// Exit 0 no gate failed, 1 a gate failed, 2 unreadable input or a bad rule.
@@ -301,8 +305,25 @@ enum Command {
     Convert { input: PathBuf, output: PathBuf },
 }
 
+/// Makes glibc give blocks of 128 KiB and more back to the kernel when they are freed
+/// (BENCHMARKS.md, "The allocator"). A load frees its records' buffers on worker
+/// threads, whose arenas would keep them for allocations that never come: at 10 GB the
+/// process held 8.5 GB at its peak instead of 6 GB, and spent more time in the kernel.
+/// `export` keeps glibc's default: its Parquet writer frees and allocates such buffers
+/// again and again, and mapping each one anew made it 20% slower.
+fn give_freed_buffers_back() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: sets one malloc option, before any other thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Export { .. }) {
+        give_freed_buffers_back();
+    }
     input::set_max_ratio(cli.max_ratio);
     let result = match cli.command {
         Command::Stats { trace, json } => stats::run(&trace.inputs(), json),
@@ -339,7 +360,12 @@ fn main() -> ExitCode {
         } => view(files, align.align.into(), serve.options()),
         Command::Convert { input, output } => convert::run(&input, &output),
         Command::Merge { trace, output } => merge::run(&trace.inputs(), &output),
-        Command::Export { files, format, out } => export::run(&files, &out, format),
+        Command::Export {
+            files,
+            format,
+            out,
+            tables,
+        } => export::run(&files, &out, format, tables.as_deref()),
         Command::Query {
             files,
             sql,

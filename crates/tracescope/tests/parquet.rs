@@ -100,6 +100,8 @@ fn duckdb_and_pyarrow_read_the_export_as_tables_prints_it() {
             "parquet",
             "--out",
             out.to_str().unwrap(),
+            "--tables",
+            "all",
         ])
         .args(&files)
         .output()
@@ -226,7 +228,7 @@ fn args_column_and_table_are_unchanged_and_exported_as_tables_prints_them() {
     }
     let out = tmp("args");
     let run = Command::new(bin())
-        .args(["export", "--format", "parquet", "--out"])
+        .args(["export", "--format", "parquet", "--tables", "all", "--out"])
         .arg(&out)
         .arg(&file)
         .output()
@@ -303,4 +305,83 @@ fn python_json(script: &str, args: &[&str]) -> serde_json::Value {
         String::from_utf8_lossy(&py.stderr)
     );
     serde_json::from_slice(&py.stdout).unwrap()
+}
+
+/// The tables directories an export left under `out`, sorted.
+fn table_dirs(out: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Without `--tables` every table but `args` is written, and the report says how
+/// to add it; `--tables` writes exactly the tables named (in declared order,
+/// whatever the list's order); an unknown name fails before anything is loaded,
+/// listing the tables.
+#[test]
+fn tables_written_by_default_and_chosen_with_tables() {
+    let file = fixture("browser.json");
+    let export = |out: &Path, extra: &[&str]| {
+        Command::new(bin())
+            .args(["export", "--format", "parquet", "--out"])
+            .arg(out)
+            .args(extra)
+            .arg(&file)
+            .output()
+            .unwrap()
+    };
+    let out = tmp("default-tables");
+    let run = export(&out, &[]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.starts_with("wrote 16 tables of 1 trace to "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with(
+            "note: the args table (the `args` columns flattened) was not written; `--tables all` adds it\n"
+        ),
+        "{stdout}"
+    );
+    let dirs = table_dirs(&out);
+    assert_eq!(dirs.len(), 16, "{dirs:?}");
+    assert!(!dirs.contains(&"args".to_string()), "{dirs:?}");
+    assert!(dirs.contains(&"slices".to_string()), "{dirs:?}");
+    std::fs::remove_dir_all(&out).unwrap();
+
+    let out = tmp("chosen-tables");
+    let run = export(&out, &["--tables", "args, slices,threads,slices"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let listed: Vec<&str> = stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(listed, ["threads", "slices", "args"], "{stdout}");
+    assert_eq!(table_dirs(&out), ["args", "slices", "threads"]);
+    std::fs::remove_dir_all(&out).unwrap();
+
+    let out = tmp("unknown-table");
+    let run = export(&out, &["--tables", "slices,slice"]);
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("no table named \"slice\"; the tables are: processes, threads, slices,"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("args (or `all`)"), "{stderr}");
+    assert!(!out.exists(), "nothing written for a bad list");
 }
