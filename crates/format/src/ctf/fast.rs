@@ -15,7 +15,7 @@ use super::tsdl_out::{metadata_text, TraceLayout};
 use super::types::{ByteOrder, Clock, Metadata};
 use super::writer::{CTF_MAGIC, PACKET_PREAMBLE};
 use crate::etw::fastjson::{HIGH_BITS, LOW_BITS};
-use crate::etw::from_chrome::{chrome_event, ChromeFields};
+use crate::etw::from_chrome::{chrome_event, ArgList, ChromeFields};
 use crate::etw::{Bitness, ChromeType, Opcode};
 use crate::Event;
 
@@ -386,8 +386,20 @@ pub(crate) fn scan_packet(
 #[derive(Default)]
 pub(crate) struct Scratch<'a> {
     raw: Vec<(Str<'a>, Str<'a>)>,
-    args: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     stack: Vec<u64>,
+}
+
+/// A record's arguments as the bytes of its fields: each is read as text only
+/// when the event is built, and written from there into the args text.
+struct RawArgs<'s, 'a>(&'s [(Str<'a>, Str<'a>)]);
+
+impl ArgList for RawArgs<'_, '_> {
+    #[inline]
+    fn each(&self, mut f: impl FnMut(&str, &str)) {
+        for &(k, v) in self.0 {
+            f(&text(k), &text(v));
+        }
+    }
 }
 
 /// Decodes the record at `b.pos`: its event (`None` for the dropped End half of an
@@ -401,9 +413,6 @@ fn next_event<'a>(
     s: &mut Scratch<'a>,
 ) -> Option<(Option<Event<'a>>, u64)> {
     let r = record(b, layout, &mut s.raw, Keep::All)?;
-    s.args.clear();
-    s.args
-        .extend(s.raw.iter().map(|&(k, v)| (text(k), text(v))));
     if let Some(st) = r.stack {
         s.stack.clear();
         match r.class.stack {
@@ -423,7 +432,7 @@ fn next_event<'a>(
         name: &name,
         id: r.id,
         categories: &categories,
-        args: &s.args,
+        args: RawArgs(&s.raw),
         stack: r.stack.map(|_| s.stack.as_slice()),
     };
     let ts = layout.clock.to_ns(r.ts);

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use super::chrome::{ChromePayload, ChromeType};
 use super::fastjson;
 use crate::id::{Id, Id2, Int64, Pid};
+use crate::json::value::unescape;
 use crate::json::Value;
 use crate::{Event, RawJson};
 
@@ -68,26 +69,62 @@ fn static_phase(s: &str) -> Cow<'static, str> {
 /// (plain strings, integers) are read directly, others by the full parser.
 fn apply_reserved(ev: &mut Event<'_>, key: &str, text: &str) -> bool {
     if let Some(s) = fastjson::simple_string(text) {
-        let value = if key == "@ph" {
-            Some(static_phase(s))
-        } else {
-            Some(Cow::Owned(s.to_string()))
-        };
+        let owned = || Cow::Owned(s.to_string());
         if let Some(slot) = str_field(ev, key) {
-            *slot = value;
+            *slot = Some(if key == "@ph" {
+                static_phase(s)
+            } else {
+                owned()
+            });
             return true;
         }
+        if let Some(slot) = id_field(ev, key) {
+            *slot = Some(Id::Str(owned()));
+            return true;
+        }
+        match key {
+            "@pid" => ev.pid = Some(Pid::Str(owned())),
+            "@tid" => ev.tid = Some(Pid::Str(owned())),
+            _ => return apply_reserved_parsed(ev, key, text),
+        }
+        return true;
     }
     if let Some(i) = fastjson::simple_int(text) {
         let slot = match key {
             "@dur" => &mut ev.dur,
             "@tts" => &mut ev.tts,
             "@tdur" => &mut ev.tdur,
-            _ => return apply_reserved_parsed(ev, key, text),
+            _ => {
+                // The integer text is the number's text as the parser gives it.
+                let Some(n) = Int64::parse(text) else {
+                    return apply_reserved_parsed(ev, key, text);
+                };
+                if let Some(slot) = id_field(ev, key) {
+                    *slot = Some(Id::Int(n));
+                    return true;
+                }
+                match key {
+                    "@pid" => ev.pid = Some(Pid::Int(n)),
+                    "@tid" => ev.tid = Some(Pid::Int(n)),
+                    _ => return apply_reserved_parsed(ev, key, text),
+                }
+                return true;
+            }
         };
         return i.map(|i| *slot = Some(i)).is_some();
     }
     apply_reserved_parsed(ev, key, text)
+}
+
+/// The id field a reserved argument holds.
+fn id_field<'e, 'a>(ev: &'e mut Event<'a>, key: &str) -> Option<&'e mut Option<Id<'a>>> {
+    Some(match key {
+        "@id" => &mut ev.id,
+        "@bind_id" => &mut ev.bind_id,
+        "@sf" => &mut ev.sf,
+        "@esf" => &mut ev.esf,
+        _ => return None,
+    })
 }
 
 fn apply_reserved_parsed(ev: &mut Event<'_>, key: &str, text: &str) -> bool {
@@ -150,31 +187,6 @@ fn apply_reserved_parsed(ev: &mut Event<'_>, key: &str, text: &str) -> bool {
 
 type Arg<'a> = (Cow<'a, str>, Cow<'a, str>);
 
-/// Expands `@more` (the overflow of arguments past the 7th); borrows when there is none.
-fn expand_more<'s, 'a>(args: &'s [Arg<'a>]) -> Cow<'s, [Arg<'a>]> {
-    if !args.iter().any(|(k, _)| k == "@more") {
-        return Cow::Borrowed(args);
-    }
-    let mut out = Vec::with_capacity(args.len() + 4);
-    for (k, v) in args {
-        if k == "@more" {
-            if let Ok(Value::Object(m)) = Value::parse(v) {
-                if m.iter().all(|(_, v)| v.as_str().is_some()) {
-                    for (mk, mv) in m {
-                        let Value::String(s) = mv else {
-                            unreachable!("checked above")
-                        };
-                        out.push((Cow::Owned(mk.into_owned()), Cow::Owned(s.into_owned())));
-                    }
-                    continue;
-                }
-            }
-        }
-        out.push((k.clone(), v.clone()));
-    }
-    Cow::Owned(out)
-}
-
 /// Builds the event of one Chrome record; `None` for the End half of an `X` (its
 /// Begin carries the whole event). `offset` is the record's position in its input.
 /// The event's name and categories borrow what the payload borrows.
@@ -190,26 +202,40 @@ pub fn from_chrome<'a>(
         name: &p.name,
         id: p.id,
         categories: &p.categories,
-        args: &p.args,
+        args: p.args.as_slice(),
         stack: p.stack.as_deref(),
     };
     chrome_event(&fields, ts, pid, tid, offset)
 }
 
-/// A Chrome payload by reference, so decoders can reuse their buffers.
-pub(crate) struct ChromeFields<'s, 'a> {
+/// A Chrome payload by reference, so decoders can reuse their buffers and hand
+/// over arguments as they hold them.
+pub(crate) struct ChromeFields<'s, 'a, A: ArgList> {
     pub ty: ChromeType,
     pub name: &'s Cow<'a, str>,
     pub id: u64,
     pub categories: &'s Cow<'a, str>,
-    pub args: &'s [Arg<'a>],
+    pub args: A,
     pub stack: Option<&'s [u64]>,
+}
+
+/// A record's arguments, names and values as text, in order.
+pub(crate) trait ArgList {
+    fn each(&self, f: impl FnMut(&str, &str));
+}
+
+impl ArgList for &[Arg<'_>] {
+    fn each(&self, mut f: impl FnMut(&str, &str)) {
+        for (k, v) in self.iter() {
+            f(k, v);
+        }
+    }
 }
 
 /// [`from_chrome`] on borrowed fields. Name and categories are cloned, which costs
 /// nothing when they borrow the input (the usual case: valid UTF-8).
-pub(crate) fn chrome_event<'a>(
-    p: &ChromeFields<'_, 'a>,
+pub(crate) fn chrome_event<'a, A: ArgList>(
+    p: &ChromeFields<'_, 'a, A>,
     ts: i64,
     pid: i64,
     tid: i64,
@@ -218,14 +244,15 @@ pub(crate) fn chrome_event<'a>(
     let ty = p.ty;
     // The End half of an X is dropped: skip building it when its last `@ph` (which
     // wins) is a plain "X" and no `@more` could hold another.
-    if ty == ChromeType::End
-        && !p.args.iter().any(|(k, _)| k == "@more")
-        && p.args
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "@ph")
-            .is_some_and(|(_, v)| v == "\"X\"")
-    {
+    let (mut size, mut more, mut x) = (0, false, false);
+    p.args.each(|k, v| {
+        size += k.len() + v.len() + 8;
+        more |= k == "@more";
+        if k == "@ph" {
+            x = v == "\"X\"";
+        }
+    });
+    if ty == ChromeType::End && x && !more {
         return None;
     }
     let mut ev = Event {
@@ -252,38 +279,85 @@ pub(crate) fn chrome_event<'a>(
         s.push(']');
         ev.stack = Some(RawJson::owned(s));
     }
-    let args = expand_more(p.args);
     let mut user = String::new();
-    let mut push_user = |k: &str, value: &dyn Fn(&mut String)| {
-        if user.is_empty() {
-            user.reserve(args.iter().map(|(k, v)| k.len() + v.len() + 8).sum());
-            user.push('{');
-        } else {
-            user.push(',');
-        }
-        fastjson::push_string(k, &mut user);
-        user.push(':');
-        value(&mut user);
-    };
-    for (k, v) in args.iter() {
-        if let Some(key) = k.strip_prefix("@=") {
-            if fastjson::is_compact_json(v) || Value::parse(v).is_ok() {
-                push_user(key, &|o| o.push_str(v));
-                continue;
-            }
-        } else if k.starts_with('@') && apply_reserved(&mut ev, k, v) {
-            continue;
-        }
-        push_user(k, &|o| fastjson::push_string(v, o));
-    }
+    write_args(&mut ev, &p.args, size, &mut user);
     if ty == ChromeType::End && ev.ph.as_deref() == Some("X") {
         return None;
     }
     if !user.is_empty() {
-        user.push('}');
         ev.args = Some(RawJson::owned(user));
     }
     Some(ev)
+}
+
+/// The record's arguments in one pass: reserved ones into the event's fields, the
+/// others written to `user` as one JSON object (left empty when there are none).
+/// `@more` (the overflow past the 7th argument) is read member by member from its
+/// text, as if its members were arguments of their own. `size` is what to reserve
+/// for the object.
+fn write_args(ev: &mut Event<'_>, args: &impl ArgList, size: usize, user: &mut String) {
+    args.each(|k, v| {
+        if k != "@more" || !more_members(v, |mk, mv| write_arg(ev, mk, mv, size, user)) {
+            write_arg(ev, k, v, size, user);
+        }
+    });
+    if !user.is_empty() {
+        user.push('}');
+    }
+}
+
+/// One argument: into the event when it is a reserved one that applies, else a
+/// member of `user` (`@=key` values are JSON text, written as they are when valid);
+/// `size` is what to reserve for the whole object.
+fn write_arg(ev: &mut Event<'_>, k: &str, v: &str, size: usize, user: &mut String) {
+    let (key, json) = match k.strip_prefix("@=") {
+        Some(key) if fastjson::is_compact_json(v) || Value::parse(v).is_ok() => (key, true),
+        Some(_) => (k, false),
+        None if k.starts_with('@') && apply_reserved(ev, k, v) => return,
+        None => (k, false),
+    };
+    if user.is_empty() {
+        user.reserve(size);
+        user.push('{');
+    } else {
+        user.push(',');
+    }
+    fastjson::push_string(key, user);
+    user.push(':');
+    if json {
+        user.push_str(v);
+    } else {
+        fastjson::push_string(v, user);
+    }
+}
+
+/// Gives each member of `@more`'s text (an object whose values are all strings) to
+/// `each`, unescaped; `false`, having given none, when the text is anything else
+/// (it is then a plain argument). Compact text (what the mapping writes) is read
+/// directly; other text by the parser.
+fn more_members(text: &str, mut each: impl FnMut(&str, &str)) -> bool {
+    if let Some(members) = fastjson::compact_members(text) {
+        fn string(v: &str) -> Option<&str> {
+            v.strip_prefix('"')?.strip_suffix('"')
+        }
+        if !members.iter().all(|(_, v)| string(v).is_some()) {
+            return false;
+        }
+        for (k, v) in members {
+            each(&unescape(k), &unescape(string(v).unwrap_or_default()));
+        }
+        return true;
+    }
+    let Ok(Value::Object(m)) = Value::parse(text) else {
+        return false;
+    };
+    if !m.iter().all(|(_, v)| v.as_str().is_some()) {
+        return false;
+    }
+    for (k, v) in &m {
+        each(k, v.as_str().expect("a string, checked above"));
+    }
+    true
 }
 
 #[cfg(test)]
@@ -295,7 +369,8 @@ mod tests {
     #[test]
     fn fast_reserved_values_match_the_parser() {
         let keys = [
-            "@ph", "@name", "@cat", "@s", "@dur", "@tts", "@id", "@ts", "@stack", "@x",
+            "@ph", "@name", "@cat", "@s", "@dur", "@tts", "@id", "@ts", "@stack", "@x", "@pid",
+            "@tid", "@bind_id", "@sf", "@esf", "@args", "@flow_in",
         ];
         let texts = [
             "\"X\"",
@@ -309,6 +384,8 @@ mod tests {
             "007",
             "1.5",
             "99999999999999999999",
+            "18446744073709551615",
+            "-9223372036854775808",
             " 12",
             "null",
             "\"X",
@@ -321,6 +398,146 @@ mod tests {
                 let fast = apply_reserved(&mut a, k, t);
                 let slow = apply_reserved_parsed(&mut b, k, t);
                 assert_eq!((fast, &a), (slow, &b), "{k} = {t}");
+            }
+        }
+    }
+
+    /// The path this one-pass writer replaced: `@more` expanded into a new list by
+    /// the parser, then each argument applied, reserved ones by the parser.
+    fn old_path(ev: &mut Event<'_>, args: &[Arg<'_>]) -> String {
+        let mut expanded: Vec<(String, String)> = Vec::new();
+        for (k, v) in args {
+            if k == "@more" {
+                if let Ok(Value::Object(m)) = Value::parse(v) {
+                    if m.iter().all(|(_, v)| v.as_str().is_some()) {
+                        for (mk, mv) in m {
+                            expanded.push((mk.to_string(), mv.as_str().unwrap().to_string()));
+                        }
+                        continue;
+                    }
+                }
+            }
+            expanded.push((k.to_string(), v.to_string()));
+        }
+        let mut user = String::new();
+        let mut push_user = |k: &str, v: String| {
+            user.push(if user.is_empty() { '{' } else { ',' });
+            crate::json::value::write_string(k, &mut user);
+            user.push(':');
+            user.push_str(&v);
+        };
+        for (k, v) in &expanded {
+            if let Some(key) = k.strip_prefix("@=") {
+                if Value::parse(v).is_ok() {
+                    push_user(key, v.clone());
+                    continue;
+                }
+            } else if k.starts_with('@') && apply_reserved_parsed(ev, k, v) {
+                continue;
+            }
+            let mut s = String::new();
+            crate::json::value::write_string(v, &mut s);
+            push_user(k, s);
+        }
+        if !user.is_empty() {
+            user.push('}');
+        }
+        user
+    }
+
+    /// The one-pass writer gives the old path's args text and event fields, on
+    /// escapes, nested objects, arrays, `@` keys, big integers, floats, empty
+    /// objects and `@more` in every shape.
+    #[test]
+    fn one_pass_args_match_the_old_path() {
+        let cases: Vec<Vec<(&str, &str)>> = vec![
+            vec![],
+            vec![("type", "scavenge"), ("q", "a\"b\\c\n\u{1}é\u{7f}")],
+            vec![(
+                "@=data",
+                r#"{"frame":"F2","url":"u","n":{"deep":[1,{"x":null}]},"s":"r\"F\"\n"}"#,
+            )],
+            vec![
+                ("@=list", "[1,2.5,-0.0,\"x\",[],{}]"),
+                ("@=empty", "{}"),
+                ("@=arr", "[]"),
+            ],
+            vec![
+                ("@=big", "99999999999999999999"),
+                ("@=neg", "-9223372036854775809"),
+            ],
+            vec![
+                ("@=ratio", "0.547"),
+                ("@=e", "1.5e-3"),
+                ("@=t", "true"),
+                ("@=n", "null"),
+            ],
+            vec![
+                ("@=bad", "{not json"),
+                ("@=sp", " { \"a\" : 1 } "),
+                ("@=@ph", "\"user\""),
+            ],
+            vec![
+                ("@ph", "\"X\""),
+                ("@dur", "182741"),
+                ("@tts", "16341195"),
+                ("@tdur", "-5"),
+            ],
+            vec![
+                ("@id", "\"0x142\""),
+                ("@bind_id", "77"),
+                ("@sf", "18446744073709551615"),
+            ],
+            vec![
+                ("@esf", "99999999999999999999"),
+                ("@id", "1.5"),
+                ("@id", "-0"),
+            ],
+            vec![
+                ("@pid", "\"browser\""),
+                ("@tid", "12"),
+                ("@pid", "null"),
+                ("@tid", "-3"),
+            ],
+            vec![
+                ("@id2", r#"{"local":"0x1"}"#),
+                ("@flow_in", "true"),
+                ("@ts", "null"),
+            ],
+            vec![("@name", "\"n\\u00e9\""), ("@cat", "null"), ("@args", "{}")],
+            vec![("@args", "{}"), ("k", "v")],
+            vec![
+                ("@stack", "[1,2]"),
+                ("@extra", r#"{"x":{"y":[1]},"z":"w"}"#),
+            ],
+            vec![
+                ("@x", "\"unknown\""),
+                ("@", "v"),
+                ("@dur", "\"5\""),
+                ("@dur", "1e3"),
+            ],
+            vec![
+                ("a", "1"),
+                (
+                    "@more",
+                    r#"{"@tts":"16341195","@tdur":"102334","k\"q":"v\n"}"#,
+                ),
+            ],
+            vec![("@more", "{}"), ("b", "2")],
+            vec![("@more", r#"{"a":1,"b":"c"}"#)],
+            vec![("@more", r#"{ "@ph" : "\"n\"", "x" : "y" }"#)],
+            vec![("@more", "not json"), ("@more", "[\"a\"]")],
+            vec![("@more", r#"{"@more":"{\"a\":\"b\"}","@=j":"[1]"}"#)],
+        ];
+        for case in cases {
+            let args: Vec<Arg<'_>> = case.iter().map(|&(k, v)| (k.into(), v.into())).collect();
+            let (mut old, mut new) = (Event::default(), Event::default());
+            let old_text = old_path(&mut old, &args);
+            let mut new_text = String::new();
+            write_args(&mut new, &args.as_slice(), 0, &mut new_text);
+            assert_eq!((&new_text, &new), (&old_text, &old), "{case:?}");
+            if !new_text.is_empty() {
+                assert!(Value::parse(&new_text).is_ok(), "{new_text}");
             }
         }
     }
