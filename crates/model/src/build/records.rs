@@ -533,7 +533,7 @@ mod tests {
             dur: None,
             tts: None,
             tdur: None,
-            thread: ThreadId(0),
+            thread: ThreadId::new(0),
             name: StrId::NONE,
             cat: StrId::NONE,
             kind: DurKind::X,
