@@ -175,13 +175,10 @@ fn duckdb_and_pyarrow_read_the_export_as_tables_prints_it() {
         .output()
         .unwrap();
     assert!(again.status.success());
-    let names: Vec<String> = std::fs::read_dir(out.join("slices"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    let mut names = names;
-    names.sort();
-    assert_eq!(names, ["trace=browser.json", "trace=renderer.json"]);
+    assert_eq!(
+        entries(&out.join("slices")),
+        ["trace=browser.json", "trace=renderer.json"]
+    );
     std::fs::remove_dir_all(&out).unwrap();
 }
 
@@ -307,9 +304,9 @@ fn python_json(script: &str, args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&py.stdout).unwrap()
 }
 
-/// The tables directories an export left under `out`, sorted.
-fn table_dirs(out: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(out)
+/// The names in directory `dir`, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
@@ -351,7 +348,7 @@ fn tables_written_by_default_and_chosen_with_tables() {
         ),
         "{stdout}"
     );
-    let dirs = table_dirs(&out);
+    let dirs = entries(&out);
     assert_eq!(dirs.len(), 16, "{dirs:?}");
     assert!(!dirs.contains(&"args".to_string()), "{dirs:?}");
     assert!(dirs.contains(&"slices".to_string()), "{dirs:?}");
@@ -371,7 +368,7 @@ fn tables_written_by_default_and_chosen_with_tables() {
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     assert_eq!(listed, ["threads", "slices", "args"], "{stdout}");
-    assert_eq!(table_dirs(&out), ["args", "slices", "threads"]);
+    assert_eq!(entries(&out), ["args", "slices", "threads"]);
     std::fs::remove_dir_all(&out).unwrap();
 
     let out = tmp("unknown-table");

@@ -47,16 +47,7 @@ impl Flame {
                 continue;
             }
             prev_leaf = leaf;
-            path.clear();
-            let mut fr = leaf.map(FrameId::raw);
-            // A frame table with a cycle would loop forever: stop at its size.
-            while let Some(x) =
-                fr.filter(|&x| (x as usize) < frames.len() && path.len() <= frames.len())
-            {
-                path.push(x);
-                fr = frames[x as usize].parent.map(FrameId::raw);
-            }
-            path.reverse();
+            Flame::stack(frames, leaf, &mut path);
             let keep = open
                 .iter()
                 .zip(&path)
@@ -105,6 +96,20 @@ impl Flame {
         f
     }
 
+    /// The frames of a sample's stack, root first, into `path` (emptied first). A
+    /// frame table with a cycle would loop forever: the walk stops at its size.
+    fn stack(frames: &[crate::tables::Frame], leaf: Option<FrameId>, path: &mut Vec<u32>) {
+        path.clear();
+        let mut fr = leaf.map(FrameId::raw);
+        while let Some(x) =
+            fr.filter(|&x| (x as usize) < frames.len() && path.len() <= frames.len())
+        {
+            path.push(x);
+            fr = frames[x as usize].parent.map(FrameId::raw);
+        }
+        path.reverse();
+    }
+
     /// When interval `i` starts and ends; `ts` is the samples' time column.
     pub fn span(&self, ts: &[i64], i: usize) -> (i64, i64) {
         let a = self.after[i];
@@ -128,6 +133,28 @@ impl Flame {
     pub fn heap_bytes(&self) -> usize {
         self.first.capacity() * 12 + self.rows.heap_bytes()
     }
+}
+
+/// The depth of the flame of sample rows `range` ([`Flame::depth`]) without
+/// building it: the longest stack among the samples, each distinct frame's stack
+/// walked once.
+pub fn stack_depth(trace: &Trace, range: Range<usize>) -> usize {
+    let frames = &trace.tables.frames;
+    // 0: not walked yet; else the stack's length + 1.
+    let mut len_of = vec![0u32; frames.len()];
+    let mut path = Vec::new();
+    let mut deepest = 0;
+    for leaf in trace.tables.samples.frame[range].iter().flatten() {
+        let Some(seen) = len_of.get_mut(leaf.raw() as usize) else {
+            continue;
+        };
+        if *seen == 0 {
+            Flame::stack(frames, Some(*leaf), &mut path);
+            *seen = path.len() as u32 + 1;
+            deepest = deepest.max(path.len());
+        }
+    }
+    deepest
 }
 
 #[cfg(test)]
@@ -169,5 +196,70 @@ mod tests {
         assert_eq!(f.depth(), 2);
         assert_eq!(f.rows.rows[0].ids, Ids::Range { first: 0, len: 2 });
         assert_eq!(f.rows.rows[1].ids, Ids::Range { first: 2, len: 2 });
+    }
+
+    /// Every thread's sample rows, as the index splits them (samples are sorted by
+    /// thread, then time).
+    fn thread_ranges(t: &Trace) -> Vec<Range<usize>> {
+        let th = &t.tables.samples.thread;
+        let mut out = Vec::new();
+        let mut a = 0;
+        while a < th.len() {
+            let b = a + th[a..].partition_point(|&x| x == th[a]);
+            out.push(a..b);
+            a = b;
+        }
+        out
+    }
+
+    /// The summary reads a samples track's rows from `stack_depth` while the flames
+    /// are still being built: it must be the built flame's depth, for stacks that
+    /// share frames, a sample without a stack, a leaf outside the frame table and
+    /// a frame table whose parents make a cycle.
+    #[test]
+    fn stack_depth_is_the_flame_depth_without_building_it() {
+        let fixtures =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let mut texts = vec![
+            r#"{"traceEvents":[
+              {"ph":"P","name":"s","pid":1,"tid":1,"ts":1,"sf":2},
+              {"ph":"P","name":"s","pid":1,"tid":1,"ts":2,"sf":4},
+              {"ph":"P","name":"s","pid":1,"tid":1,"ts":3},
+              {"ph":"P","name":"s","pid":1,"tid":2,"ts":3,"sf":1},
+              {"ph":"P","name":"s","pid":1,"tid":3,"ts":4,"sf":99}],
+              "stackFrames":{"1":{"name":"a"},"2":{"name":"b","parent":"1"},
+                "3":{"name":"c","parent":"2"},"4":{"name":"d","parent":"3"}}}"#
+                .to_string(),
+            r#"{"traceEvents":[
+              {"ph":"P","name":"s","pid":1,"tid":1,"ts":1,"sf":1},
+              {"ph":"P","name":"s","pid":1,"tid":1,"ts":2,"sf":3}],
+              "stackFrames":{"1":{"name":"a","parent":"2"},"2":{"name":"b","parent":"1"},
+                "3":{"name":"c"}}}"#
+                .to_string(),
+        ];
+        for f in [
+            "diff-profile-base.cpuprofile",
+            "diff-profile-new.cpuprofile",
+        ] {
+            texts.push(std::fs::read_to_string(fixtures.join(f)).unwrap());
+        }
+        let mut depths = Vec::new();
+        for text in texts {
+            let opts = LoadOptions {
+                source_name: "t".into(),
+                ..Default::default()
+            };
+            let t = Trace::from_json(Box::new(text), 0, &opts).unwrap();
+            assert!(!t.tables.samples.is_empty());
+            for r in thread_ranges(&t) {
+                let built = Flame::build(&t, r.clone()).depth();
+                assert_eq!(stack_depth(&t, r), built);
+                depths.push(built);
+            }
+        }
+        // The hand-made traces' threads: a>b>c>d; a; a leaf not in the table; the
+        // cycle a<->b (the load cuts it: one frame deep).
+        assert_eq!(&depths[..4], &[4, 1, 0, 1]);
+        assert!(depths[4..].iter().all(|&d| d > 1), "{depths:?}");
     }
 }

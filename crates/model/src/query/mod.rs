@@ -89,6 +89,14 @@ impl QueryIndex {
 
     /// Builds every index now, in parallel.
     pub fn warm(&self, trace: &Trace) {
+        self.warm_all_but_flames(trace);
+        self.warm_flames(trace);
+    }
+
+    /// Builds every index but the CPU sample flames: what the first paint needs
+    /// (the summary reads a flame's depth through [`QueryIndex::flame_depth`],
+    /// which does not build it).
+    pub fn warm_all_but_flames(&self, trace: &Trace) {
         (0..self.slice_rows.len()).into_par_iter().for_each(|i| {
             let _ = self.slice_rows(trace, i);
         });
@@ -98,15 +106,20 @@ impl QueryIndex {
         (0..self.counters.len()).into_par_iter().for_each(|i| {
             let _ = self.counter(trace, i);
         });
-        (0..self.flames.len()).into_par_iter().for_each(|i| {
-            let _ = self.flame(trace, i);
-        });
         self.objects(trace);
         self.instants(trace);
         self.flows(trace);
         self.search_index(trace);
         self.derived(trace);
         self.screenshots(trace);
+    }
+
+    /// Builds the CPU sample flames (most of the indexes' time on a trace with
+    /// long profiles: one thread's samples are walked in order on one core).
+    pub fn warm_flames(&self, trace: &Trace) {
+        (0..self.flames.len()).into_par_iter().for_each(|i| {
+            let _ = self.flame(trace, i);
+        });
     }
 
     /// Counters derived from `UpdateCounters` and `[memory]` instants.
@@ -176,6 +189,18 @@ impl QueryIndex {
             let (_, a, b) = self.sample_ranges[slot];
             flame::Flame::build(trace, a as usize..b as usize)
         })
+    }
+
+    /// The rows of a thread's CPU samples track: the built flame's depth, or the
+    /// same number read from the samples' stacks without building it.
+    pub(crate) fn flame_depth(&self, trace: &Trace, slot: usize) -> usize {
+        match self.flames[slot].get() {
+            Some(f) => f.depth(),
+            None => {
+                let (_, a, b) = self.sample_ranges[slot];
+                flame::stack_depth(trace, a as usize..b as usize)
+            }
+        }
     }
 
     pub(crate) fn objects(&self, trace: &Trace) -> &tracks::ObjectLanes {

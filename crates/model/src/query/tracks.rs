@@ -213,7 +213,7 @@ pub fn thread_tracks(trace: &Trace, index: &QueryIndex, thread: ThreadId) -> Vec
         out.push(TrackInfo {
             id: TrackRef::Samples { thread },
             name: "CPU samples".to_string(),
-            rows: index.flame(trace, slot).depth() as u32,
+            rows: index.flame_depth(trace, slot) as u32,
             min_max: None,
             instants: 0,
         });

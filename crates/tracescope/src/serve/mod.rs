@@ -60,12 +60,13 @@ pub fn run(trace: Trace, name: String, opts: Options) -> Result<()> {
     serve(router(state), opts)
 }
 
-/// A trace's state with every index built, reported on standard error.
+/// A trace's state with the indexes of the first paint built (the CPU sample
+/// flames follow in the background), reported on standard error.
 pub fn ready(trace: Trace, name: String) -> Arc<AppState> {
     let t0 = Instant::now();
     let rss0 = rss_mb();
     let state = Arc::new(AppState::new(trace, name));
-    state.warm();
+    state.warm_then_flames();
     let mb = state.index.heap_bytes() as f64 / (1 << 20) as f64;
     let rss = match (rss0, rss_mb()) {
         (Some(a), Some(b)) => format!(", process RSS {a:.0} -> {b:.0} MB"),

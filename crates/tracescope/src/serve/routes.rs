@@ -52,6 +52,17 @@ impl AppState {
         self.summary();
     }
 
+    /// Builds what the first paint needs (every index but the CPU sample flames,
+    /// and the summary) now, and the flames on a thread of their own: serving
+    /// starts while they are built, and a request for a samples track before they
+    /// are done waits for its thread's flame.
+    pub fn warm_then_flames(self: &Arc<AppState>) {
+        self.index.warm_all_but_flames(&self.trace);
+        self.summary();
+        let state = self.clone();
+        std::thread::spawn(move || state.index.warm_flames(&state.trace));
+    }
+
     fn summary(&self) -> &str {
         self.summary
             .get_or_init(|| encode::summary(&self.trace, &self.index, &self.name))
