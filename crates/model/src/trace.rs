@@ -196,13 +196,8 @@ impl Trace {
         let input = text.text();
         let release = |r: std::ops::Range<usize>| text.release(r);
         let shared = Shared {
-            input,
-            strings: &strings,
-            registry: &registry,
-            arena: &arena,
             release: Some(&release),
-            file: 0,
-            base: 0,
+            ..Shared::of(input, &strings, &registry, &arena)
         };
         let json::JsonTrace {
             form,

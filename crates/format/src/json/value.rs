@@ -382,6 +382,35 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The number here when it is `-?[0-9]{1,18}` (what [`Self::number`] would
+    /// take, ending where it would stop), with its value; the cursor moves past it.
+    /// Anything else (a fraction, an exponent, more digits) gives `None` and leaves
+    /// the cursor.
+    #[inline]
+    fn integer(&mut self) -> Option<(&'a str, i64)> {
+        let start = self.pos;
+        let neg = self.s.get(start) == Some(&b'-');
+        let first = start + usize::from(neg);
+        let mut i = first;
+        let mut v: i64 = 0;
+        while let Some(&c) = self.s.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v * 10 + i64::from(d);
+            i += 1;
+            if i - first > 18 {
+                return None;
+            }
+        }
+        if i == first || matches!(self.s.get(i), Some(b'-' | b'+' | b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.pos = i;
+        Some((&self.text[start..i], if neg { -v } else { v }))
+    }
+
     fn number(&mut self) -> Result<&'a str, ReadError> {
         let start = self.pos;
         while let Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') = self.s.get(self.pos) {
@@ -573,17 +602,28 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads the array that starts here when every item is a number, giving each
-    /// number's text (as [`Value::Number`] holds it) to `number`. `Ok(false)` when an
-    /// item is not a number or `number` declines it (the cursor is then left inside
-    /// the array: read the text some other way).
-    pub fn numbers(&mut self, mut number: impl FnMut(&'a str) -> bool) -> Result<bool, ReadError> {
+    /// number's text (as [`Value::Number`] holds it) to `number`, with its value
+    /// when the text is an integer of at most 18 digits (`-?[0-9]{1,18}`: read in
+    /// the same pass as the text). `Ok(false)` when an item is not a number or
+    /// `number` declines it (the cursor is then left inside the array: read the text
+    /// some other way).
+    pub fn numbers(
+        &mut self,
+        mut number: impl FnMut(&'a str, Option<i64>) -> bool,
+    ) -> Result<bool, ReadError> {
         self.open(b'[')?;
         loop {
             if !self.item()? {
                 return Ok(true);
             }
-            let p = &mut self.p;
-            if !matches!(p.s.get(p.pos), Some(b'-' | b'0'..=b'9')) || !number(p.number()?) {
+            let taken = match self.p.integer() {
+                Some((t, v)) => number(t, Some(v)),
+                None => {
+                    let p = &mut self.p;
+                    matches!(p.s.get(p.pos), Some(b'-' | b'0'..=b'9')) && number(p.number()?, None)
+                }
+            };
+            if !taken {
                 return Ok(false);
             }
             if !self.next(b']')? {
@@ -719,6 +759,40 @@ mod tests {
         for t in ["+1", ".5", "1.", "-", "1e", "1.e5", ""] {
             assert!(!json_number(t.as_bytes()), "{t}");
         }
+    }
+
+    /// Integers come with their value, read in the text's pass; every other number
+    /// only as text, and malformed ones are errors as in the tree.
+    #[test]
+    fn numbers_give_integer_values() {
+        let mut got = Vec::new();
+        let text = "[1, -22 ,007,1.5,2e3,123456789012345678,1234567890123456789,-0/*c*/,]";
+        let mut c = Cursor::new(text);
+        assert!(c
+            .numbers(|t, v| {
+                got.push((t, v));
+                true
+            })
+            .unwrap());
+        assert!(c.at_end());
+        assert_eq!(
+            got,
+            [
+                ("1", Some(1)),
+                ("-22", Some(-22)),
+                ("007", Some(7)),
+                ("1.5", None),
+                ("2e3", None),
+                ("123456789012345678", Some(123_456_789_012_345_678)),
+                ("1234567890123456789", None),
+                ("-0", Some(0)),
+            ]
+        );
+        for bad in ["[1-2]", "[-]", "[1.2.3]", "[12e]"] {
+            assert!(Cursor::new(bad).numbers(|_, _| true).is_err(), "{bad}");
+        }
+        assert!(!Cursor::new("[1, \"a\"]").numbers(|_, _| true).unwrap());
+        assert!(!Cursor::new("[1, 2]").numbers(|_, v| v == Some(1)).unwrap());
     }
 
     #[test]

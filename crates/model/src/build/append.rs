@@ -274,13 +274,8 @@ impl Follow {
         let text = Arc::new(utf8(bytes));
         let input = text.as_str();
         let shared = Shared {
-            input,
-            strings: &g.strings,
-            registry: &g.registry,
-            arena: &g.arena,
-            release: None,
-            file: 0,
             base,
+            ..Shared::of(input, &g.strings, &g.registry, &g.arena)
         };
         match json::read_json(input, || PartBuilder::new(&shared), &self.opts.read) {
             Ok(read) => {

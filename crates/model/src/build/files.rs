@@ -222,13 +222,10 @@ fn read_file<'t>(
     let input = f.text.text();
     let release = |r: std::ops::Range<usize>| f.text.release(r);
     let shared = Shared {
-        input,
-        strings,
-        registry,
-        arena,
         release: Some(&release),
         file: k as u32,
         base,
+        ..Shared::of(input, strings, registry, arena)
     };
     let read = json::read_json(input, || PartBuilder::new(&shared), &opts.read)?;
     let records = Records::concat(read.parts.into_iter().map(|p| p.records).collect());

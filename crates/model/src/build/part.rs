@@ -29,6 +29,8 @@ pub struct Shared<'s> {
     /// processes and threads by first appearance over all files. Records keep the
     /// file's own offsets until [`Records::place`].
     pub base: u64,
+    /// What the parts read so far held: a new part reserves as much.
+    pub sizes: PartSizes,
 }
 
 impl<'s> Shared<'s> {
@@ -47,6 +49,7 @@ impl<'s> Shared<'s> {
             release: None,
             file: 0,
             base: 0,
+            sizes: PartSizes::default(),
         }
     }
 }
@@ -67,7 +70,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             strings: LocalStrings::new(shared.strings),
             registry: LocalRegistry::default(),
             arena: shared.arena.local(),
-            records: Records::default(),
+            records: shared.sizes.reserved(),
         }
     }
 
@@ -204,6 +207,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
 impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
     fn part_done(&mut self, bytes: std::ops::Range<usize>, _diags: &mut Diagnostics) {
         self.registry.flush(self.shared.registry);
+        self.shared.sizes.note(&self.records);
         if let Some(release) = self.shared.release {
             release(bytes);
         }

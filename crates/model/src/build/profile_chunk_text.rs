@@ -119,7 +119,7 @@ fn cpu_profile<'a>(c: &mut Cursor<'a>, out: &mut ChunkText<'a>) -> Option<()> {
         "samples" => {
             seen.first(1)?;
             let mut samples = Vec::new();
-            let read = c.numbers(|n| int(n).map(|i| samples.push(i)).is_some());
+            let read = c.numbers(|n, v| v.or_else(|| int(n)).map(|i| samples.push(i)).is_some());
             read.ok()?.then_some(())?;
             out.samples = Some(samples);
             Some(())
@@ -133,10 +133,20 @@ fn cpu_profile<'a>(c: &mut Cursor<'a>, out: &mut ChunkText<'a>) -> Option<()> {
     })
 }
 
+/// Integers of µs up to 15 digits are nanoseconds without overflow.
+const MICROS_FAST_LIMIT: u64 = 1_000_000_000_000_000;
+
 /// Time deltas in µs to ns, exactly; every one must be a number.
 fn deltas(c: &mut Cursor<'_>) -> Option<Vec<i64>> {
     let mut out = Vec::new();
-    let read = c.numbers(|n| micros_text_to_ns(n).map(|ns| out.push(ns)).is_some());
+    let read = c.numbers(|n, us| {
+        let ns = match us {
+            // What `micros_text_to_ns` gives an integer short of 16 digits.
+            Some(us) if us.unsigned_abs() < MICROS_FAST_LIMIT => Some(us * 1000),
+            _ => micros_text_to_ns(n),
+        };
+        ns.map(|ns| out.push(ns)).is_some()
+    });
     read.ok()?.then_some(out)
 }
 

@@ -21,6 +21,8 @@ macro_rules! families {
     };
 }
 
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
 use tracescope_format::Int64;
 
 use crate::args::TextRef;
@@ -440,6 +442,51 @@ impl Records {
     }
 }
 
+/// How many record families a part holds: `dur` and the [`families!`].
+const FAMILY_COUNT: usize = 13;
+
+/// The most records of each family one part of this load has held so far. A new
+/// part reserves that many (and an eighth more) up front: a vector that grows by
+/// doubling copies its records into fresh pages at each step, and below glibc's
+/// mmap threshold (128 KiB) every step is such a copy (about a quarter of the
+/// read's page faults at 1 GB). Blocks above the threshold are mappings of their
+/// own whose untouched pages cost nothing, so reserving too much costs little.
+#[derive(Default)]
+pub struct PartSizes {
+    most: [AtomicUsize; FAMILY_COUNT],
+}
+
+impl PartSizes {
+    /// Empty records with room for what the fullest part so far held.
+    pub fn reserved(&self) -> Records {
+        let mut r = Records::default();
+        let mut most = self.most.iter().map(|m| m.load(Relaxed));
+        macro_rules! reserve {
+            ($($f:ident),*) => {$(
+                let n = most.next().unwrap_or(0);
+                r.$f.reserve_exact(n + n / 8);
+            )*};
+        }
+        reserve!(dur);
+        families!(reserve);
+        r
+    }
+
+    /// Learns from the records of a finished part.
+    pub fn note(&self, r: &Records) {
+        let mut most = self.most.iter();
+        macro_rules! note {
+            ($($f:ident),*) => {$(
+                if let Some(m) = most.next() {
+                    m.fetch_max(r.$f.len(), Relaxed);
+                }
+            )*};
+        }
+        note!(dur);
+        families!(note);
+    }
+}
+
 pub fn opt_min(a: Option<i64>, b: Option<i64>) -> Option<i64> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
@@ -453,5 +500,45 @@ pub fn opt_max(a: Option<i64>, b: Option<i64>) -> Option<i64> {
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, None) => x,
         (None, y) => y,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every family is counted and reserved: a family missing from
+    /// `FAMILY_COUNT` would get no room.
+    #[test]
+    fn part_sizes_reserve_every_family() {
+        let sizes = PartSizes::default();
+        assert_eq!(sizes.reserved().dur.capacity(), 0);
+        let mut part = Records::default();
+        part.dur.resize(16, dur_rec());
+        part.tracing_started.resize(8, (0, TextRef::NONE));
+        sizes.note(&part);
+        part.dur.truncate(4);
+        sizes.note(&part);
+        let r = sizes.reserved();
+        assert!(r.dur.capacity() >= 18, "{}", r.dur.capacity());
+        assert!(r.tracing_started.capacity() >= 9);
+        assert!(r.dur.is_empty() && r.tracing_started.is_empty());
+        assert_eq!(r.instants.capacity(), 0);
+    }
+
+    fn dur_rec() -> DurRec {
+        DurRec {
+            offset: 0,
+            ts: 0,
+            dur: None,
+            tts: None,
+            tdur: None,
+            thread: ThreadId::new(0),
+            name: StrId::NONE,
+            cat: StrId::NONE,
+            kind: DurKind::X,
+            args: TextRef::NONE,
+            cname: StrId::NONE,
+        }
     }
 }
