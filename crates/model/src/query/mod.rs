@@ -94,7 +94,7 @@ impl QueryIndex {
     }
 
     /// Builds every index but the CPU sample flames: what the first paint needs
-    /// (the summary reads a flame's depth through [`QueryIndex::flame_depth`],
+    /// (the summary reads a flame's depth through `flame_depth`,
     /// which does not build it).
     pub fn warm_all_but_flames(&self, trace: &Trace) {
         (0..self.slice_rows.len()).into_par_iter().for_each(|i| {
