@@ -1,6 +1,7 @@
 //! `tracescope export --format parquet`: every declared table of each trace as
 //! Parquet in Hive partitions (see `tracescope-parquet`).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
@@ -22,9 +23,14 @@ pub fn run(files: &[PathBuf], out: &Path, _format: Format, tables: Option<&str>)
     let named: Vec<(String, &tracescope_model::Trace)> =
         traces.iter().map(|(n, t)| (n.clone(), t)).collect();
     let written = tracescope_parquet::export(out, &named, &tables)?;
-    print!("{}", report(out, traces.len(), &written));
+    let mut text = report(out, traces.len(), &written);
     if !tables.iter().any(|t| t.name == "args") {
-        println!("note: the args table (the `args` columns flattened) was not written; `--tables all` adds it");
+        text.push_str("note: the args table (the `args` columns flattened) was not written; `--tables all` adds it\n");
+    }
+    // The files are written: a reader that stopped early (`| head`) is not an error.
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        r => r?,
     }
     // The models go with the process (freeing them piece by piece only delays the exit).
     std::mem::forget(traces);

@@ -382,3 +382,27 @@ fn tables_written_by_default_and_chosen_with_tables() {
     assert!(stderr.contains("args (or `all`)"), "{stderr}");
     assert!(!out.exists(), "nothing written for a bad list");
 }
+
+/// A reader that stops before the report (`export ... | head -0`) is no error: the
+/// files are written, the exit is 0, and nothing panics.
+#[test]
+fn export_report_to_a_closed_pipe_is_not_an_error() {
+    let out = tmp("closed-pipe");
+    let mut child = Command::new(bin())
+        .args(["export", "--format", "parquet", "--out"])
+        .arg(&out)
+        .arg(fixture("browser.json"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let run = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out
+        .join("slices/trace=browser.json/part-0.parquet")
+        .is_file());
+    std::fs::remove_dir_all(&out).unwrap();
+}
