@@ -319,10 +319,31 @@ fn give_freed_buffers_back() {
     }
 }
 
+/// Lets a closed standard output end the process quietly, as it ends `cat` or
+/// `grep` (`tracescope summary big.json | head`): Rust ignores SIGPIPE, so each
+/// `print!` to a pipe whose reader has gone would panic instead. Not for commands
+/// that serve: a browser closing its connection must not end the server (vectored
+/// socket writes raise SIGPIPE; only plain `send` is given `MSG_NOSIGNAL`).
+fn end_quietly_on_closed_stdout() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if !matches!(cli.command, Command::Export { .. }) {
         give_freed_buffers_back();
+    }
+    let serves = match &cli.command {
+        Command::View { .. } => true,
+        Command::Diff { view, .. } => *view,
+        _ => false,
+    };
+    if !serves {
+        end_quietly_on_closed_stdout();
     }
     input::set_max_ratio(cli.max_ratio);
     let result = match cli.command {

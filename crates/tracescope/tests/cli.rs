@@ -739,3 +739,36 @@ fn profile_of_a_real_chrome_trace() {
         "{folded}"
     );
 }
+
+/// `tracescope summary big.json | head`: a reader that has gone ends the command
+/// quietly (by SIGPIPE, as `cat`), where each `print!` used to panic with a message
+/// on standard error.
+#[test]
+fn a_closed_standard_output_ends_a_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let trace = fixture_arg("sql/browser.json");
+    let commands: [&[&str]; 5] = [
+        &["stats", &trace],
+        &["summary", &trace],
+        &["validate", &trace],
+        &["tables", &trace, "--table", "slices"],
+        &["query", "--schema"],
+    ];
+    for args in commands {
+        let mut child = bin()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            out.status.signal() == Some(13) || out.status.code().is_some_and(|c| c <= 1),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+}

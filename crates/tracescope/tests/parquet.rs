@@ -383,10 +383,10 @@ fn tables_written_by_default_and_chosen_with_tables() {
     assert!(!out.exists(), "nothing written for a bad list");
 }
 
-/// A reader that stops before the report (`export ... | head -0`) is no error: the
-/// files are written, the exit is 0, and nothing panics.
+/// A reader that stops before the report (`export ... | head -0`) ends the export
+/// quietly once its files are written, as it ends `cat` (by SIGPIPE): no panic.
 #[test]
-fn export_report_to_a_closed_pipe_is_not_an_error() {
+fn export_report_to_a_closed_pipe_ends_it_quietly() {
     let out = tmp("closed-pipe");
     let mut child = Command::new(bin())
         .args(["export", "--format", "parquet", "--out"])
@@ -399,7 +399,12 @@ fn export_report_to_a_closed_pipe_is_not_an_error() {
     drop(child.stdout.take());
     let run = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{stderr}");
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        run.status.success() || run.status.signal() == Some(13),
+        "{:?} {stderr}",
+        run.status
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(out
         .join("slices/trace=browser.json/part-0.parquet")
