@@ -219,3 +219,26 @@ pub fn process_cpu_seconds() -> f64 {
     // utime and stime, in clock ticks of 1/100 s.
     (ticks(11) + ticks(12)) / 100.0
 }
+
+/// Runs `cmd` with its standard output a pipe whose reader is gone from the start
+/// (`cmd | head -0`), capturing standard error.
+pub fn output_with_stdout_closed(cmd: &mut std::process::Command) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts the command");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("waits for the command")
+}
+
+/// Whether a command whose standard output was closed ended quietly: by SIGPIPE
+/// (as `cat` does) or with status 0 or 1, and no panic on standard error.
+#[cfg(unix)]
+pub fn ended_quietly(out: &std::process::Output) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    !stderr.contains("panicked")
+        && (out.status.signal() == Some(13) || out.status.code().is_some_and(|c| c <= 1))
+}
