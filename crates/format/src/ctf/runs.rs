@@ -31,7 +31,8 @@ const OFFSET_BITS: u32 = 48;
 pub struct CtfRuns<'a> {
     streams: Vec<Stream<'a>>,
     layout: FastLayout,
-    /// `(seq, stream << 48 | offset)` of every event, in input order.
+    /// `(packet, stream << 48 | offset)` of every event, in input order: `packet`
+    /// numbers the packets of all streams in turn (see [`Stream::first`]).
     records: Vec<(u64, u64)>,
     runs: usize,
 }
@@ -40,18 +41,13 @@ pub struct CtfRuns<'a> {
 /// its packets with the number of their events no run has decoded yet.
 struct Stream<'a> {
     data: &'a [u8],
+    /// The number of the stream's first packet among the packets of all streams.
+    first: u64,
     /// Empty when the bytes are not mapped (nothing to release).
     packets: Vec<(Packet, AtomicUsize)>,
 }
 
 impl Stream<'_> {
-    /// The index of the packet holding `offset`.
-    fn packet_of(&self, offset: usize) -> usize {
-        self.packets
-            .partition_point(|(p, _)| p.pos as usize <= offset)
-            .saturating_sub(1)
-    }
-
     /// Counts `n` more decoded events of packet `k`; drops its pages after the last.
     fn decoded(&self, k: usize, n: usize) {
         let (p, left) = &self.packets[k];
@@ -138,6 +134,7 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
         let left = per_packet.iter().map(|v| AtomicUsize::new(v.len()));
         streams.push(Stream {
             data,
+            first: scanned.len() as u64,
             packets: match mapped {
                 true => packets.into_iter().zip(left).collect(),
                 false => Vec::new(),
@@ -159,19 +156,21 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
     })
 }
 
-/// The scanned `(seq, location)` of every record (per packet), in `seq` order. The
-/// writer numbers the events 0, 1, 2... in input order, so each record usually goes
-/// straight to its place (no sort of millions of pairs); any other numbering
-/// (repeated or missing `seq`s) is sorted, stably, as decoded events are put in order.
+/// The scanned `(seq, location)` of every record, per packet (`scanned[k]`: those of
+/// packet `k`), as `(k, location)` in `seq` order: the runs then know each record's
+/// packet without looking for it. The writer numbers the events 0, 1, 2... in input
+/// order, so each record usually goes straight to its place (no sort of millions of
+/// pairs); any other numbering (repeated or missing `seq`s) is sorted, stably, as
+/// decoded events are put in order.
 fn in_seq_order(scanned: Vec<Vec<(u64, u64)>>) -> Vec<(u64, u64)> {
     let n: usize = scanned.iter().map(Vec::len).sum();
     const FREE: u64 = u64::MAX;
     let mut placed = vec![(FREE, 0); n];
     let mut direct = true;
-    'place: for v in &scanned {
-        for &r in v {
-            match usize::try_from(r.0).ok().and_then(|i| placed.get_mut(i)) {
-                Some(slot) if slot.0 == FREE => *slot = r,
+    'place: for (k, v) in scanned.iter().enumerate() {
+        for &(seq, at) in v {
+            match usize::try_from(seq).ok().and_then(|i| placed.get_mut(i)) {
+                Some(slot) if slot.0 == FREE => *slot = (k as u64, at),
                 _ => {
                     direct = false;
                     break 'place;
@@ -184,9 +183,13 @@ fn in_seq_order(scanned: Vec<Vec<(u64, u64)>>) -> Vec<(u64, u64)> {
         return placed;
     }
     drop(placed);
-    let mut records: Vec<(u64, u64)> = scanned.into_iter().flatten().collect();
+    let mut records: Vec<(u64, u64, u64)> = scanned
+        .into_iter()
+        .enumerate()
+        .flat_map(|(k, v)| v.into_iter().map(move |(seq, at)| (seq, k as u64, at)))
+        .collect();
     records.sort_by_key(|r| r.0);
-    records
+    records.into_iter().map(|(_, k, at)| (k, at)).collect()
 }
 
 /// How many records ahead of the one being decoded a run asks for the memory of.
@@ -230,28 +233,23 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
         let n = self.records.len();
         let (a, b) = (k * n / self.runs, ((k + 1) * n / self.runs).min(n));
         let mut scratch = Scratch::default();
-        // The mapped packet being read (stream, packet, its byte range) and how many
-        // of its events this run decoded since it came to it.
-        let mut current: Option<(usize, usize, std::ops::Range<usize>)> = None;
+        // The mapped packet being read (its number, stream and index in the stream)
+        // and how many of its events this run decoded since it came to it.
+        let mut current: Option<(u64, usize, usize)> = None;
         let mut decoded = 0;
         let records = self.records.get(a..b).unwrap_or_default();
-        for (i, &(_, at)) in records.iter().enumerate() {
+        for (i, &(packet, at)) in records.iter().enumerate() {
             if let Some(&(_, ahead)) = records.get(i + PREFETCH_AHEAD) {
                 self.prefetch(ahead);
             }
             let (stream, offset) = ((at >> OFFSET_BITS) as usize, at & ((1 << OFFSET_BITS) - 1));
             let s = &self.streams[stream];
             if !s.packets.is_empty() {
-                let inside = |c: &(usize, usize, std::ops::Range<usize>)| {
-                    c.0 == stream && c.2.contains(&(offset as usize))
-                };
-                if !current.as_ref().is_some_and(inside) {
-                    if let Some((st, p, _)) = current.take() {
+                if current.is_none_or(|c| c.0 != packet) {
+                    if let Some((_, st, p)) = current.take() {
                         self.streams[st].decoded(p, std::mem::take(&mut decoded));
                     }
-                    let p = s.packet_of(offset as usize);
-                    let packet = s.packets[p].0;
-                    current = Some((stream, p, packet.pos as usize..packet.next));
+                    current = Some((packet, stream, (packet - s.first) as usize));
                 }
                 decoded += 1;
             }
@@ -264,7 +262,7 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
                 }),
             }
         }
-        if let Some((st, p, _)) = current {
+        if let Some((_, st, p)) = current {
             self.streams[st].decoded(p, decoded);
         }
         for s in &self.streams {
@@ -300,10 +298,15 @@ mod tests {
     /// place (repeats, gaps, a `seq` past the count) are sorted stably.
     #[test]
     fn records_in_seq_order_placed_or_sorted() {
+        // A stable sort by seq, each record named by its packet's index.
         let sorted = |s: &[Vec<(u64, u64)>]| {
-            let mut all: Vec<(u64, u64)> = s.iter().flatten().copied().collect();
+            let mut all: Vec<(u64, u64, u64)> = (s.iter().enumerate())
+                .flat_map(|(k, v)| v.iter().map(move |&(seq, at)| (seq, k as u64, at)))
+                .collect();
             all.sort_by_key(|r| r.0);
-            all
+            all.into_iter()
+                .map(|(_, k, at)| (k, at))
+                .collect::<Vec<_>>()
         };
         let cases: Vec<Vec<Vec<(u64, u64)>>> = vec![
             vec![],
@@ -320,7 +323,11 @@ mod tests {
         }
         assert_eq!(
             in_seq_order(vec![vec![(1, 10), (0, 0)], vec![(1, 11), (2, 20)]]),
-            vec![(0, 0), (1, 10), (1, 11), (2, 20)]
+            vec![(0, 0), (0, 10), (1, 11), (1, 20)]
+        );
+        assert_eq!(
+            in_seq_order(vec![vec![(2, 20), (0, 0)], vec![], vec![(3, 30), (1, 10)]]),
+            vec![(0, 0), (2, 10), (0, 20), (2, 30)]
         );
     }
 }
