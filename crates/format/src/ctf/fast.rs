@@ -495,16 +495,17 @@ impl ArgList for RawArgs<'_, '_> {
     }
 }
 
-/// Decodes the record at `b.pos`: its event (`None` for the dropped End half of an
-/// `X`) and its `seq`; `None` when the record does not read. Inlined, so the event
-/// (hundreds of bytes) is built where its caller keeps it rather than moved through
-/// each return.
+/// Decodes the record at `b.pos`, giving `emit` its event (none for the dropped End
+/// half of an `X`) and its `seq`; `None` when the record does not read. The event
+/// (hundreds of bytes) goes to `emit` from where it is built, not moved through
+/// returns.
 #[inline(always)]
 fn next_event<'a>(
     b: &mut Bytes<'a>,
     layout: &FastLayout,
     s: &mut Scratch<'a>,
-) -> Option<(Option<Event<'a>>, u64)> {
+    emit: impl FnOnce(Event<'a>, u64),
+) -> Option<()> {
     let r = record(b, layout, &mut s.raw, Keep::All)?;
     if let Some(st) = r.stack {
         s.stack.clear();
@@ -529,23 +530,26 @@ fn next_event<'a>(
         stack: r.stack.map(|_| s.stack.as_slice()),
     };
     let ts = layout.clock.to_ns(r.ts);
-    Some((chrome_event(&fields, ts, r.pid, r.tid, r.offset), r.seq))
+    chrome_event(&fields, ts, r.pid, r.tid, r.offset, |ev| emit(ev, r.seq));
+    Some(())
 }
 
-/// The event of the record at `offset` of `data`, which [`scan_packet`] read.
+/// Gives `each` the event of the record at `offset` of `data`, which [`scan_packet`]
+/// read (none for the dropped End half of an `X`); `None` when it does not read.
 #[inline]
 pub(crate) fn event_at<'a>(
     data: &'a [u8],
     offset: u64,
     layout: &FastLayout,
     s: &mut Scratch<'a>,
-) -> Option<Event<'a>> {
+    each: &mut dyn FnMut(Event<'a>),
+) -> Option<()> {
     let mut b = Bytes {
         d: data,
         pos: usize::try_from(offset).ok()?,
         end: data.len(),
     };
-    next_event(&mut b, layout, s)?.0
+    next_event(&mut b, layout, s, |ev, _| each(ev))
 }
 
 /// Decodes one packet into `sink`: its events (the dropped End halves of `X`
@@ -560,12 +564,13 @@ pub(crate) fn decode_packet<'a, S: Sink<'a>>(
 ) -> Option<()> {
     let mut scratch = Scratch::default();
     let mut b = bytes_of(p, data);
-    while b.pos < b.end {
-        if let (Some(ev), seq) = next_event(&mut b, layout, &mut scratch)? {
-            sink.push(ev, seq)?;
-        }
+    let mut taken = Some(());
+    while b.pos < b.end && taken.is_some() {
+        next_event(&mut b, layout, &mut scratch, |ev, seq| {
+            taken = sink.push(ev, seq);
+        })?;
     }
-    Some(())
+    taken
 }
 
 #[cfg(test)]

@@ -253,13 +253,12 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
                 }
                 decoded += 1;
             }
-            match event_at(s.data, offset, &self.layout, &mut scratch) {
-                Some(ev) => each(ev),
-                // The scan read this record already; only a file changed underneath
-                // the map gets here.
-                None => diags.add(DiagKind::SyntaxError, offset, || {
+            // The scan read this record already; only a file changed underneath the
+            // map fails here.
+            if event_at(s.data, offset, &self.layout, &mut scratch, each).is_none() {
+                diags.add(DiagKind::SyntaxError, offset, || {
                     format!("record at byte {offset} changed since it was first read")
-                }),
+                });
             }
         }
         if let Some((_, st, p)) = current {
