@@ -660,8 +660,14 @@ fn top_samples(
 mod tests {
     use super::*;
 
-    /// Every sample as (thread, ts, frame, profile, weight) in table order.
-    fn listed(t: &SampleTable) -> Vec<(ThreadId, i64, Option<FrameId>, Option<ProfileId>, f64)> {
+    /// A sample as (thread, ts, frame, profile, weight).
+    type Sample = (ThreadId, i64, Option<FrameId>, Option<ProfileId>, f64);
+
+    /// A profile's stream: its thread, its id, its (ts, frame row + 1).
+    type StreamOf = (ThreadId, ProfileId, Vec<(i64, i64)>);
+
+    /// Every sample in table order.
+    fn listed(t: &SampleTable) -> Vec<Sample> {
         (0..t.len())
             .map(|i| (t.thread[i], t.ts[i], t.frame[i], t.profile[i], t.weight[i]))
             .collect()
@@ -680,7 +686,7 @@ mod tests {
             (state >> 33) % m
         };
         for round in 0..200 {
-            let mut streams: Vec<(ThreadId, ProfileId, Vec<(i64, i64)>)> = Vec::new();
+            let mut streams: Vec<StreamOf> = Vec::new();
             for s in 0..next(4) {
                 let sorted = next(2) == 0;
                 let mut ts = 0;
@@ -709,7 +715,7 @@ mod tests {
                     weight: next(3) as f64,
                 })
                 .collect();
-            let mut all: Vec<(ThreadId, i64, Option<FrameId>, Option<ProfileId>, f64)> = Vec::new();
+            let mut all: Vec<Sample> = Vec::new();
             for (thread, profile, samples) in &streams {
                 for &(ts, f) in samples {
                     let frame = (f > 0).then(|| FrameId::at(f as usize - 1));
