@@ -22,3 +22,16 @@ pub use stats::Stats;
 pub use strings::{StrId, StringTable};
 pub use tables::*;
 pub use trace::{InputFile, LoadOptions, Tables, Trace, TraceInfo, TraceText};
+
+/// Asks the processor to start loading the cache line at `p` (a hint: it reads
+/// nothing and cannot fault, whatever the address).
+#[inline(always)]
+pub(crate) fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}

@@ -374,16 +374,7 @@ fn group(
 /// Asks the processor to start loading `x` into the cache.
 #[inline(always)]
 fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it reads nothing and cannot fault.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(
-            (x as *const T).cast::<i8>(),
-            std::arch::x86_64::_MM_HINT_T0,
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
+    crate::prefetch((x as *const T).cast::<u8>());
 }
 
 impl Stacks {
