@@ -170,23 +170,11 @@ impl Pending {
         declared: Option<usize>,
         limit: Limit,
     ) -> Option<Pending> {
-        let shared = Shared::new();
         let cap = usize::try_from(limit.allowed_total().min(MOST_RESERVED)).ok()?;
         let mut buffer = Buffer::new(cap, declared)?;
         let base = buffer.as_mut_ptr() as usize;
-        let worker = {
-            let shared = shared.clone();
-            std::thread::Builder::new()
-                .name("tracescope-decode".into())
-                .spawn(move || decode(&*input, compression, buffer, &limit, &shared))
-                .ok()?
-        };
-        Some(Pending {
-            shared,
-            base,
-            expected,
-            worker: Mutex::new(Some(worker)),
-            done: OnceLock::new(),
+        Pending::spawn("tracescope-decode", base, expected, move |shared| {
+            decode(&*input, compression, buffer, &limit, shared)
         })
     }
 
@@ -194,13 +182,25 @@ impl Pending {
     /// bytes past what readers asked for ([`LEAD`]); `None` if no thread can be had
     /// (the caller checks it all first).
     pub(crate) fn check(map: Arc<Mmap>, lead: usize) -> Option<Pending> {
-        let shared = Shared::new();
         let (base, expected) = (map.as_ptr() as usize, map.len());
+        Pending::spawn("tracescope-check", base, expected, move |shared| {
+            check(map, lead, shared)
+        })
+    }
+
+    /// Runs `work` on a new thread named `name`, publishing the text at `base`.
+    fn spawn(
+        name: &str,
+        base: usize,
+        expected: usize,
+        work: impl FnOnce(&Shared) -> Decoded + Send + 'static,
+    ) -> Option<Pending> {
+        let shared = Shared::new();
         let worker = {
             let shared = shared.clone();
             std::thread::Builder::new()
-                .name("tracescope-check".into())
-                .spawn(move || check(map, lead, &shared))
+                .name(name.into())
+                .spawn(move || work(&shared))
                 .ok()?
         };
         Some(Pending {
