@@ -7,6 +7,7 @@ use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Ty
 use tracescope_model::{ColumnType, Value};
 
 use crate::encode::physical;
+use crate::ints::{self, IntEncoding};
 
 /// One column's buffered values and definition levels (1 present, 0 null).
 pub(crate) enum Buf {
@@ -135,11 +136,15 @@ impl Buf {
         }
     }
 
-    /// Whether this is a column of integers in ascending order (two at least).
-    pub(crate) fn ascending(&self) -> bool {
+    /// How a column of integers is best encoded ([`ints::choose`]); `None`
+    /// for other columns.
+    pub(crate) fn int_encoding(&self) -> Option<IntEncoding> {
         match self {
-            Buf::Int(v, _) => v.len() > 1 && v.windows(2).all(|w| w[0] <= w[1]),
-            _ => false,
+            Buf::Int(v, _) => {
+                let ascending = v.len() > 1 && v.windows(2).all(|w| w[0] <= w[1]);
+                Some(ints::choose(v, ascending))
+            }
+            _ => None,
         }
     }
 
