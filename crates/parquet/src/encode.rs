@@ -17,11 +17,12 @@ use parquet::file::properties::{
 use parquet::file::writer::{SerializedPageWriter, TrackedWrite};
 use parquet::schema::types::{ColumnPath, SchemaDescriptor, Type as SchemaType};
 use tracescope_model::tables::arg_sets::{for_each_arg_in, ArgRef};
-use tracescope_model::{ColumnInfo, ColumnType, InputFile, RowSource, Table, Trace, Value};
+use tracescope_model::{ColumnInfo, ColumnType, Fill, InputFile, RowSource, Table, Trace, Value};
 
 use crate::args;
 use crate::buf::Buf;
 use crate::ints::IntEncoding;
+use crate::pages;
 
 /// How a table's rows are cut: rows per row group and arg sets per run of the
 /// args table. Any layout gives the same rows in the same order (tests cut them
@@ -264,10 +265,22 @@ impl Encoder<'_> {
                 // (predictable branches, the model's columns read as a few
                 // sequential streams), while the block's rows (and the args text
                 // that two columns read) stay in cache from one column to the next.
+                // Columns with a fill are read straight from the model's vectors.
+                let fills: Vec<Option<Fill>> =
+                    columns.iter().map(|c| self.table.fill(c.name)).collect();
+                let mut scratch = Vec::new();
                 for block in rows.chunks(BLOCK) {
                     for (k, (c, buf)) in columns.iter().zip(&mut sink.bufs).enumerate() {
-                        let cells = block.iter().map(|&i| (c.get)(self.trace, i as usize));
-                        sink.out.nulled += buf.extend(cells, sink.optional[k]);
+                        let opt = sink.optional[k];
+                        let filled = fills[k]
+                            .and_then(|f| buf.fill(f, self.trace, block, opt, &mut scratch));
+                        sink.out.nulled += match filled {
+                            Some(nulled) => nulled,
+                            None => {
+                                let cells = block.iter().map(|&i| (c.get)(self.trace, i as usize));
+                                buf.extend(cells, opt)
+                            }
+                        };
                     }
                 }
                 sink.out.rows = rows.len();
@@ -319,6 +332,11 @@ impl Encoder<'_> {
     /// Encodes column `k`'s buffered values as a column chunk in memory, and
     /// empties its buffer.
     fn chunk(&self, k: usize, buf: &mut Buf) -> Result<(Bytes, ColumnCloseResult)> {
+        if let (ColumnType::Json, Some((data, ends, defs))) = (self.columns[k].ty, buf.strings()) {
+            let chunk = pages::json_chunk(self.descr.column(k), &self.props, data, ends, defs);
+            buf.clear();
+            return chunk;
+        }
         let mut sink = TrackedWrite::new(Vec::new());
         let (close, shared) = {
             let pages = Box::new(SerializedPageWriter::new(&mut sink));

@@ -22,6 +22,7 @@ mod args;
 mod buf;
 mod encode;
 mod ints;
+mod pages;
 
 use encode::Encoder;
 pub use encode::Layout;
