@@ -23,6 +23,13 @@ fn filled(trace: &Trace, fill: Fill, rows: &[u32]) -> Vec<Cell> {
             f(trace, rows, &mut out);
             out.into_iter().map(Cell::Bool).collect()
         }
+        Fill::Json(f) => {
+            let mut out = Vec::new();
+            f(trace, rows, &mut |v| {
+                out.push(v.map_or(Cell::Null, |s| Cell::Json(s.to_string())))
+            });
+            out
+        }
     }
 }
 
@@ -70,7 +77,7 @@ fn fills_give_the_getters_cells() {
     // The slices and samples tables have fills, and the fixtures have rows of both.
     let rows = |name: &str| traces.iter().map(|t| t.rows(name).unwrap().rows.len()).sum::<usize>();
     assert!(rows("slices") > 5 && rows("samples") > 5);
-    assert_eq!(with_fills["slices"], 11 * traces.len());
+    assert_eq!(with_fills["slices"], 12 * traces.len());
     assert_eq!(with_fills["samples"], 6 * traces.len());
 }
 
@@ -84,5 +91,5 @@ fn a_fill_names_only_declared_columns() {
             }
         }
     }
-    assert!(tracescope_model::table("slices").unwrap().fill("args").is_none());
+    assert!(tracescope_model::table("slices").unwrap().fill("name").is_none());
 }

@@ -111,6 +111,20 @@ impl Buf {
                 ones(defs);
                 Some(0)
             }
+            (Buf::Bytes(data, ends, defs), Fill::Json(f)) => {
+                let mut nulled = 0;
+                f(trace, rows, &mut |text| {
+                    defs.push(text.is_some() as i16);
+                    if let Some(text) = text {
+                        data.extend_from_slice(text.as_bytes());
+                    }
+                    if text.is_some() || !optional {
+                        ends.push(data.len());
+                    }
+                    nulled += (text.is_none() && !optional) as usize;
+                });
+                Some(nulled)
+            }
             _ => None,
         }
     }

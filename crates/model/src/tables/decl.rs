@@ -153,6 +153,9 @@ pub enum Fill {
     Float(for<'t> fn(&'t Trace, &[u32], &mut Vec<f64>)),
     /// A boolean for each row of the block.
     Bool(for<'t> fn(&'t Trace, &[u32], &mut Vec<bool>)),
+    /// JSON text, or null, for each row of the block, handed to the callback
+    /// in order.
+    Json(for<'t> fn(&'t Trace, &[u32], &mut dyn FnMut(Option<&str>))),
 }
 
 impl Table {

@@ -282,6 +282,9 @@ pub static TABLE: Table = Table {
     },
 };
 
+/// Rows ahead of the one read whose args text [`fill`] asks for.
+const PREFETCH_AHEAD: usize = 8;
+
 /// The fills of the slice table's columns ([`Fill`]): the same cells as the
 /// getters above.
 pub(crate) fn fill(column: &str) -> Option<Fill> {
@@ -295,6 +298,19 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         }),
         "overlap" => Fill::Bool(|t, rows, out| {
             gather(&s(t).flags, rows, out, |f| f & slice_flags::OVERLAP != 0)
+        }),
+        "args" => Fill::Json(|t, rows, each| {
+            let s = s(t);
+            for (k, &i) in rows.iter().enumerate() {
+                // The args lie all over the file, in file order where rows are
+                // in time order: ask for a later row's text while this one's is
+                // read, or every row waits for memory.
+                if let Some(&later) = rows.get(k + PREFETCH_AHEAD) {
+                    t.prefetch(s.args[later as usize]);
+                }
+                let i = i as usize;
+                each(t.args_text(s.args[i], s.end_args[i]).as_deref());
+            }
         }),
         "tts_ns" => Fill::Int(|t, rows, out| gather(&s(t).tts, rows, out, |n| n.map(Ns::get))),
         "tdur_ns" => Fill::Int(|t, rows, out| gather(&s(t).tdur, rows, out, |n| n.map(Ns::get))),
