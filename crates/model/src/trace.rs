@@ -453,6 +453,9 @@ impl Trace {
                 // SAFETY: a prefetch reads nothing and faults on no address; SSE,
                 // which it needs, is part of every x86-64.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(text.as_ptr().cast()) };
+                if let Some(more) = text.get(64..r.len as usize) {
+                    unsafe { _mm_prefetch::<_MM_HINT_T0>(more.as_ptr().cast()) };
+                }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

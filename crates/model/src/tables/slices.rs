@@ -283,7 +283,7 @@ pub static TABLE: Table = Table {
 };
 
 /// Rows ahead of the one read whose args text [`fill`] asks for.
-const PREFETCH_AHEAD: usize = 8;
+const PREFETCH_AHEAD: usize = 16;
 
 /// The fills of the slice table's columns ([`Fill`]): the same cells as the
 /// getters above.
