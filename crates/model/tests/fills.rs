@@ -11,7 +11,9 @@ fn filled(trace: &Trace, fill: Fill, rows: &[u32]) -> Vec<Cell> {
         Fill::Int(f) => {
             let mut out = Vec::new();
             f(trace, rows, &mut out);
-            out.iter().map(|v| v.map_or(Cell::Null, Cell::Int)).collect()
+            out.iter()
+                .map(|v| v.map_or(Cell::Null, Cell::Int))
+                .collect()
         }
         Fill::Float(f) => {
             let mut out = Vec::new();
@@ -50,7 +52,13 @@ fn check(table: &Table, trace: &Trace) -> usize {
             .map(|&i| Cell::from(&(c.get)(trace, i as usize)))
             .collect();
         // Whole, and in blocks of 3 rows (fills append).
-        assert_eq!(filled(trace, fill, &rows), want, "{}.{}", table.name, c.name);
+        assert_eq!(
+            filled(trace, fill, &rows),
+            want,
+            "{}.{}",
+            table.name,
+            c.name
+        );
         let blocks: Vec<Cell> = rows
             .chunks(3)
             .flat_map(|b| filled(trace, fill, b))
@@ -75,7 +83,12 @@ fn fills_give_the_getters_cells() {
         }
     }
     // The slices and samples tables have fills, and the fixtures have rows of both.
-    let rows = |name: &str| traces.iter().map(|t| t.rows(name).unwrap().rows.len()).sum::<usize>();
+    let rows = |name: &str| {
+        traces
+            .iter()
+            .map(|t| t.rows(name).unwrap().rows.len())
+            .sum::<usize>()
+    };
     assert!(rows("slices") > 5 && rows("samples") > 5);
     assert_eq!(with_fills["slices"], 12 * traces.len());
     assert_eq!(with_fills["samples"], 6 * traces.len());
@@ -91,5 +104,8 @@ fn a_fill_names_only_declared_columns() {
             }
         }
     }
-    assert!(tracescope_model::table("slices").unwrap().fill("name").is_none());
+    assert!(tracescope_model::table("slices")
+        .unwrap()
+        .fill("name")
+        .is_none());
 }

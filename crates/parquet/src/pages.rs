@@ -86,7 +86,10 @@ fn write_chunk(
                     value += 1;
                 }
                 row += 1;
-                if ends.get(value.wrapping_sub(1)).is_some_and(|&e| e - start >= size_limit) {
+                if ends
+                    .get(value.wrapping_sub(1))
+                    .is_some_and(|&e| e - start >= size_limit)
+                {
                     break;
                 }
             }

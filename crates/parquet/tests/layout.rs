@@ -235,7 +235,10 @@ fn integers_with_few_values_take_a_dictionary_and_read_back_the_same() {
     let has = |e: Encoding| move |encodings: &Vec<Encoding>| encodings.contains(&e);
     for column in ["pid", "tid", "thread_id", "depth"] {
         let enc = encodings(&path, column);
-        assert!(enc.iter().all(has(Encoding::RLE_DICTIONARY)), "{column}: {enc:?}");
+        assert!(
+            enc.iter().all(has(Encoding::RLE_DICTIONARY)),
+            "{column}: {enc:?}"
+        );
     }
     let ts = encodings(&path, "ts_ns");
     assert!(ts.iter().all(has(Encoding::DELTA_BINARY_PACKED)), "{ts:?}");

@@ -173,12 +173,7 @@ impl Table {
 
 /// Appends `get(col[i])` for each row `i` of `rows`: the body of most fills.
 #[inline]
-pub(crate) fn gather<T: Copy, U>(
-    col: &[T],
-    rows: &[u32],
-    out: &mut Vec<U>,
-    get: impl Fn(T) -> U,
-) {
+pub(crate) fn gather<T: Copy, U>(col: &[T], rows: &[u32], out: &mut Vec<U>, get: impl Fn(T) -> U) {
     out.extend(rows.iter().map(|&i| get(col[i as usize])));
 }
 

@@ -300,12 +300,12 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
         "weight" => Fill::Float(|t, rows, out| gather(&s(t).weight, rows, out, |w| w)),
         "id" => Fill::Int(|_, rows, out| out.extend(rows.iter().map(|&i| Some(i as i64)))),
-        "thread_id" => Fill::Int(|t, rows, out| {
-            gather(&s(t).thread, rows, out, |th| Some(th.raw() as i64))
-        }),
-        "frame_id" => Fill::Int(|t, rows, out| {
-            gather(&s(t).frame, rows, out, |f| f.map(|f| f.raw() as i64))
-        }),
+        "thread_id" => {
+            Fill::Int(|t, rows, out| gather(&s(t).thread, rows, out, |th| Some(th.raw() as i64)))
+        }
+        "frame_id" => {
+            Fill::Int(|t, rows, out| gather(&s(t).frame, rows, out, |f| f.map(|f| f.raw() as i64)))
+        }
         "profile_id" => Fill::Int(|t, rows, out| {
             gather(&s(t).profile, rows, out, |p| p.map(|p| p.raw() as i64))
         }),

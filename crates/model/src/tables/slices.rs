@@ -294,7 +294,9 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         "depth" => Fill::Int(|t, rows, out| gather(&s(t).depth, rows, out, |d| Some(d as i64))),
         "self_ns" => Fill::Int(|t, rows, out| gather(&s(t).self_ns, rows, out, Some)),
         "did_not_finish" => Fill::Bool(|t, rows, out| {
-            gather(&s(t).flags, rows, out, |f| f & slice_flags::DID_NOT_FINISH != 0)
+            gather(&s(t).flags, rows, out, |f| {
+                f & slice_flags::DID_NOT_FINISH != 0
+            })
         }),
         "overlap" => Fill::Bool(|t, rows, out| {
             gather(&s(t).flags, rows, out, |f| f & slice_flags::OVERLAP != 0)
@@ -315,12 +317,12 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         "tts_ns" => Fill::Int(|t, rows, out| gather(&s(t).tts, rows, out, |n| n.map(Ns::get))),
         "tdur_ns" => Fill::Int(|t, rows, out| gather(&s(t).tdur, rows, out, |n| n.map(Ns::get))),
         "id" => Fill::Int(|_, rows, out| out.extend(rows.iter().map(|&i| Some(i as i64)))),
-        "parent_id" => Fill::Int(|t, rows, out| {
-            gather(&s(t).parent, rows, out, |p| p.map(|p| p.raw() as i64))
-        }),
-        "thread_id" => Fill::Int(|t, rows, out| {
-            gather(&s(t).thread, rows, out, |th| Some(th.raw() as i64))
-        }),
+        "parent_id" => {
+            Fill::Int(|t, rows, out| gather(&s(t).parent, rows, out, |p| p.map(|p| p.raw() as i64)))
+        }
+        "thread_id" => {
+            Fill::Int(|t, rows, out| gather(&s(t).thread, rows, out, |th| Some(th.raw() as i64)))
+        }
         _ => return None,
     })
 }
