@@ -155,8 +155,11 @@ pub enum Fill {
     Bool(for<'t> fn(&'t Trace, &[u32], &mut Vec<bool>)),
     /// JSON text, or null, for each row of the block, handed to the callback
     /// in order.
-    Json(for<'t> fn(&'t Trace, &[u32], &mut dyn FnMut(Option<&str>))),
+    Json(for<'t> fn(&'t Trace, &[u32], &mut TextSink<'_>)),
 }
+
+/// Where a [`Fill::Json`] hands each row's text (or null).
+pub type TextSink<'s> = dyn FnMut(Option<&str>) + 's;
 
 impl Table {
     /// The fill of column `name` of this table, if it has one.
