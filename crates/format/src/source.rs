@@ -1,7 +1,9 @@
 //! [`Source`]: the bytes of a trace file as UTF-8 text, mapped or decompressed once.
 //!
 //! Plain files are memory-mapped, so a multi-gigabyte trace costs page cache, not heap,
-//! and [`Source::release`] can hand parsed pages back to the kernel. Gzip (also
+//! and [`Source::release`] can hand parsed pages back to the kernel. A big one is
+//! checked as UTF-8 on a thread of its own just ahead of the parse ([`Source::prefix`]),
+//! so its pages are read once. Gzip (also
 //! multi-member) and zstd inputs are recognised by their magic bytes, never by the file
 //! name, and decompressed into memory.
 //!
@@ -22,7 +24,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use memmap2::Mmap;
 
@@ -49,7 +51,8 @@ pub struct SourceOptions {
     /// From this decompressed size on ([`PIPELINE_FROM`]; declared by the input, or
     /// guessed from its size), a gzip stream or single zstd frame is decoded on a
     /// thread of its own while [`Source::prefix`] hands its decoded start to a reader;
-    /// `u64::MAX`: always decode first.
+    /// from this file size on, a plain file is checked as UTF-8 that way (instead of
+    /// all of it before the parse starts). `u64::MAX`: always decode or check first.
     pub pipeline_from: u64,
 }
 
@@ -126,7 +129,8 @@ impl Compression {
 }
 
 enum Bytes {
-    Mapped(Mmap),
+    /// Shared with the thread that checks it ([`Pending::check`]).
+    Mapped(Arc<Mmap>),
     Owned(Vec<u8>),
     /// The buffer a [`Pending`] decoded into.
     Decoded,
@@ -162,6 +166,8 @@ struct Background {
     decoding: Pending,
     input: Input,
     opts: SourceOptions,
+    /// A plain file being checked (not decoded): its text is the map.
+    map: Option<Arc<Mmap>>,
 }
 
 /// The text of a source and what was found producing it.
@@ -202,7 +208,22 @@ impl Source {
         }
         // SAFETY: the map is read-only. Like every mmap reader we rely on nobody
         // truncating or rewriting the file while it is open; that is documented to users.
-        let map = unsafe { Mmap::map(&file)? };
+        let map = Arc::new(unsafe { Mmap::map(&file)? });
+        if input_len >= opts.pipeline_from && Compression::detect(&map) == Compression::None {
+            if let Some(checking) = Pending::check(map.clone(), crate::pending::LEAD) {
+                return Ok(Source {
+                    ready: OnceLock::new(),
+                    pending: Some(Box::new(Background {
+                        decoding: checking,
+                        input: map.clone(),
+                        opts: *opts,
+                        map: Some(map),
+                    })),
+                    compression: Compression::None,
+                    input_len,
+                });
+            }
+        }
         Source::from_input(Bytes::Mapped(map), input_len, opts)
     }
 
@@ -239,6 +260,7 @@ impl Source {
                             decoding,
                             input,
                             opts: *opts,
+                            map: None,
                         })),
                         compression,
                         input_len,
@@ -261,7 +283,7 @@ impl Source {
         cut_short: Option<String>,
     ) -> Source {
         Source {
-            ready: OnceLock::from(Ready::build(bytes, &[], cut_short)),
+            ready: OnceLock::from(Ready::build(bytes, &[], cut_short, false)),
             pending: None,
             compression,
             input_len,
@@ -276,17 +298,22 @@ impl Source {
                 .as_ref()
                 .expect("a source without its text is being decoded");
             let decoded = bg.decoding.finish();
+            if let Some(map) = &bg.map {
+                // A mapped file: checked clean, or checked again whole (the lossy
+                // copy and its diagnostic come from there).
+                return Ready::build(Bytes::Mapped(map.clone()), &[], None, decoded.clean);
+            }
             if decoded.clean {
-                return Ready::build(Bytes::Decoded, decoded.bytes(), None);
+                return Ready::build(Bytes::Decoded, decoded.bytes(), None, true);
             }
             // Off the plain path: the sequential decoder's text and diagnostics are
             // the reference for damaged input.
             let limit = Limit::new(self.compression.as_str(), self.input_len, &bg.opts);
             match decode_all((*bg.input).as_ref(), self.compression, &limit) {
-                Ok((bytes, cut_short)) => Ready::build(bytes, &[], cut_short),
+                Ok((bytes, cut_short)) => Ready::build(bytes, &[], cut_short, false),
                 Err(e) => Ready {
                     error: Some(e),
-                    ..Ready::build(Bytes::Owned(Vec::new()), &[], None)
+                    ..Ready::build(Bytes::Owned(Vec::new()), &[], None, false)
                 },
             }
         })
@@ -334,8 +361,9 @@ impl Source {
 
 impl Ready {
     /// `decoded` holds the bytes when `bytes` is [`Bytes::Decoded`]; `cut_short` is
-    /// the error that ended decompression early, if any.
-    fn build(bytes: Bytes, decoded: &[u8], cut_short: Option<String>) -> Ready {
+    /// the error that ended decompression early, if any; `checked`: every byte was
+    /// already found to be UTF-8 (by a background decode or check).
+    fn build(bytes: Bytes, decoded: &[u8], cut_short: Option<String>, checked: bool) -> Ready {
         let mut diagnostics = Diagnostics::new();
         let all = match bytes {
             Bytes::Decoded => decoded,
@@ -354,9 +382,7 @@ impl Ready {
                 release_pages(map, r.start + bom..r.end + bom);
             }
         };
-        // A clean background decode checked every byte as it came.
-        let checked = matches!(bytes, Bytes::Decoded);
-        let lossy = match checked || is_utf8_in_chunks(body, UTF8_CHUNK, after_check) {
+        let lossy = match checked || is_utf8_in_chunks(body, after_check) {
             true => None,
             false => {
                 // The slower `compat` check says where the first bad byte is.
@@ -530,22 +556,34 @@ impl Source {
     /// not needed now, so resident memory stays well below the file size while a big
     /// trace is parsed part by part. Reading them later just faults them back in from
     /// the page cache. A no-op for in-memory text.
+    ///
+    /// While a mapped file is still being checked, parts read from its prefixes
+    /// release their pages too (whatever the check finds: dropping pages of a file
+    /// mapping never changes what is read).
     pub fn release(&self, range: Range<usize>) {
-        let ready = self.ready();
-        let Bytes::Mapped(map) = &ready.bytes else {
-            return;
+        let (map, bom) = match (self.ready.get(), &self.pending) {
+            (None, Some(bg)) => match &bg.map {
+                Some(map) => (map, if map.starts_with(BOM) { BOM.len() } else { 0 }),
+                None => return,
+            },
+            _ => match self.ready() {
+                Ready {
+                    bytes: Bytes::Mapped(map),
+                    lossy: None,
+                    bom,
+                    ..
+                } => (map, *bom),
+                _ => return,
+            },
         };
-        if ready.lossy.is_some() {
-            return;
-        }
-        let start = range.start.saturating_add(ready.bom);
-        release_pages(map, start..range.end.saturating_add(ready.bom));
+        let start = range.start.saturating_add(bom);
+        release_pages(map, start..range.end.saturating_add(bom));
     }
 }
 
 /// Drops the mapped pages wholly inside `range` (offsets of the map) from the page
 /// tables; only whole pages, so a neighbouring part still being read keeps its pages.
-fn release_pages(map: &Mmap, range: Range<usize>) {
+pub(crate) fn release_pages(map: &Mmap, range: Range<usize>) {
     const PAGE: usize = 4096;
     let start = range.start.div_ceil(PAGE) * PAGE;
     let end = range.end.min(map.len()) / PAGE * PAGE;
@@ -580,6 +618,12 @@ fn available_memory() -> Option<u64> {
 /// Bytes per piece of the UTF-8 check ([`is_utf8_in_chunks`]).
 const UTF8_CHUNK: usize = 64 << 20;
 
+/// Whether `bytes` are UTF-8, checked in pieces of [`UTF8_CHUNK`] bytes in
+/// parallel (see [`is_utf8_in_chunks_of`]).
+pub(crate) fn is_utf8_in_chunks(bytes: &[u8], checked: impl Fn(Range<usize>) + Sync) -> bool {
+    is_utf8_in_chunks_of(bytes, UTF8_CHUNK, checked)
+}
+
 /// Whether `bytes` are UTF-8, checked in pieces of about `chunk` bytes in parallel;
 /// `checked` is told each piece's range once it is checked (valid or not).
 ///
@@ -588,7 +632,7 @@ const UTF8_CHUNK: usize = 64 << 20;
 /// are valid text and valid pieces join into valid text: the answer is the same as
 /// one check of the whole. (4 continuation bytes in a row are invalid anyway, and
 /// the piece starting with the 4th says so.)
-fn is_utf8_in_chunks(bytes: &[u8], chunk: usize, checked: impl Fn(Range<usize>) + Sync) -> bool {
+fn is_utf8_in_chunks_of(bytes: &[u8], chunk: usize, checked: impl Fn(Range<usize>) + Sync) -> bool {
     use rayon::prelude::*;
     // Pieces longer than the 3 bytes a cut may move keep the cuts in order.
     let chunk = chunk.max(4);
@@ -718,6 +762,62 @@ mod tests {
         e.finish().unwrap()
     }
 
+    /// A mapped file checked as UTF-8 while it is read gives the text, offsets and
+    /// diagnostics of one checked first: with a BOM, and with a bad byte past the
+    /// first prefixes (the text is then the same lossy copy).
+    #[test]
+    fn a_mapped_file_checked_while_read_reads_as_one_checked_first() {
+        let dir = std::env::temp_dir().join(format!("tracescope-source-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut valid = BOM.to_vec();
+        valid.extend(
+            (0..500_000u32).flat_map(|i| format!("{{\"i\":{i},\"s\":\"é\"}},").into_bytes()),
+        );
+        // A bad byte in place of an ASCII one, past the first prefixes.
+        let bad_at = (9 << 20..valid.len())
+            .find(|&i| valid[i].is_ascii())
+            .unwrap();
+        let mut invalid = valid.clone();
+        invalid[bad_at] = 0xFF;
+        let now = SourceOptions {
+            pipeline_from: 0,
+            ..SourceOptions::default()
+        };
+        let first = SourceOptions {
+            pipeline_from: u64::MAX,
+            ..SourceOptions::default()
+        };
+        for (k, bytes) in [valid, invalid].iter().enumerate() {
+            let p = dir.join(format!("{k}.json"));
+            std::fs::write(&p, bytes).unwrap();
+            let a = Source::open_with(&p, &first).unwrap();
+            let b = Source::open_with(&p, &now).unwrap();
+            assert_eq!(a.expected_len(), None);
+            assert_eq!(b.expected_len(), Some(bytes.len()));
+            // Once the check met the bad byte, no prefix comes.
+            match b.prefix(100) {
+                Some(start) => {
+                    assert!(start.len() >= 100 && a.text().starts_with(start));
+                    b.release(0..start.len());
+                }
+                None => assert_eq!(k, 1, "the valid file's prefixes come"),
+            }
+            assert_eq!((b.text(), b.text_start()), (a.text(), a.text_start()));
+            assert_eq!(b.is_mapped(), k == 0);
+            assert_eq!(b.diagnostics().len(), a.diagnostics().len());
+            let bad = (
+                a.diagnostics().get(DiagKind::InvalidUtf8),
+                b.diagnostics().get(DiagKind::InvalidUtf8),
+            );
+            assert_eq!(bad.0.map(|d| d.offset), bad.1.map(|d| d.offset));
+            assert_eq!(
+                bad.1.map(|d| d.offset),
+                (k == 1).then_some(bad_at as u64 - 3)
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn plain_bom_and_invalid_utf8() {
         let s = Source::from_bytes(b"\xEF\xBB\xBF[1]".to_vec()).unwrap();
@@ -816,7 +916,7 @@ mod tests {
             let want = std::str::from_utf8(input).is_ok();
             for chunk in 0..input.len() + 2 {
                 let seen = std::sync::Mutex::new(Vec::new());
-                let got = is_utf8_in_chunks(input, chunk, |r| seen.lock().unwrap().push(r));
+                let got = is_utf8_in_chunks_of(input, chunk, |r| seen.lock().unwrap().push(r));
                 assert_eq!(got, want, "{input:x?} in pieces of {chunk}");
                 if want {
                     // Valid text: every byte is checked, each piece once.

@@ -180,23 +180,28 @@ impl Trace {
         let slots = early_len.map_or(0, |len| json::early_slots(len, &opts.read));
         let early_shared: Vec<std::sync::OnceLock<Shared<'_>>> =
             (0..slots).map(|_| std::sync::OnceLock::new()).collect();
+        // Parts read early let their pages go too (a mapped file still being
+        // checked; a no-op for decoded text).
+        let release = |r: std::ops::Range<usize>| text.release(r);
+        let sizes = std::sync::Arc::new(crate::build::records::PartSizes::default());
         let early = early_len.map(|len| {
             json::read_early(
                 |min| text.prefix(min),
                 len,
                 &opts.read,
                 |slot, prefix| {
-                    PartBuilder::new(
-                        early_shared[slot]
-                            .get_or_init(|| Shared::of(prefix, &strings, &registry, &arena)),
-                    )
+                    PartBuilder::new(early_shared[slot].get_or_init(|| Shared {
+                        release: Some(&release),
+                        sizes: sizes.clone(),
+                        ..Shared::of(prefix, &strings, &registry, &arena)
+                    }))
                 },
             )
         });
         let input = text.text();
-        let release = |r: std::ops::Range<usize>| text.release(r);
         let shared = Shared {
             release: Some(&release),
+            sizes,
             ..Shared::of(input, &strings, &registry, &arena)
         };
         let json::JsonTrace {

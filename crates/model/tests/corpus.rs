@@ -234,8 +234,9 @@ fn compressed_same_model(all: &[PathBuf], chunk_bytes: usize) {
 }
 
 /// A mapped file (its UTF-8 checked in parallel pieces, each piece's pages released
-/// once checked, then parts released once parsed) gives exactly the model of the
-/// same text read into memory, where nothing is ever released.
+/// once checked, then parts released once parsed; or checked on a thread of its own
+/// while parts are read from the checked prefix) gives exactly the model of the same
+/// text read into memory, where nothing is ever released.
 #[test]
 fn a_mapped_file_gives_the_model_of_its_text_in_memory() {
     same_model_mapped_and_in_memory(&tracescope_testdata::fixture_files(""));
@@ -261,6 +262,30 @@ fn same_model_mapped_and_in_memory(all: &[PathBuf]) {
         let len = text.len() as u64;
         let b = Trace::from_json(Box::new(text), len, &LoadOptions::default()).unwrap();
         assert_same_model(p, &a, &b);
+        // Checked as UTF-8 while it is read, in tiny parts so that many are read
+        // from the checked prefix (a big file's way).
+        let opts = tracescope_format::SourceOptions {
+            pipeline_from: 0,
+            ..Default::default()
+        };
+        let checking = Source::open_with(p, &opts).unwrap();
+        assert!(
+            checking.expected_len().is_some() || len == 0,
+            "{}",
+            p.display()
+        );
+        let read = ReadOptions {
+            threads: 2,
+            chunk_bytes: 2048,
+        };
+        let c = Trace::from_source(
+            checking,
+            &LoadOptions {
+                read,
+                ..LoadOptions::default()
+            },
+        );
+        assert_same_model(p, &b, &c.unwrap());
         compared += 1;
     }
     assert!(

@@ -29,8 +29,9 @@ pub struct Shared<'s> {
     /// processes and threads by first appearance over all files. Records keep the
     /// file's own offsets until [`Records::place`].
     pub base: u64,
-    /// What the parts read so far held: a new part reserves as much.
-    pub sizes: PartSizes,
+    /// What the parts read so far held: a new part reserves as much (shared by
+    /// the parts read early, each on a `Shared` of its own, and the final read).
+    pub sizes: std::sync::Arc<PartSizes>,
 }
 
 impl<'s> Shared<'s> {
@@ -49,7 +50,7 @@ impl<'s> Shared<'s> {
             release: None,
             file: 0,
             base: 0,
-            sizes: PartSizes::default(),
+            sizes: Default::default(),
         }
     }
 }
