@@ -4,9 +4,10 @@
 use parquet::basic::Type as Physical;
 use parquet::column::writer::{get_typed_column_writer_mut, ColumnWriter};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
-use tracescope_model::{ColumnType, Value};
+use tracescope_model::{ColumnType, Fill, Trace, Value};
 
 use crate::encode::physical;
+use crate::ints::{self, IntEncoding};
 
 /// One column's buffered values and definition levels (1 present, 0 null).
 pub(crate) enum Buf {
@@ -66,6 +67,65 @@ impl Buf {
                 .map(|v| !put(vals, defs, as_bool(&v), &v, optional) as usize)
                 .sum(),
             Buf::Bytes(..) => cells.map(|v| !self.push(&v, optional) as usize).sum(),
+        }
+    }
+
+    /// Adds a column's cells for `rows` by its fill, `scratch` reused for the
+    /// fill's output; returns how many had no form in it (as [`Buf::extend`]),
+    /// or `None` when the fill is not of this column's kind (the getter then
+    /// adds the cells).
+    pub(crate) fn fill(
+        &mut self,
+        fill: Fill,
+        trace: &Trace,
+        rows: &[u32],
+        optional: bool,
+        scratch: &mut Vec<Option<i64>>,
+    ) -> Option<usize> {
+        let ones = |defs: &mut Vec<i16>| defs.resize(defs.len() + rows.len(), 1);
+        match (self, fill) {
+            (Buf::Int(vals, defs), Fill::Int(f)) => {
+                scratch.clear();
+                f(trace, rows, scratch);
+                let mut nulled = 0;
+                for &x in scratch.iter() {
+                    defs.push(x.is_some() as i16);
+                    match x {
+                        Some(x) => vals.push(x),
+                        None if !optional => {
+                            vals.push(0);
+                            nulled += 1;
+                        }
+                        None => {}
+                    }
+                }
+                Some(nulled)
+            }
+            (Buf::Double(vals, defs), Fill::Float(f)) => {
+                f(trace, rows, vals);
+                ones(defs);
+                Some(0)
+            }
+            (Buf::Bool(vals, defs), Fill::Bool(f)) => {
+                f(trace, rows, vals);
+                ones(defs);
+                Some(0)
+            }
+            (Buf::Bytes(data, ends, defs), Fill::Json(f)) => {
+                let mut nulled = 0;
+                f(trace, rows, &mut |text| {
+                    defs.push(text.is_some() as i16);
+                    if let Some(text) = text {
+                        data.extend_from_slice(text.as_bytes());
+                    }
+                    if text.is_some() || !optional {
+                        ends.push(data.len());
+                    }
+                    nulled += (text.is_none() && !optional) as usize;
+                });
+                Some(nulled)
+            }
+            _ => None,
         }
     }
 
@@ -135,11 +195,24 @@ impl Buf {
         }
     }
 
-    /// Whether this is a column of integers in ascending order (two at least).
-    pub(crate) fn ascending(&self) -> bool {
+    /// How a column of integers is best encoded ([`ints::choose`]); `None`
+    /// for other columns.
+    pub(crate) fn int_encoding(&self) -> Option<IntEncoding> {
         match self {
-            Buf::Int(v, _) => v.len() > 1 && v.windows(2).all(|w| w[0] <= w[1]),
-            _ => false,
+            Buf::Int(v, _) => {
+                let ascending = v.len() > 1 && v.windows(2).all(|w| w[0] <= w[1]);
+                Some(ints::choose(v, ascending))
+            }
+            _ => None,
+        }
+    }
+
+    /// A column of strings: its text end to end, each present value's end and
+    /// the definition levels.
+    pub(crate) fn strings(&self) -> Option<(&[u8], &[usize], &[i16])> {
+        match self {
+            Buf::Bytes(data, ends, defs) => Some((data, ends, defs)),
+            _ => None,
         }
     }
 

@@ -17,10 +17,12 @@ use parquet::file::properties::{
 use parquet::file::writer::{SerializedPageWriter, TrackedWrite};
 use parquet::schema::types::{ColumnPath, SchemaDescriptor, Type as SchemaType};
 use tracescope_model::tables::arg_sets::{for_each_arg_in, ArgRef};
-use tracescope_model::{ColumnInfo, ColumnType, InputFile, RowSource, Table, Trace, Value};
+use tracescope_model::{ColumnInfo, ColumnType, Fill, InputFile, RowSource, Table, Trace, Value};
 
 use crate::args;
 use crate::buf::Buf;
+use crate::ints::IntEncoding;
+use crate::pages;
 
 /// How a table's rows are cut: rows per row group and arg sets per run of the
 /// args table. Any layout gives the same rows in the same order (tests cut them
@@ -55,7 +57,7 @@ const RELEASE_EVERY: usize = 8192;
 
 /// zstd level: 1 costs about half the CPU of 3 for a few percent of size
 /// (BENCHMARKS.md, "SQL and Parquet").
-const ZSTD_LEVEL: i32 = 1;
+pub(crate) const ZSTD_LEVEL: i32 = 1;
 
 /// The Parquet type of a declared column.
 pub(crate) fn physical(ty: ColumnType) -> (Physical, Option<LogicalType>) {
@@ -100,20 +102,33 @@ pub(crate) fn schema(columns: &[ColumnInfo]) -> Result<SchemaType> {
 }
 
 /// The writer's properties: those of the file and of its column chunks (see
-/// [`sorted_properties`]).
+/// [`delta_properties`] and [`dictionary_properties`] for chunks of integers).
 pub(crate) fn properties(columns: &[ColumnInfo]) -> Result<WriterPropertiesPtr> {
     Ok(Arc::new(builder(columns)?.build()))
 }
 
-/// The properties of a chunk of integers in ascending order (times in time
-/// order, arg set ids): written as deltas (`DELTA_BINARY_PACKED`), a few bits
-/// a value, instead of 8 bytes each for zstd to find again.
-pub(crate) fn sorted_properties(columns: &[ColumnInfo]) -> Result<WriterPropertiesPtr> {
+/// The properties of a chunk of integers written as deltas
+/// (`DELTA_BINARY_PACKED`, see [`crate::ints::choose`]): a few bits a value (times in
+/// time order, durations) instead of 8 bytes each for zstd to find again.
+pub(crate) fn delta_properties(columns: &[ColumnInfo]) -> Result<WriterPropertiesPtr> {
     let props = columns
         .iter()
         .filter(|c| physical(c.ty).0 == Physical::INT64)
         .fold(builder(columns)?, |p, c| {
             p.set_column_encoding(ColumnPath::from(c.name), Encoding::DELTA_BINARY_PACKED)
+        });
+    Ok(Arc::new(props.build()))
+}
+
+/// The properties of a chunk of integers with few distinct values (pids,
+/// tids, thread ids, depths; see [`crate::ints::choose`]): dictionary-encoded, a few
+/// bits a value.
+pub(crate) fn dictionary_properties(columns: &[ColumnInfo]) -> Result<WriterPropertiesPtr> {
+    let props = columns
+        .iter()
+        .filter(|c| physical(c.ty).0 == Physical::INT64)
+        .fold(builder(columns)?, |p, c| {
+            p.set_column_dictionary_enabled(ColumnPath::from(c.name), true)
         });
     Ok(Arc::new(props.build()))
 }
@@ -164,8 +179,10 @@ pub(crate) struct Encoder<'a> {
     pub(crate) columns: Vec<ColumnInfo>,
     pub(crate) descr: SchemaDescriptor,
     pub(crate) props: WriterPropertiesPtr,
-    /// For chunks of ascending integers.
-    pub(crate) sorted_props: WriterPropertiesPtr,
+    /// For chunks of integers written as deltas.
+    pub(crate) delta_props: WriterPropertiesPtr,
+    /// For chunks of integers with few distinct values.
+    pub(crate) dict_props: WriterPropertiesPtr,
     pub(crate) layout: Layout,
     /// Emptied buffers of finished runs, kept with their capacity: a run fills
     /// memory that is already there rather than pages the allocator returned
@@ -248,10 +265,22 @@ impl Encoder<'_> {
                 // (predictable branches, the model's columns read as a few
                 // sequential streams), while the block's rows (and the args text
                 // that two columns read) stay in cache from one column to the next.
+                // Columns with a fill are read straight from the model's vectors.
+                let fills: Vec<Option<Fill>> =
+                    columns.iter().map(|c| self.table.fill(c.name)).collect();
+                let mut scratch = Vec::new();
                 for block in rows.chunks(BLOCK) {
                     for (k, (c, buf)) in columns.iter().zip(&mut sink.bufs).enumerate() {
-                        let cells = block.iter().map(|&i| (c.get)(self.trace, i as usize));
-                        sink.out.nulled += buf.extend(cells, sink.optional[k]);
+                        let opt = sink.optional[k];
+                        let filled = fills[k]
+                            .and_then(|f| buf.fill(f, self.trace, block, opt, &mut scratch));
+                        sink.out.nulled += match filled {
+                            Some(nulled) => nulled,
+                            None => {
+                                let cells = block.iter().map(|&i| (c.get)(self.trace, i as usize));
+                                buf.extend(cells, opt)
+                            }
+                        };
                     }
                 }
                 sink.out.rows = rows.len();
@@ -303,12 +332,18 @@ impl Encoder<'_> {
     /// Encodes column `k`'s buffered values as a column chunk in memory, and
     /// empties its buffer.
     fn chunk(&self, k: usize, buf: &mut Buf) -> Result<(Bytes, ColumnCloseResult)> {
+        if let (ColumnType::Json, Some((data, ends, defs))) = (self.columns[k].ty, buf.strings()) {
+            let chunk = pages::json_chunk(self.descr.column(k), &self.props, data, ends, defs);
+            buf.clear();
+            return chunk;
+        }
         let mut sink = TrackedWrite::new(Vec::new());
         let (close, shared) = {
             let pages = Box::new(SerializedPageWriter::new(&mut sink));
-            let props = match buf.ascending() {
-                true => &self.sorted_props,
-                false => &self.props,
+            let props = match buf.int_encoding() {
+                Some(IntEncoding::Delta) => &self.delta_props,
+                Some(IntEncoding::Dictionary) => &self.dict_props,
+                Some(IntEncoding::Plain) | None => &self.props,
             };
             let mut col = get_column_writer(self.descr.column(k), props.clone(), pages);
             let shared = buf.write_to(&mut col, optional(&self.columns[k]))?;

@@ -21,6 +21,8 @@ use tracescope_model::{RowSource, Table, Trace, TABLES};
 mod args;
 mod buf;
 mod encode;
+mod ints;
+mod pages;
 
 use encode::Encoder;
 pub use encode::Layout;
@@ -189,14 +191,16 @@ pub fn write_table(
     let columns = table.columns();
     let schema = Arc::new(encode::schema(&columns).map_err(pq)?);
     let props = encode::properties(&columns).map_err(pq)?;
-    let sorted_props = encode::sorted_properties(&columns).map_err(pq)?;
+    let delta_props = encode::delta_properties(&columns).map_err(pq)?;
+    let dict_props = encode::dictionary_properties(&columns).map_err(pq)?;
     let enc = Encoder {
         table,
         trace,
         columns,
         descr: SchemaDescriptor::new(schema.clone()),
         props: props.clone(),
-        sorted_props,
+        delta_props,
+        dict_props,
         layout: Layout {
             row_group: layout.row_group.max(1),
             arg_sets_per_run: layout.arg_sets_per_run.max(1),

@@ -207,3 +207,45 @@ fn ascending_integers_are_written_as_deltas_and_others_plain() {
     assert_eq!(got, expected(&trace, "slices"));
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn integers_with_few_values_take_a_dictionary_and_read_back_the_same() {
+    // 400 slices of 2 threads in 2 processes, durations all over (none nested:
+    // depths all 0, ascending, are deltas).
+    let events: Vec<String> = (0..400)
+        .map(|i| {
+            let pid = 1 + i % 2;
+            let dur = 1 + (i * 7919) % 97;
+            format!(
+                r#"{{"ph":"X","name":"n","pid":{pid},"tid":{},"ts":{i},"dur":{dur},"args":{{"i":{i}}}}}"#,
+                pid * 10
+            )
+        })
+        .collect();
+    let json = tmp("few-values.json");
+    std::fs::write(&json, format!("[{}]", events.join(",\n"))).unwrap();
+    let source = tracescope_format::Source::open(&json).unwrap();
+    let trace = Trace::from_source(source, &LoadOptions::default()).unwrap();
+    let slices = tracescope_model::table("slices").unwrap();
+    let path = tmp("few-values.parquet");
+    let layout = Layout {
+        row_group: 200,
+        arg_sets_per_run: 1,
+    };
+    write_table(&path, slices, &trace, layout).unwrap();
+    let has = |e: Encoding| move |encodings: &Vec<Encoding>| encodings.contains(&e);
+    for column in ["pid", "tid", "thread_id"] {
+        let enc = encodings(&path, column);
+        assert!(
+            enc.iter().all(has(Encoding::RLE_DICTIONARY)),
+            "{column}: {enc:?}"
+        );
+    }
+    let ts = encodings(&path, "ts_ns");
+    assert!(ts.iter().all(has(Encoding::DELTA_BINARY_PACKED)), "{ts:?}");
+    let got = read(&path).0;
+    assert_eq!(got.len(), 400);
+    assert_eq!(got, expected(&trace, "slices"));
+    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_file(&json).unwrap();
+}

@@ -141,6 +141,45 @@ impl Table {
     }
 }
 
+/// A column's cells for a block of rows read straight from the model's
+/// vectors: what its getter gives, without a call and a [`Value`] per cell,
+/// for readers of whole columns (the Parquet export). Some columns of the big
+/// tables have one ([`Table::fill`]); `tests/fills.rs` holds each to its getter.
+#[derive(Clone, Copy)]
+pub enum Fill {
+    /// An integer, or null, for each row of the block.
+    Int(for<'t> fn(&'t Trace, &[u32], &mut Vec<Option<i64>>)),
+    /// A float for each row of the block.
+    Float(for<'t> fn(&'t Trace, &[u32], &mut Vec<f64>)),
+    /// A boolean for each row of the block.
+    Bool(for<'t> fn(&'t Trace, &[u32], &mut Vec<bool>)),
+    /// JSON text, or null, for each row of the block, handed to the callback
+    /// in order.
+    Json(for<'t> fn(&'t Trace, &[u32], &mut TextSink<'_>)),
+}
+
+/// Where a [`Fill::Json`] hands each row's text (or null).
+pub type TextSink<'s> = dyn FnMut(Option<&str>) + 's;
+
+impl Table {
+    /// The fill of column `name` of this table, if it has one.
+    pub fn fill(&self, name: &str) -> Option<Fill> {
+        if std::ptr::eq(self, &super::slices::TABLE) {
+            super::slices::fill(name)
+        } else if std::ptr::eq(self, &super::samples::TABLE) {
+            super::samples::fill(name)
+        } else {
+            None
+        }
+    }
+}
+
+/// Appends `get(col[i])` for each row `i` of `rows`: the body of most fills.
+#[inline]
+pub(crate) fn gather<T: Copy, U>(col: &[T], rows: &[u32], out: &mut Vec<U>, get: impl Fn(T) -> U) {
+    out.extend(rows.iter().map(|&i| get(col[i as usize])));
+}
+
 /// Columns of the args table at most (checked where they are declared).
 pub(crate) const MAX_ARG_COLUMNS: usize = 12;
 

@@ -29,8 +29,8 @@ pub use arg_sets::{Arg, ArgOwner, ArgValue};
 pub use async_slices::{AsyncGroup, AsyncSliceTable, IdVal};
 pub use counters::{CounterSeries, CounterTable};
 pub use decl::{
-    table, ArgGetter, Cell, Column, ColumnInfo, ColumnType, Getter, RowSource, Rows, Table, Value,
-    TABLES,
+    table, ArgGetter, Cell, Column, ColumnInfo, ColumnType, Fill, Getter, RowSource, Rows, Table,
+    Value, TABLES,
 };
 pub use flows::{FlowTable, SliceRef};
 pub use ids::{

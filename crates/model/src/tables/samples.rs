@@ -1,7 +1,7 @@
 //! CPU profiles, their stack frames and samples.
 
 use super::async_slices::IdVal;
-use super::decl::{order_by, Column, ColumnType as T, RowSource, Table, Value};
+use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{FrameId, ProcessId, ProfileId, ThreadId};
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -292,3 +292,23 @@ pub static TABLE: Table = Table {
         ],
     },
 };
+
+/// The fills of the samples table's columns ([`Fill`]): the same cells as the
+/// getters above.
+pub(crate) fn fill(column: &str) -> Option<Fill> {
+    Some(match column {
+        "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
+        "weight" => Fill::Float(|t, rows, out| gather(&s(t).weight, rows, out, |w| w)),
+        "id" => Fill::Int(|_, rows, out| out.extend(rows.iter().map(|&i| Some(i as i64)))),
+        "thread_id" => {
+            Fill::Int(|t, rows, out| gather(&s(t).thread, rows, out, |th| Some(th.raw() as i64)))
+        }
+        "frame_id" => {
+            Fill::Int(|t, rows, out| gather(&s(t).frame, rows, out, |f| f.map(|f| f.raw() as i64)))
+        }
+        "profile_id" => Fill::Int(|t, rows, out| {
+            gather(&s(t).profile, rows, out, |p| p.map(|p| p.raw() as i64))
+        }),
+        _ => return None,
+    })
+}

@@ -1,7 +1,7 @@
 //! Thread slices: `B`/`E` pairs, `X`, `ui-nest` lanes, did-not-finish ones.
 
 use super::arg_sets::ArgOwner;
-use super::decl::{order_by, Column, ColumnType as T, RowSource, Table, Value};
+use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{Ns, SliceId, ThreadId};
 use crate::args::TextRef;
 use crate::strings::StrId;
@@ -281,3 +281,48 @@ pub static TABLE: Table = Table {
         ],
     },
 };
+
+/// Rows ahead of the one read whose args text [`fill`] asks for.
+const PREFETCH_AHEAD: usize = 16;
+
+/// The fills of the slice table's columns ([`Fill`]): the same cells as the
+/// getters above.
+pub(crate) fn fill(column: &str) -> Option<Fill> {
+    Some(match column {
+        "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
+        "dur_ns" => Fill::Int(|t, rows, out| gather(&s(t).dur, rows, out, Some)),
+        "depth" => Fill::Int(|t, rows, out| gather(&s(t).depth, rows, out, |d| Some(d as i64))),
+        "self_ns" => Fill::Int(|t, rows, out| gather(&s(t).self_ns, rows, out, Some)),
+        "did_not_finish" => Fill::Bool(|t, rows, out| {
+            gather(&s(t).flags, rows, out, |f| {
+                f & slice_flags::DID_NOT_FINISH != 0
+            })
+        }),
+        "overlap" => Fill::Bool(|t, rows, out| {
+            gather(&s(t).flags, rows, out, |f| f & slice_flags::OVERLAP != 0)
+        }),
+        "args" => Fill::Json(|t, rows, each| {
+            let s = s(t);
+            for (k, &i) in rows.iter().enumerate() {
+                // The args lie all over the file, in file order where rows are
+                // in time order: ask for a later row's text while this one's is
+                // read, or every row waits for memory.
+                if let Some(&later) = rows.get(k + PREFETCH_AHEAD) {
+                    t.prefetch(s.args[later as usize]);
+                }
+                let i = i as usize;
+                each(t.args_text(s.args[i], s.end_args[i]).as_deref());
+            }
+        }),
+        "tts_ns" => Fill::Int(|t, rows, out| gather(&s(t).tts, rows, out, |n| n.map(Ns::get))),
+        "tdur_ns" => Fill::Int(|t, rows, out| gather(&s(t).tdur, rows, out, |n| n.map(Ns::get))),
+        "id" => Fill::Int(|_, rows, out| out.extend(rows.iter().map(|&i| Some(i as i64)))),
+        "parent_id" => {
+            Fill::Int(|t, rows, out| gather(&s(t).parent, rows, out, |p| p.map(|p| p.raw() as i64)))
+        }
+        "thread_id" => {
+            Fill::Int(|t, rows, out| gather(&s(t).thread, rows, out, |th| Some(th.raw() as i64)))
+        }
+        _ => return None,
+    })
+}
