@@ -447,24 +447,18 @@ impl Trace {
         )
     }
 
-    /// Asks the CPU to bring the start of `r`'s text into cache, ahead of
-    /// reading it (a hint: nothing happens elsewhere than on x86-64).
+    /// Asks the CPU to bring the start of `r`'s text (two cache lines) into
+    /// cache, ahead of reading it (a hint: nothing happens elsewhere than on x86-64).
     #[inline]
     pub fn prefetch(&self, r: TextRef) {
-        #[cfg(target_arch = "x86_64")]
         if !r.is_none() && !r.is_arena() && self.files.len() == 1 {
             if let Some(text) = self.text().as_bytes().get(r.start as usize..) {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                // SAFETY: a prefetch reads nothing and faults on no address; SSE,
-                // which it needs, is part of every x86-64.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(text.as_ptr().cast()) };
+                crate::prefetch(text.as_ptr());
                 if let Some(more) = text.get(64..r.len as usize) {
-                    unsafe { _mm_prefetch::<_MM_HINT_T0>(more.as_ptr().cast()) };
+                    crate::prefetch(more.as_ptr());
                 }
             }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = r;
     }
 
     pub fn str(&self, id: StrId) -> &str {
