@@ -55,6 +55,8 @@ struct Progress {
     /// The furthest byte a reader asked for (`usize::MAX` once the whole text is
     /// wanted): the check of a mapped file stays within [`LEAD`] of it.
     wanted: usize,
+    /// The source was dropped: a check waiting for readers ends.
+    dropped: bool,
 }
 
 struct Shared {
@@ -70,6 +72,7 @@ impl Shared {
                 ended: false,
                 failed: false,
                 wanted: 0,
+                dropped: false,
             }),
             grown: Condvar::new(),
         })
@@ -158,6 +161,15 @@ unsafe impl Send for Pending {}
 /// The most address space reserved for one text (1 TiB; a machine with more memory
 /// than this still decodes bigger inputs, sequentially).
 const MOST_RESERVED: u64 = 1 << 40;
+
+/// A check waiting for readers that will never come (the source was dropped
+/// before its text was wanted) ends, and lets the map go.
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.shared.lock().dropped = true;
+        self.shared.grown.notify_all();
+    }
+}
 
 impl Pending {
     /// Starts decoding `input` on a new thread. `expected` is the decoded size, as
@@ -321,13 +333,16 @@ fn check(map: Arc<Mmap>, lead: usize, shared: &Shared) -> Decoded {
         if checked == bytes.len() {
             break true;
         }
-        let all_wanted = {
+        let (all_wanted, dropped) = {
             let mut p = shared.lock();
-            while checked >= p.wanted.saturating_add(lead) {
+            while checked >= p.wanted.saturating_add(lead) && !p.dropped {
                 p = shared.grown.wait(p).unwrap_or_else(|e| e.into_inner());
             }
-            p.wanted == usize::MAX
+            (p.wanted == usize::MAX, p.dropped)
         };
+        if dropped {
+            break false;
+        }
         if all_wanted {
             // The whole text is asked for and no reader waits on a prefix: the rest
             // is checked as a file checked first is, in parallel pieces, each let go
@@ -457,6 +472,23 @@ mod tests {
         let done = p.finish();
         assert!(done.clean);
         assert_eq!(done.bytes(), &text[..]);
+    }
+
+    /// A check left waiting by a dropped source ends and lets the map go.
+    #[test]
+    fn the_check_of_a_dropped_source_ends() {
+        let map = mapped(&vec![b' '; 6 * STEP]);
+        let p = Pending::check(map.clone(), STEP).unwrap();
+        assert!(p.prefix(10).is_some());
+        drop(p);
+        let t0 = std::time::Instant::now();
+        while Arc::strong_count(&map) > 1 {
+            assert!(
+                t0.elapsed().as_secs() < 30,
+                "the checking thread still holds the map"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
     }
 
     /// Invalid UTF-8 ends the prefixes where the valid text stops being all there.
