@@ -3,9 +3,8 @@
 //! Plain files are memory-mapped, so a multi-gigabyte trace costs page cache, not heap,
 //! and [`Source::release`] can hand parsed pages back to the kernel. A big one is
 //! checked as UTF-8 on a thread of its own just ahead of the parse ([`Source::prefix`]),
-//! so its pages are read once. Gzip (also
-//! multi-member) and zstd inputs are recognised by their magic bytes, never by the file
-//! name, and decompressed into memory.
+//! so its pages are read once. Gzip (also multi-member) and zstd inputs are recognised
+//! by their magic bytes, never by the file name, and decompressed into memory.
 //!
 //! Decompression is bounded ([`SourceOptions::max_ratio`]): real traces compress 5 to
 //! 35 times, a decompression bomb a thousand times or more, so reading stops with
