@@ -96,6 +96,7 @@ fn dnf_dur(dur: i64, dnf: bool) -> Value<'static> {
 }
 
 pub static SLICE: Table = Table {
+    fills: None,
     name: "slice",
     doc: "Perfetto's slice table: thread slices, then instants (dur 0), then async slices, one id space.",
     rows: RowSource::Indexed {
@@ -189,6 +190,7 @@ fn counter_track_name(t: &Trace, s: usize) -> Value<'static> {
 }
 
 pub static TRACK: Table = Table {
+    fills: None,
     name: "track",
     doc: "Perfetto's track table: thread tracks, async tracks, counter tracks, process and global instant tracks.",
     rows: RowSource::Indexed {
@@ -228,6 +230,7 @@ pub static TRACK: Table = Table {
 };
 
 pub static COUNTER: Table = Table {
+    fills: None,
     name: "counter",
     doc: "Perfetto's counter table: one row per sample, on its counter track.",
     rows: RowSource::Indexed {
@@ -276,6 +279,7 @@ pub static COUNTER: Table = Table {
 };
 
 pub static FLOW: Table = Table {
+    fills: None,
     name: "flow",
     doc: "Perfetto's flow table: one row per arrow, between slice ids.",
     rows: RowSource::Indexed {
@@ -355,6 +359,7 @@ fn m_cell(t: &Trace, i: usize, col: usize) -> Value<'_> {
 }
 
 pub static METADATA: Table = Table {
+    fills: None,
     name: "metadata",
     doc: "Metadata (M) events, as in `tables`, then the trace's own metadata as Perfetto names it (json_metadata.<key>).",
     rows: RowSource::Indexed {
@@ -402,6 +407,7 @@ fn stat(i: usize) -> (&'static str, DiagKind) {
 }
 
 pub static STATS: Table = Table {
+    fills: None,
     name: "stats",
     doc: "Perfetto's stats table over the diagnostics: every kind, with its count (0 when it never happened).",
     rows: RowSource::Indexed {

@@ -306,6 +306,7 @@ fn int(a: &ArgRef<'_>) -> Option<i64> {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "args",
     doc: "Every event's args flattened, one row per leaf value (Perfetto's args table).",
     rows: RowSource::ArgSets { columns: COLUMNS },

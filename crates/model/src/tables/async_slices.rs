@@ -79,6 +79,7 @@ fn s(t: &Trace) -> &AsyncSliceTable {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "async_slices",
     doc: "Async operations: nestable b/n/e slices and legacy S/T/p/F operations with their steps.",
     rows: RowSource::Indexed {

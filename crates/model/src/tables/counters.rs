@@ -53,6 +53,7 @@ fn series(t: &Trace, i: usize) -> &CounterSeries {
 }
 
 pub static SERIES_TABLE: Table = Table {
+    fills: None,
     name: "counter_series",
     doc: "Counter series: one per (pid, counter name and id, args key).",
     rows: RowSource::Indexed {
@@ -114,6 +115,7 @@ pub static SERIES_TABLE: Table = Table {
 };
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "counters",
     doc: "Counter samples: one row per series per C event.",
     rows: RowSource::Indexed {

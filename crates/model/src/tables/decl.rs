@@ -108,6 +108,8 @@ pub struct Table {
     pub name: &'static str,
     pub doc: &'static str,
     pub rows: RowSource,
+    /// The fills of some of its columns, by name ([`Fill`]), if it has any.
+    pub fills: Option<fn(&str) -> Option<Fill>>,
 }
 
 impl Table {
@@ -164,13 +166,7 @@ pub type TextSink<'s> = dyn FnMut(Option<&str>) + 's;
 impl Table {
     /// The fill of column `name` of this table, if it has one.
     pub fn fill(&self, name: &str) -> Option<Fill> {
-        if std::ptr::eq(self, &super::slices::TABLE) {
-            super::slices::fill(name)
-        } else if std::ptr::eq(self, &super::samples::TABLE) {
-            super::samples::fill(name)
-        } else {
-            None
-        }
+        self.fills.and_then(|fills| fills(name))
     }
 }
 

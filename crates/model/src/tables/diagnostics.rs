@@ -9,6 +9,7 @@ fn d(t: &Trace, i: usize) -> tracescope_format::Occurrence<'_> {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "diagnostics",
     doc: "What the reader repaired or could not place: one row per occurrence, by offset.",
     rows: RowSource::Indexed {

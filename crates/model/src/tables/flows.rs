@@ -76,6 +76,7 @@ fn f(t: &Trace) -> &FlowTable {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "flows",
     doc: "Flow arrows between slices (v1 s/t/f steps and v2 bind_id), one row per arrow.",
     rows: RowSource::Indexed {

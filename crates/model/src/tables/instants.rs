@@ -64,6 +64,7 @@ fn s(t: &Trace) -> &InstantTable {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "instants",
     doc: "Instant events (I, i, R) of thread, process and global scope.",
     rows: RowSource::Indexed {

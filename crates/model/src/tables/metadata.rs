@@ -21,6 +21,7 @@ fn m(t: &Trace, i: usize) -> &MetadataEvent {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "metadata",
     doc: "Metadata (M) events in file order: process_name, thread_name, sort indexes, ...",
     rows: RowSource::Indexed {

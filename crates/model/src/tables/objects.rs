@@ -41,6 +41,7 @@ fn sn(t: &Trace, i: usize) -> &Snapshot {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "objects",
     doc: "Object instances (N to D, or from a first O snapshot).",
     rows: RowSource::Indexed {
@@ -128,6 +129,7 @@ pub static TABLE: Table = Table {
 };
 
 pub static SNAPSHOTS_TABLE: Table = Table {
+    fills: None,
     name: "snapshots",
     doc: "Object snapshots (O events), with their args.",
     rows: RowSource::Indexed {

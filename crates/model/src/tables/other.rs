@@ -35,6 +35,7 @@ fn o(t: &Trace) -> &OtherTable {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "other",
     doc: "Events kept but not drawn: v/V, c, (/), unknown phases, events that could not be placed.",
     rows: RowSource::Indexed {

@@ -50,6 +50,7 @@ fn row(t: &Trace, i: usize) -> &Process {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "processes",
     doc: "One row per process (pid) named by any event, with its metadata.",
     rows: RowSource::Indexed {

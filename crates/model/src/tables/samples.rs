@@ -87,6 +87,7 @@ fn s(t: &Trace) -> &SampleTable {
 }
 
 pub static PROFILES_TABLE: Table = Table {
+    fills: None,
     name: "profiles",
     doc: "CPU profiles (Profile/ProfileChunk events, or a raw .cpuprofile).",
     rows: RowSource::Indexed {
@@ -154,6 +155,7 @@ pub static PROFILES_TABLE: Table = Table {
 };
 
 pub static FRAMES_TABLE: Table = Table {
+    fills: None,
     name: "frames",
     doc: "Stack frames: CPU profile nodes and stackFrames entries, each with its caller.",
     rows: RowSource::Indexed {
@@ -214,6 +216,7 @@ pub static FRAMES_TABLE: Table = Table {
 };
 
 pub static TABLE: Table = Table {
+    fills: Some(fill),
     name: "samples",
     doc: "CPU samples (profiles, P events, top-level samples) with their stacks.",
     rows: RowSource::Indexed {

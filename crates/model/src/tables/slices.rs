@@ -126,6 +126,7 @@ fn thread(t: &Trace, i: usize) -> Option<ThreadId> {
 }
 
 pub static TABLE: Table = Table {
+    fills: Some(fill),
     name: "slices",
     doc: "Thread slices: B/E pairs, X events, ui-nest lanes; nested per thread.",
     rows: RowSource::Indexed {

@@ -42,6 +42,7 @@ fn row(t: &Trace, i: usize) -> &Thread {
 }
 
 pub static TABLE: Table = Table {
+    fills: None,
     name: "threads",
     doc: "One row per thread (pid, tid) named by any event, with its metadata.",
     rows: RowSource::Indexed {
