@@ -2,7 +2,7 @@
 
 use super::arg_sets::ArgOwner;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
-use super::ids::{Ns, SliceId, ThreadId};
+use super::ids::{Ns, ProcessId, SliceId, ThreadId};
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -321,9 +321,39 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         "parent_id" => {
             Fill::Int(|t, rows, out| gather(&s(t).parent, rows, out, |p| p.map(|p| p.raw() as i64)))
         }
-        "thread_id" => {
-            Fill::Int(|t, rows, out| gather(&s(t).thread, rows, out, |th| Some(th.raw() as i64)))
-        }
+        // Columns of few distinct cells, by the model id each row's stands for.
+        "pid" => Fill::Keyed {
+            keys: |t, rows, out| {
+                gather(&s(t).thread, rows, out, |th| t.thread(th).process.raw())
+            },
+            cell: |t, k| t.process_pid_value(ProcessId::new(k)),
+        },
+        "tid" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).thread, rows, out, ThreadId::raw),
+            cell: |t, k| t.tid_value(Some(ThreadId::new(k))),
+        },
+        "thread_id" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).thread, rows, out, ThreadId::raw),
+            cell: |_, k| ThreadId::new(k).into(),
+        },
+        "thread_name" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).thread, rows, out, |th| t.thread(th).name.0),
+            cell: |t, k| t.opt_str_value(StrId(k)),
+        },
+        "name" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).name, rows, out, |n| n.0),
+            cell: |t, k| t.name_value(StrId(k)),
+        },
+        "cat" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).cat, rows, out, |c| c.0),
+            cell: |t, k| t.opt_str_value(StrId(k)),
+        },
+        "lane" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).lane, rows, out, |l| l as u32),
+            cell: |_, k| [Lane::Stack, Lane::UiNest]
+                .get(k as usize)
+                .map_or(Value::Null, |l| Value::Str(l.as_str())),
+        },
         _ => return None,
     })
 }
