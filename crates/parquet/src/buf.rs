@@ -91,9 +91,7 @@ impl Buf {
             Buf::Bool(vals, defs) => cells
                 .map(|v| !put(vals, defs, as_bool(&v), &v, optional) as usize)
                 .sum(),
-            Buf::Bytes(..) | Buf::Dict(_) => {
-                cells.map(|v| !self.push(&v, optional) as usize).sum()
-            }
+            Buf::Bytes(..) | Buf::Dict(_) => cells.map(|v| !self.push(&v, optional) as usize).sum(),
         }
     }
 

@@ -121,8 +121,8 @@ impl Chunk {
                 is_sorted: false,
             },
         };
-        let spec =
-            SerializedPageWriter::new(&mut self.sink).write_page(CompressedPage::new(page, body.len()))?;
+        let spec = SerializedPageWriter::new(&mut self.sink)
+            .write_page(CompressedPage::new(page, body.len()))?;
         if let Some(rows) = rows {
             self.offsets.append_row_count(rows as i64);
             self.offsets
@@ -251,7 +251,13 @@ pub(crate) fn dictionary_chunk(
             scratch.page.clear();
             plain(values, &mut scratch.page)?;
             let page = &scratch.page;
-            chunk.page(&mut scratch.zstd, page, None, entries as u32, Encoding::PLAIN)?;
+            chunk.page(
+                &mut scratch.zstd,
+                page,
+                None,
+                entries as u32,
+                Encoding::PLAIN,
+            )?;
             Encoding::RLE_DICTIONARY
         };
         let width = bit_width(entries.saturating_sub(1) as u32);
@@ -290,7 +296,9 @@ fn statistics(values: &Buf, nulls: usize) -> Option<Statistics> {
         Buf::Int(v, _) => {
             let (min, max) = (v.iter().min().copied(), v.iter().max().copied());
             let stats = ValueStatistics::new(min, max, None, Some(nulls as u64), false);
-            Some(Statistics::Int64(stats.with_backwards_compatible_min_max(true)))
+            Some(Statistics::Int64(
+                stats.with_backwards_compatible_min_max(true),
+            ))
         }
         _ => None,
     }
@@ -319,8 +327,12 @@ fn plain_strings(data: &[u8], start: usize, ends: &[usize], page: &mut Vec<u8>) 
 fn plain(values: &Buf, page: &mut Vec<u8>) -> Result<()> {
     match values {
         Buf::Bytes(data, ends, _) => plain_strings(data, 0, ends, page),
-        Buf::Int(v, _) => v.iter().for_each(|x| page.extend_from_slice(&x.to_le_bytes())),
-        Buf::Double(v, _) => v.iter().for_each(|x| page.extend_from_slice(&x.to_le_bytes())),
+        Buf::Int(v, _) => v
+            .iter()
+            .for_each(|x| page.extend_from_slice(&x.to_le_bytes())),
+        Buf::Double(v, _) => v
+            .iter()
+            .for_each(|x| page.extend_from_slice(&x.to_le_bytes())),
         Buf::Bool(..) | Buf::Dict(_) => {
             return Err(ParquetError::General("no dictionary of this kind".into()))
         }

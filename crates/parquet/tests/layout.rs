@@ -277,7 +277,11 @@ fn columns_of_few_cells_are_dictionaries_that_read_back_as_tables_prints_them() 
     ];
     for i in 0..45_000 {
         let (pid, tid) = [("1", 10), ("1", 11), (r#""gpu""#, 12)][i % 3];
-        let name = if i < 20_000 { "first".to_string() } else { format!("n{}", i % 5) };
+        let name = if i < 20_000 {
+            "first".to_string()
+        } else {
+            format!("n{}", i % 5)
+        };
         let cat = match i % 3 {
             0 => String::new(),
             k => format!(r#""cat":"c{k}","#),
@@ -299,7 +303,15 @@ fn columns_of_few_cells_are_dictionaries_that_read_back_as_tables_prints_them() 
     assert_eq!(want.len(), 45_000);
     // Nulls in pid, thread_name and cat.
     assert!(got_nulls(&want, 0) && got_nulls(&want, 2) && got_nulls(&want, 4));
-    let columns = ["pid", "tid", "thread_name", "name", "cat", "lane", "thread_id"];
+    let columns = [
+        "pid",
+        "tid",
+        "thread_name",
+        "name",
+        "cat",
+        "lane",
+        "thread_id",
+    ];
     // One row group (pages of 20,000 rows: three), then groups of 4,999 rows
     // (the first four of one name, the last one short).
     for row_group in [45_000, 4_999] {
@@ -314,7 +326,10 @@ fn columns_of_few_cells_are_dictionaries_that_read_back_as_tables_prints_them() 
         let (got, groups) = read(&path);
         assert_eq!(got.len(), want.len());
         if let Some(k) = (0..got.len()).find(|&k| got[k] != want[k]) {
-            panic!("groups of {row_group}, row {k}: {:?} != {:?}", got[k], want[k]);
+            panic!(
+                "groups of {row_group}, row {k}: {:?} != {:?}",
+                got[k], want[k]
+            );
         }
         assert_eq!(groups.len(), 45_000usize.div_ceil(row_group));
         for column in columns {

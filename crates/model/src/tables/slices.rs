@@ -323,9 +323,7 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         }
         // Columns of few distinct cells, by the model id each row's stands for.
         "pid" => Fill::Keyed {
-            keys: |t, rows, out| {
-                gather(&s(t).thread, rows, out, |th| t.thread(th).process.raw())
-            },
+            keys: |t, rows, out| gather(&s(t).thread, rows, out, |th| t.thread(th).process.raw()),
             cell: |t, k| t.process_pid_value(ProcessId::new(k)),
         },
         "tid" => Fill::Keyed {
@@ -350,9 +348,11 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         },
         "lane" => Fill::Keyed {
             keys: |t, rows, out| gather(&s(t).lane, rows, out, |l| l as u32),
-            cell: |_, k| [Lane::Stack, Lane::UiNest]
-                .get(k as usize)
-                .map_or(Value::Null, |l| Value::Str(l.as_str())),
+            cell: |_, k| {
+                [Lane::Stack, Lane::UiNest]
+                    .get(k as usize)
+                    .map_or(Value::Null, |l| Value::Str(l.as_str()))
+            },
         },
         _ => return None,
     })
