@@ -150,7 +150,9 @@ impl Buf {
                 });
                 Some(nulled)
             }
-            (Buf::Dict(dict), fill) => dict.fill(fill, trace, rows, optional),
+            (Buf::Dict(dict), Fill::Keyed { keys, cell }) => {
+                Some(dict.fill((keys, cell), trace, rows, optional))
+            }
             _ => None,
         }
     }

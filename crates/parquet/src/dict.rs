@@ -1,13 +1,18 @@
-//! A column of few distinct cells ([`Fill::Keyed`]: names, categories, pids,
-//! tids, thread names and ids) buffered as its Parquet dictionary straight
-//! from the model's ids: each key's cell is made once, the first time a row
-//! group meets the key, and every row is its cell's index, found through a
-//! vector indexed by key. No cell is made, hashed or compared per row, as the
-//! column writer's dictionary did (BENCHMARKS.md, "SQL and Parquet", round 9).
+//! A column of few distinct cells (`tracescope_model::Fill::Keyed`: names,
+//! categories, pids, tids, thread names and ids) buffered as its Parquet
+//! dictionary straight from the model's ids: each key's cell is made once,
+//! the first time a row group meets the key, and every row is its cell's
+//! index, found through a vector indexed by key. No cell is made, hashed or
+//! compared per row, as the column writer's dictionary did (BENCHMARKS.md,
+//! "SQL and Parquet", round 9).
 
-use tracescope_model::{ColumnType, Fill, Trace};
+use tracescope_model::{ColumnType, Trace, Value};
 
 use crate::buf::Buf;
+
+/// A `Fill::Keyed`'s keys of a block of rows, and a key's cell.
+type KeysOf = for<'t> fn(&'t Trace, &[u32], &mut Vec<u32>);
+type CellOf = for<'t> fn(&'t Trace, u32) -> Value<'t>;
 
 /// What a key's rows hold: its cell's index in the dictionary ([`NULL`]: no
 /// cell, [`UNSEEN`]: not met in this row group), and whether its cell had no
@@ -54,18 +59,16 @@ impl Dict {
         }
     }
 
-    /// Adds the rows `rows` by the keyed fill `fill`; returns how many had no
-    /// form in the column (as `Buf::extend`). `None` when `fill` is not keyed.
+    /// Adds the rows `rows`, their keys given by `keys` and each key's cell by
+    /// `cell` (a `Fill::Keyed`); returns how many had no form in the column
+    /// (as `Buf::extend`).
     pub(crate) fn fill(
         &mut self,
-        fill: Fill,
+        (keys, cell): (KeysOf, CellOf),
         trace: &Trace,
         rows: &[u32],
         optional: bool,
-    ) -> Option<usize> {
-        let Fill::Keyed { keys, cell } = fill else {
-            return None;
-        };
+    ) -> usize {
         self.keys.clear();
         keys(trace, rows, &mut self.keys);
         let mut nulled = 0;
@@ -93,7 +96,7 @@ impl Dict {
             }
             nulled += slot.nulled as usize;
         }
-        Some(nulled)
+        nulled
     }
 
     /// Empties the row group (the slots of the keys met are unset again).
