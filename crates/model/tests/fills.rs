@@ -96,7 +96,7 @@ fn fills_give_the_getters_cells() {
     };
     assert!(rows("slices") > 5 && rows("samples") > 5);
     assert_eq!(with_fills["slices"], 18 * traces.len());
-    assert_eq!(with_fills["samples"], 6 * traces.len());
+    assert_eq!(with_fills["samples"], 9 * traces.len());
 }
 
 #[test]

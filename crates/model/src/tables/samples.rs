@@ -3,6 +3,7 @@
 use super::async_slices::IdVal;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{FrameId, ProcessId, ProfileId, ThreadId};
+use super::threads::{keyed_pid, pid_cell, tid_cell};
 use crate::strings::StrId;
 use crate::trace::Trace;
 
@@ -300,6 +301,20 @@ pub static TABLE: Table = Table {
 /// getters above.
 pub(crate) fn fill(column: &str) -> Option<Fill> {
     Some(match column {
+        "pid" => Fill::Keyed {
+            keys: |t, rows, out| keyed_pid(t, &s(t).thread, rows, out),
+            cell: pid_cell,
+        },
+        "tid" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).thread, rows, out, ThreadId::raw),
+            cell: tid_cell,
+        },
+        // A stack is text made from the frames: once per leaf frame and row
+        // group, not once per sample (0: no frame).
+        "stack" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).frame, rows, out, |f| f.map_or(0, |f| f.raw() + 1)),
+            cell: |t, k| Value::String(t.stack_text(k.checked_sub(1).map(FrameId::new))),
+        },
         "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
         "weight" => Fill::Float(|t, rows, out| gather(&s(t).weight, rows, out, |w| w)),
         "id" => Fill::Int(|_, rows, out| out.extend(rows.iter().map(|&i| Some(i as i64)))),

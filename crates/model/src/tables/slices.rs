@@ -2,7 +2,8 @@
 
 use super::arg_sets::ArgOwner;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
-use super::ids::{Ns, ProcessId, SliceId, ThreadId};
+use super::ids::{Ns, SliceId, ThreadId};
+use super::threads::{keyed_pid, pid_cell, tid_cell};
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -323,12 +324,12 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         }
         // Columns of few distinct cells, by the model id each row's stands for.
         "pid" => Fill::Keyed {
-            keys: |t, rows, out| gather(&s(t).thread, rows, out, |th| t.thread(th).process.raw()),
-            cell: |t, k| t.process_pid_value(ProcessId::new(k)),
+            keys: |t, rows, out| keyed_pid(t, &s(t).thread, rows, out),
+            cell: pid_cell,
         },
         "tid" => Fill::Keyed {
             keys: |t, rows, out| gather(&s(t).thread, rows, out, ThreadId::raw),
-            cell: |t, k| t.tid_value(Some(ThreadId::new(k))),
+            cell: tid_cell,
         },
         "thread_id" => Fill::Keyed {
             keys: |t, rows, out| gather(&s(t).thread, rows, out, ThreadId::raw),

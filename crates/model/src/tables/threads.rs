@@ -1,6 +1,6 @@
 //! Threads: one row per (process, tid) named by any event.
 
-use super::decl::{Column, ColumnType as T, RowSource, Table, Value};
+use super::decl::{gather, Column, ColumnType as T, RowSource, Table, Value};
 use super::ids::{ProcessId, ThreadId};
 use super::processes::PidK;
 use crate::strings::StrId;
@@ -35,6 +35,20 @@ impl Trace {
     pub fn thread_name_value(&self, t: Option<ThreadId>) -> Value<'_> {
         t.map_or(Value::Null, |t| self.opt_str_value(self.thread(t).name))
     }
+}
+
+/// The keys and cells of a [`Fill::Keyed`] pid column of rows with a thread
+/// each (`thread(t)`: the table's column of threads): keyed by process.
+pub(crate) fn keyed_pid(t: &Trace, threads: &[ThreadId], rows: &[u32], out: &mut Vec<u32>) {
+    gather(threads, rows, out, |th| t.thread(th).process.raw())
+}
+
+pub(crate) fn pid_cell(t: &Trace, process: u32) -> Value<'_> {
+    t.process_pid_value(ProcessId::new(process))
+}
+
+pub(crate) fn tid_cell(t: &Trace, thread: u32) -> Value<'_> {
+    t.tid_value(Some(ThreadId::new(thread)))
 }
 
 fn row(t: &Trace, i: usize) -> &Thread {
