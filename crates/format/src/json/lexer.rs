@@ -156,7 +156,9 @@ impl<'a> Lexer<'a> {
     }
 
     /// The body of the string at the cursor as a `&str` plus its escape flag.
-    #[inline]
+    /// Always inlined: returned through memory, its result was read back wider than
+    /// it was written (a stalled store forward on every field of every event).
+    #[inline(always)]
     pub fn string_str(&mut self) -> Scan<(&'a str, bool)> {
         let (s, e, esc) = self.string()?;
         Ok((&self.text[s..e], esc))
@@ -164,7 +166,8 @@ impl<'a> Lexer<'a> {
 
     /// At a `-` or digit: steps over a number (JSON grammar, leading zeros tolerated),
     /// collecting its digits on the way so common times and ids need no second pass.
-    #[inline]
+    /// Always inlined, like [`string_str`](Self::string_str), for its result.
+    #[inline(always)]
     pub fn number(&mut self) -> Scan<Num<'a>> {
         let b = self.b;
         let start = self.pos;
