@@ -166,7 +166,7 @@ fn build_v2(
             (
                 slices.ts[i],
                 slices.end(i),
-                Some(slices.thread[i]),
+                Some(slices.thread(i)),
                 slices.name[i],
                 slices.cat[i],
             )

@@ -155,8 +155,8 @@ pub async fn range_slices(State(s): St, RawQuery(q): RawQuery) -> Response {
             .map(|&i| {
                 let i = i as usize;
                 TrackRef::Slices {
-                    thread: sl.thread[i],
-                    lane: sl.lane[i],
+                    thread: sl.thread(i),
+                    lane: sl.lane(i),
                 }
                 .to_string()
             })
