@@ -125,7 +125,7 @@ pub static SLICE: Table = Table {
                 Part::Async(a) => t.tables.async_slices.name[a],
             }) },
             Column { name: "depth", ty: T::Int, nullable: false, doc: "nesting depth on its track", get: |t, i| Value::Int(match part(t, i) {
-                Part::Slice(s) => t.tables.slices.depth[s] as i64,
+                Part::Slice(s) => t.tables.slices.depth(s) as i64,
                 Part::Instant(_) => 0,
                 Part::Async(a) => t.tables.async_slices.depth[a] as i64,
             }) },

@@ -13,6 +13,7 @@ use std::mem::MaybeUninit;
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::tables::slices::slice_columns;
+use crate::tables::sparse::{narrow_cell, Sparse, U40};
 use crate::tables::{Ns, SliceId, SliceTable};
 
 macro_rules! row {
@@ -20,6 +21,8 @@ macro_rules! row {
         /// One row of the slice table.
         pub(super) struct Row {
             $(pub $c: $t,)*
+            pub depth: u32,
+            pub offset: u64,
             pub tts: Option<Ns>,
             pub tdur: Option<Ns>,
             pub end_args: TextRef,
@@ -29,18 +32,40 @@ macro_rules! row {
 }
 slice_columns!(row);
 
-/// The sparse cells of the rows a range was given, by row.
+/// The sparse cells of the rows a range was given, and the values too wide for
+/// their narrow cells, by row.
 #[derive(Default)]
 pub(super) struct SparseCells {
     pub end_args: Vec<(u32, TextRef)>,
     pub cname: Vec<(u32, StrId)>,
+    pub depth: Vec<(u32, u32)>,
+    pub offset: Vec<(u32, u64)>,
+    pub tdur: Vec<(u32, Option<Ns>)>,
 }
 
 impl SparseCells {
     pub fn append(&mut self, mut other: SparseCells) {
         self.end_args.append(&mut other.end_args);
         self.cname.append(&mut other.cname);
+        self.depth.append(&mut other.depth);
+        self.offset.append(&mut other.offset);
+        self.tdur.append(&mut other.tdur);
     }
+
+    /// Puts the cells in `table` (whose narrow columns are written).
+    pub fn store(self, table: &mut SliceTable) {
+        table.end_args = Sparse::from_pairs(self.end_args);
+        table.cname = Sparse::from_pairs(self.cname);
+        table.depth.wide = Sparse::from_pairs(self.depth);
+        table.offset.wide = Sparse::from_pairs(self.offset);
+        table.tdur.wide = Sparse::from_pairs(self.tdur);
+    }
+}
+
+/// The spare capacity of `v` (which must be empty), `n` cells.
+fn spare<T>(v: &mut Vec<T>, n: usize) -> &mut [MaybeUninit<T>] {
+    v.reserve_exact(n);
+    &mut v.spare_capacity_mut()[..n]
 }
 
 macro_rules! columns {
@@ -48,9 +73,11 @@ macro_rules! columns {
         /// A range of rows of every column, not yet written.
         pub(super) struct RowsMut<'a> {
             $($c: &'a mut [MaybeUninit<$t>],)*
+            depth: &'a mut [MaybeUninit<u16>],
+            offset: &'a mut [MaybeUninit<U40>],
             /// Empty when the table keeps no thread times.
             tts: &'a mut [MaybeUninit<Option<Ns>>],
-            tdur: &'a mut [MaybeUninit<Option<Ns>>],
+            tdur: &'a mut [MaybeUninit<u32>],
             /// Row id of the range's first row.
             base: u32,
             /// Rows written so far.
@@ -65,18 +92,11 @@ macro_rules! columns {
                 assert!(table.is_empty(), "rows are written into an empty table");
                 let times = if thread_times { n } else { 0 };
                 RowsMut {
-                    $($c: {
-                        table.$c.reserve_exact(n);
-                        &mut table.$c.spare_capacity_mut()[..n]
-                    },)*
-                    tts: {
-                        table.tts.reserve_exact(times);
-                        &mut table.tts.spare_capacity_mut()[..times]
-                    },
-                    tdur: {
-                        table.tdur.reserve_exact(times);
-                        &mut table.tdur.spare_capacity_mut()[..times]
-                    },
+                    $($c: spare(&mut table.$c, n),)*
+                    depth: spare(&mut table.depth.cells, n),
+                    offset: spare(&mut table.offset.cells, n),
+                    tts: spare(&mut table.tts, times),
+                    tdur: spare(&mut table.tdur.cells, times),
                     base: 0,
                     filled: 0,
                     cells: SparseCells::default(),
@@ -86,12 +106,16 @@ macro_rules! columns {
             /// Splits off the first `n` rows.
             pub fn split(self, n: usize) -> (RowsMut<'a>, RowsMut<'a>) {
                 $(let $c = self.$c.split_at_mut(n);)*
+                let depth = self.depth.split_at_mut(n);
+                let offset = self.offset.split_at_mut(n);
                 let times = if self.tts.is_empty() { 0 } else { n };
                 let tts = self.tts.split_at_mut(times);
                 let tdur = self.tdur.split_at_mut(times);
                 (
                     RowsMut {
                         $($c: $c.0,)*
+                        depth: depth.0,
+                        offset: offset.0,
                         tts: tts.0,
                         tdur: tdur.0,
                         base: self.base,
@@ -100,6 +124,8 @@ macro_rules! columns {
                     },
                     RowsMut {
                         $($c: $c.1,)*
+                        depth: depth.1,
+                        offset: offset.1,
                         tts: tts.1,
                         tdur: tdur.1,
                         base: self.base + n as u32,
@@ -111,19 +137,22 @@ macro_rules! columns {
 
             pub fn push(&mut self, r: Row) {
                 let i = self.filled;
+                let row = self.base + i as u32;
+                let cells = &mut self.cells;
                 $(self.$c[i].write(r.$c);)*
+                self.depth[i].write(narrow_cell(r.depth, row, &mut cells.depth));
+                self.offset[i].write(narrow_cell(r.offset, row, &mut cells.offset));
                 if let (Some(tts), Some(tdur)) = (self.tts.get_mut(i), self.tdur.get_mut(i)) {
                     tts.write(r.tts);
-                    tdur.write(r.tdur);
+                    tdur.write(narrow_cell(r.tdur, row, &mut cells.tdur));
                 } else {
                     debug_assert!(r.tts.is_none() && r.tdur.is_none(), "thread times kept");
                 }
-                let row = self.base + i as u32;
                 if r.end_args != TextRef::NONE {
-                    self.cells.end_args.push((row, r.end_args));
+                    cells.end_args.push((row, r.end_args));
                 }
                 if r.cname != StrId::NONE {
-                    self.cells.cname.push((row, r.cname));
+                    cells.cname.push((row, r.cname));
                 }
                 self.filled += 1;
             }
@@ -150,12 +179,17 @@ macro_rules! columns {
             // SAFETY: the caller guarantees the rows are initialised; capacity was
             // reserved by `RowsMut::of`.
             $(unsafe { table.$c.set_len(n) };)*
+            // SAFETY: as above (the narrow cells are written by the same pushes).
+            unsafe {
+                table.depth.cells.set_len(n);
+                table.offset.cells.set_len(n);
+            }
             if thread_times {
                 // SAFETY: as above; the thread times were reserved (and so
                 // written) only when kept.
                 unsafe {
                     table.tts.set_len(n);
-                    table.tdur.set_len(n);
+                    table.tdur.cells.set_len(n);
                 }
             }
         }

@@ -7,7 +7,6 @@ use tracescope_format::{DiagKind, Diagnostics};
 use super::records::{DurKind, DurRec, NO_TIME};
 use super::slice_rows::{self, Row, RowsMut, SparseCells};
 use crate::args::TextRef;
-use crate::tables::sparse::Sparse;
 use crate::tables::{slice_flags, Lane, Ns, SliceId, SliceTable, SliceTrack, ThreadId};
 
 /// A slice once its end is known, before it is placed in the tree.
@@ -164,8 +163,7 @@ pub(super) fn fill<W: Send>(
         table.tracks.extend(tracks);
         cells.append(c);
     }
-    table.end_args = Sparse::from_pairs(cells.end_args);
-    table.cname = Sparse::from_pairs(cells.cname);
+    cells.store(&mut table);
     table
 }
 

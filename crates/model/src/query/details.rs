@@ -114,7 +114,7 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         self_ns: Some(s.self_ns[i]),
         tts: s.tts(i).map(Ns::get),
         tdur: s.tdur(i).map(Ns::get),
-        depth: s.depth[i],
+        depth: s.depth(i),
         did_not_finish: s.did_not_finish(i),
         overlap: s.overlap(i),
         process: Some(trace.thread(thread).process),
@@ -131,7 +131,7 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         children_total,
         flows_in: flows(trace, index, item, false),
         flows_out: flows(trace, index, item, true),
-        raw: trace.event_text(s.offset[i]).to_string(),
+        raw: trace.event_text(s.offset(i)).to_string(),
     })
 }
 

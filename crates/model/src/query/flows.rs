@@ -105,7 +105,7 @@ pub fn end_place(trace: &Trace, r: SliceRef) -> Option<(TrackRef, u32)> {
                     thread: track.thread,
                     lane: track.lane,
                 },
-                s.depth[i],
+                s.depth(i),
             ))
         }
         SliceRef::Async(i) => {

@@ -3,7 +3,7 @@
 use super::arg_sets::ArgOwner;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{Ns, SliceId, ThreadId};
-use super::sparse::Sparse;
+use super::sparse::{Narrow, NarrowColumn, Sparse};
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -49,13 +49,10 @@ macro_rules! slice_columns {
             dur: i64,
             name: StrId,
             cat: StrId,
-            depth: u32,
             parent: Option<SliceId>,
             self_ns: i64,
             flags: u8,
             args: TextRef,
-            /// Byte offset of the `B`/`X` event.
-            offset: u64,
         }
     };
 }
@@ -68,12 +65,16 @@ macro_rules! storage {
         #[derive(Clone, Debug, Default)]
         pub struct SliceTable {
             $($(#[$doc])* pub $c: Vec<$t>,)*
+            /// Nesting depth on its lane (0: root), in 2 bytes.
+            pub(crate) depth: NarrowColumn<u32>,
+            /// Byte offset of the `B`/`X` event, in 5 bytes.
+            pub(crate) offset: NarrowColumn<u64>,
             /// Thread time at start (`tts`) of every row, or empty when no event of
             /// the trace has thread times (most tools other than Chrome write none).
             pub(crate) tts: Vec<Option<Ns>>,
             /// Thread duration (`tdur`, or `tts` of the `E` minus that of the `B`),
-            /// as `tts`.
-            pub(crate) tdur: Vec<Option<Ns>>,
+            /// in 4 bytes; empty as `tts`.
+            pub(crate) tdur: NarrowColumn<Option<Ns>>,
             /// `args` of the closing `E` (merged over `args` when read), on the rows
             /// of `B`/`E` pairs whose `E` has some.
             pub(crate) end_args: Sparse<TextRef>,
@@ -85,11 +86,19 @@ macro_rules! storage {
         }
 
         impl SliceTable {
-            /// Bytes of the columns every row has (the dense ones, and the thread
-            /// times when kept).
+            /// Bytes of a row in the columns every row has (the thread times
+            /// when kept).
             pub fn row_bytes(&self) -> usize {
-                let times = if self.tts.is_empty() { 0 } else { 2 * std::mem::size_of::<Option<Ns>>() };
-                0 $(+ std::mem::size_of::<$t>())* + times
+                use std::mem::size_of;
+                let times = if self.tts.is_empty() {
+                    0
+                } else {
+                    size_of::<Option<Ns>>() + size_of::<<Option<Ns> as Narrow>::Cell>()
+                };
+                0 $(+ size_of::<$t>())*
+                    + size_of::<<u32 as Narrow>::Cell>()
+                    + size_of::<<u64 as Narrow>::Cell>()
+                    + times
             }
         }
     };
@@ -149,6 +158,16 @@ impl SliceTable {
             .flat_map(|t| std::iter::repeat_n(t.thread, (t.rows.1 - t.rows.0) as usize))
     }
 
+    /// Nesting depth on its lane (0: root).
+    pub fn depth(&self, i: usize) -> u32 {
+        self.depth.get(i)
+    }
+
+    /// Byte offset of the `B`/`X` event.
+    pub fn offset(&self, i: usize) -> u64 {
+        self.offset.get(i)
+    }
+
     /// Thread time at start (`tts`).
     pub fn tts(&self, i: usize) -> Option<Ns> {
         self.tts.get(i).copied().flatten()
@@ -156,7 +175,10 @@ impl SliceTable {
 
     /// Thread duration (`tdur`, or `tts` of the `E` minus that of the `B`).
     pub fn tdur(&self, i: usize) -> Option<Ns> {
-        self.tdur.get(i).copied().flatten()
+        if self.tdur.cells.is_empty() {
+            return None;
+        }
+        self.tdur.get(i)
     }
 
     /// `args` of the closing `E` ([`TextRef::NONE`] without).
@@ -198,7 +220,7 @@ pub static TABLE: Table = Table {
                 .collect();
             order_by(s.len(), |&i| {
                 let i = i as usize;
-                (s.ts[i], track_rank[i], s.depth[i], s.offset[i])
+                (s.ts[i], track_rank[i], s.depth(i), s.offset(i))
             })
         },
         columns: &[
@@ -256,7 +278,7 @@ pub static TABLE: Table = Table {
                 ty: T::Int,
                 nullable: false,
                 doc: "nesting depth on its lane (0: root)",
-                get: |t, i| Value::Int(s(t).depth[i] as i64),
+                get: |t, i| Value::Int(s(t).depth(i) as i64),
             },
             Column {
                 name: "self_ns",
@@ -348,7 +370,10 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
     Some(match column {
         "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
         "dur_ns" => Fill::Int(|t, rows, out| gather(&s(t).dur, rows, out, Some)),
-        "depth" => Fill::Int(|t, rows, out| gather(&s(t).depth, rows, out, |d| Some(d as i64))),
+        "depth" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| Some(s.depth(i as usize) as i64)));
+        }),
         "self_ns" => Fill::Int(|t, rows, out| gather(&s(t).self_ns, rows, out, Some)),
         "did_not_finish" => Fill::Bool(|t, rows, out| {
             gather(&s(t).flags, rows, out, |f| {
@@ -371,8 +396,14 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
                 each(t.args_text(s.args[i], s.end_args(i)).as_deref());
             }
         }),
-        "tts_ns" => Fill::Int(|t, rows, out| thread_time(&s(t).tts, rows, out)),
-        "tdur_ns" => Fill::Int(|t, rows, out| thread_time(&s(t).tdur, rows, out)),
+        "tts_ns" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| s.tts(i as usize).map(Ns::get)));
+        }),
+        "tdur_ns" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| s.tdur(i as usize).map(Ns::get)));
+        }),
         "id" => Fill::Int(|_, rows, out| out.extend(rows.iter().map(|&i| Some(i as i64)))),
         "parent_id" => {
             Fill::Int(|t, rows, out| gather(&s(t).parent, rows, out, |p| p.map(|p| p.raw() as i64)))
@@ -386,14 +417,4 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         }),
         _ => return None,
     })
-}
-
-/// The cells of a thread time column (`tts` or `tdur`): all null when the trace
-/// kept none.
-fn thread_time(col: &[Option<Ns>], rows: &[u32], out: &mut Vec<Option<i64>>) {
-    if col.is_empty() {
-        out.extend(rows.iter().map(|_| None));
-    } else {
-        gather(col, rows, out, |n| n.map(Ns::get));
-    }
 }
