@@ -101,6 +101,14 @@ fn u64_at(d: &[u8], at: usize) -> u64 {
 /// and the byte offset from which the generic reader must take over (a packet whose
 /// header, context or size is off, so its diagnostics are the generic ones).
 pub(crate) fn split_packets(data: &[u8]) -> (Vec<Packet>, Option<u64>) {
+    split_packets_with(data, |_| {})
+}
+
+/// [`split_packets`], telling `walked` where each packet found ends.
+pub(crate) fn split_packets_with(
+    data: &[u8],
+    mut walked: impl FnMut(usize),
+) -> (Vec<Packet>, Option<u64>) {
     let mut out = Vec::new();
     let total = data.len();
     let mut pos = 0usize;
@@ -128,6 +136,7 @@ pub(crate) fn split_packets(data: &[u8]) -> (Vec<Packet>, Option<u64>) {
             next: pos + (packet_bits / 8) as usize,
         });
         pos += (packet_bits / 8) as usize;
+        walked(pos);
     }
     (out, None)
 }
