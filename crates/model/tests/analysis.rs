@@ -152,7 +152,7 @@ fn groups_by_thread_and_category_and_filters_by_name_and_track() {
         ]
     );
     // Only thread 1/2's stack track.
-    let th2 = t.tables.slices.thread[t.tables.slices.len() - 1];
+    let th2 = t.tables.slices.thread(t.tables.slices.len() - 1);
     let sel = Selection {
         tracks: Some(vec![TrackRef::Slices {
             thread: th2,

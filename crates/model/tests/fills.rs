@@ -80,6 +80,8 @@ fn fills_give_the_getters_cells() {
         common::load_fixture("sql/browser.json"),
         common::load_fixture("phases/profile-chunks.json"),
         common::load_fixture("phases/profile-start-stop.json"),
+        // Sparse cells (closing args, cname) and thread times too wide for their cells.
+        common::load_fixture("phases/slice-sparse-cells.json"),
     ];
     let mut with_fills = std::collections::BTreeMap::new();
     for trace in &traces {

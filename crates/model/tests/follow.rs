@@ -30,7 +30,7 @@ fn slices(t: &Trace) -> Vec<(String, i64, i64, bool, String)> {
                 s.ts[i],
                 s.dur[i],
                 s.did_not_finish(i),
-                t.merged_args(s.args[i], s.end_args[i]).unwrap_or_default(),
+                t.merged_args(s.args[i], s.end_args(i)).unwrap_or_default(),
             )
         })
         .collect()
@@ -69,7 +69,7 @@ fn appended_events_join_the_model_and_only_they_are_read() {
     // Offsets are the file's: each slice's event is found where it is written.
     let file = std::fs::read_to_string(&path).unwrap();
     for i in 0..3 {
-        let at = t.tables.slices.offset[i];
+        let at = t.tables.slices.offset(i);
         assert_eq!(&file[at as usize..at as usize + 6], r#"{"ph":"#);
         assert!(t
             .event_text(at)

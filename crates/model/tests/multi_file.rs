@@ -43,7 +43,7 @@ fn slices(t: &Trace) -> Vec<(String, String, i64, i64, String)> {
     let s = &t.tables.slices;
     (0..s.len())
         .map(|i| {
-            let th = t.thread(s.thread[i]);
+            let th = t.thread(s.thread(i));
             (
                 t.str(t.process(th.process).name).to_string(),
                 t.name(s.name[i]).to_string(),

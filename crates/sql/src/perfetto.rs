@@ -78,7 +78,7 @@ impl TrackSpans {
 fn slice_track(t: &Trace, i: usize) -> Value<'static> {
     let sp = TrackSpans::of(t);
     Value::Int(match part(t, i) {
-        Part::Slice(s) => t.tables.slices.thread[s].raw() as i64,
+        Part::Slice(s) => t.tables.slices.thread(s).raw() as i64,
         Part::Instant(k) => {
             let ins = &t.tables.instants;
             match (ins.scope[k], ins.thread[k]) {
@@ -125,7 +125,7 @@ pub static SLICE: Table = Table {
                 Part::Async(a) => t.tables.async_slices.name[a],
             }) },
             Column { name: "depth", ty: T::Int, nullable: false, doc: "nesting depth on its track", get: |t, i| Value::Int(match part(t, i) {
-                Part::Slice(s) => t.tables.slices.depth[s] as i64,
+                Part::Slice(s) => t.tables.slices.depth(s) as i64,
                 Part::Instant(_) => 0,
                 Part::Async(a) => t.tables.async_slices.depth[a] as i64,
             }) },
@@ -141,21 +141,21 @@ pub static SLICE: Table = Table {
                 Part::Async(a) => ArgOwner::Async(a),
             }).into() },
             Column { name: "thread_ts", ty: T::Time, nullable: true, doc: "thread time at start (tts)", get: |t, i| match part(t, i) {
-                Part::Slice(s) => Value::opt_int(t.tables.slices.tts[s].map(Ns::get)),
+                Part::Slice(s) => Value::opt_int(t.tables.slices.tts(s).map(Ns::get)),
                 _ => Value::Null,
             } },
             Column { name: "thread_dur", ty: T::Duration, nullable: true, doc: "thread time duration (tdur)", get: |t, i| match part(t, i) {
-                Part::Slice(s) => Value::opt_int(t.tables.slices.tdur[s].map(Ns::get)),
+                Part::Slice(s) => Value::opt_int(t.tables.slices.tdur(s).map(Ns::get)),
                 _ => Value::Null,
             } },
             Column { name: "slice_id", ty: T::Id("slice"), nullable: false, doc: "the same as id", get: |_, i| Value::Int(i as i64) },
             Column { name: "utid", ty: T::Id("threads"), nullable: true, doc: "the thread of a thread slice or thread instant (thread.utid)", get: |t, i| match part(t, i) {
-                Part::Slice(s) => Some(t.tables.slices.thread[s]).into(),
+                Part::Slice(s) => Some(t.tables.slices.thread(s)).into(),
                 Part::Instant(k) if t.tables.instants.scope[k] == Scope::Thread => t.tables.instants.thread[k].into(),
                 _ => Value::Null,
             } },
             Column { name: "upid", ty: T::Id("processes"), nullable: true, doc: "the process (process.upid; null on the global track)", get: |t, i| match part(t, i) {
-                Part::Slice(s) => t.thread(t.tables.slices.thread[s]).process.into(),
+                Part::Slice(s) => t.thread(t.tables.slices.thread(s)).process.into(),
                 Part::Instant(k) if t.tables.instants.scope[k] == Scope::Global => Value::Null,
                 Part::Instant(k) => t.tables.instants.process[k].into(),
                 Part::Async(a) => {

@@ -47,7 +47,7 @@ impl GroupBy {
     pub(super) fn key(self, s: &SliceTable, i: usize) -> u32 {
         match self {
             GroupBy::Name => s.name[i].0,
-            GroupBy::Thread => s.thread[i].raw(),
+            GroupBy::Thread => s.thread(i).raw(),
             GroupBy::Category => s.cat[i].0,
         }
     }
@@ -148,7 +148,7 @@ impl Acc {
         self.self_ns = self.self_ns.saturating_add(s.self_ns[i]);
         let clipped = s.end(i).min(t1).saturating_sub(ts.max(t0)).max(0);
         self.in_range = self.in_range.saturating_add(clipped);
-        if let Some(tdur) = s.tdur[i] {
+        if let Some(tdur) = s.tdur(i) {
             self.tdur = self.tdur.saturating_add(tdur.get());
             self.has_tdur = true;
         }

@@ -64,7 +64,7 @@ impl SliceFilter {
         let ok = |v: &Option<Vec<bool>>, k: u32| v.as_ref().is_none_or(|v| v[k as usize]);
         ok(&self.names, s.name[i].0)
             && ok(&self.cats, s.cat[i].0)
-            && ok(&self.threads, s.thread[i].raw())
+            && ok(&self.threads, s.thread(i).raw())
     }
 }
 

@@ -149,9 +149,10 @@ fn build_v2(
     }
     let wanted: FxHashSet<u64> = v2.iter().map(|r| r.offset).collect();
     let mut at: FxHashMap<u64, SliceRef> = FxHashMap::default();
-    for (i, off) in slices.offset.iter().enumerate() {
-        if wanted.contains(off) {
-            at.insert(*off, SliceRef::Thread(SliceId::at(i)));
+    for i in 0..slices.len() {
+        let off = slices.offset(i);
+        if wanted.contains(&off) {
+            at.insert(off, SliceRef::Thread(SliceId::at(i)));
         }
     }
     for (i, off) in asyncs.offset.iter().enumerate() {
@@ -166,7 +167,7 @@ fn build_v2(
             (
                 slices.ts[i],
                 slices.end(i),
-                Some(slices.thread[i]),
+                Some(slices.thread(i)),
                 slices.name[i],
                 slices.cat[i],
             )
@@ -226,7 +227,7 @@ fn build_v2(
 /// The offset of the event that made a slice, for diagnostics.
 fn at_offset(_v2: &[FlowV2Rec], s: SliceRef, slices: &SliceTable, asyncs: &AsyncSliceTable) -> u64 {
     match s {
-        SliceRef::Thread(i) => slices.offset[i.index()],
+        SliceRef::Thread(i) => slices.offset(i.index()),
         SliceRef::Async(i) => asyncs.offset[i.index()],
     }
 }

@@ -14,7 +14,9 @@ use rayon::prelude::*;
 use tracescope_format::Diagnostics;
 
 use super::records::{DurRec, NO_TIME};
-use super::slices::{emit, fill, merge, opens, time_order, Built, Matcher, SortCheck};
+use super::slices::{
+    emit, fill, has_thread_time, merge, opens, time_order, Built, Matcher, SortCheck,
+};
 use crate::tables::{SliceTable, ThreadId};
 
 /// The duration records of a followed file, per thread, with their matching so far.
@@ -83,12 +85,18 @@ impl LiveSlices {
             .filter_map(|(t, th)| Some((tmap.get(t).copied().flatten()?, th.opens, th)))
             .collect();
         work.sort_by_key(|w| w.0);
-        fill(work, diags, |thread, th, out, base, d, scratch| {
-            th.sorted.report(thread, d);
-            let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-            let slices = th.matcher.finish_live(&th.closed, thread, end, d);
-            emit(out, base, slices, &th.recs, scratch)
-        })
+        let thread_times = work.iter().any(|w| w.2.recs.iter().any(has_thread_time));
+        fill(
+            work,
+            thread_times,
+            diags,
+            |thread, th, out, base, d, scratch| {
+                th.sorted.report(thread, d);
+                let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
+                let slices = th.matcher.finish_live(&th.closed, thread, end, d);
+                emit(out, base, slices, &th.recs, scratch)
+            },
+        )
     }
 }
 

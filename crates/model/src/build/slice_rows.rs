@@ -5,66 +5,166 @@
 //! their final size and each worker writes its own disjoint range. Building a
 //! table per thread and appending them copied every column once more into fresh
 //! pages: on a 1 GB trace that copy and its page faults were the largest single
-//! cost of the slice step.
+//! cost of the slice step. The cells few rows have (the closing `E`'s args,
+//! `cname`) are gathered per worker as (row, value) pairs instead.
 
 use std::mem::MaybeUninit;
 
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::tables::slices::slice_columns;
-use crate::tables::{Lane, Ns, SliceId, SliceTable, ThreadId};
+use crate::tables::sparse::{narrow_cell, Sparse, U40};
+use crate::tables::{Ns, SliceId, SliceTable};
 
 macro_rules! row {
     ($($(#[$doc:meta])* $c:ident: $t:ty,)*) => {
         /// One row of the slice table.
         pub(super) struct Row {
             $(pub $c: $t,)*
+            pub depth: u32,
+            pub offset: u64,
+            pub tts: Option<Ns>,
+            pub tdur: Option<Ns>,
+            pub end_args: TextRef,
+            pub cname: StrId,
         }
     };
 }
 slice_columns!(row);
+
+/// The sparse cells of the rows a range was given, and the values too wide for
+/// their narrow cells, by row.
+#[derive(Default)]
+pub(super) struct SparseCells {
+    pub end_args: Vec<(u32, TextRef)>,
+    pub cname: Vec<(u32, StrId)>,
+    pub depth: Vec<(u32, u32)>,
+    pub offset: Vec<(u32, u64)>,
+    pub tdur: Vec<(u32, Option<Ns>)>,
+}
+
+impl SparseCells {
+    pub fn append(&mut self, mut other: SparseCells) {
+        self.end_args.append(&mut other.end_args);
+        self.cname.append(&mut other.cname);
+        self.depth.append(&mut other.depth);
+        self.offset.append(&mut other.offset);
+        self.tdur.append(&mut other.tdur);
+    }
+
+    /// Puts the cells in `table` (whose narrow columns are written).
+    pub fn store(self, table: &mut SliceTable) {
+        table.end_args = Sparse::from_pairs(self.end_args);
+        table.cname = Sparse::from_pairs(self.cname);
+        table.depth.wide = Sparse::from_pairs(self.depth);
+        table.offset.wide = Sparse::from_pairs(self.offset);
+        table.tdur.wide = Sparse::from_pairs(self.tdur);
+    }
+}
+
+/// The spare capacity of `v` (which must be empty), `n` cells.
+fn spare<T>(v: &mut Vec<T>, n: usize) -> &mut [MaybeUninit<T>] {
+    v.reserve_exact(n);
+    &mut v.spare_capacity_mut()[..n]
+}
 
 macro_rules! columns {
     ($($(#[$doc:meta])* $c:ident: $t:ty,)*) => {
         /// A range of rows of every column, not yet written.
         pub(super) struct RowsMut<'a> {
             $($c: &'a mut [MaybeUninit<$t>],)*
+            depth: &'a mut [MaybeUninit<u16>],
+            offset: &'a mut [MaybeUninit<U40>],
+            /// Empty when the table keeps no thread times.
+            tts: &'a mut [MaybeUninit<Option<Ns>>],
+            tdur: &'a mut [MaybeUninit<u32>],
+            /// Row id of the range's first row.
+            base: u32,
             /// Rows written so far.
             filled: usize,
+            cells: SparseCells,
         }
 
         impl<'a> RowsMut<'a> {
             /// The spare capacity of every column of `table` (which must be empty),
-            /// `n` rows long.
-            pub fn of(table: &'a mut SliceTable, n: usize) -> RowsMut<'a> {
+            /// `n` rows long; the thread time columns only if `thread_times`.
+            pub fn of(table: &'a mut SliceTable, n: usize, thread_times: bool) -> RowsMut<'a> {
                 assert!(table.is_empty(), "rows are written into an empty table");
+                let times = if thread_times { n } else { 0 };
                 RowsMut {
-                    $($c: {
-                        table.$c.reserve_exact(n);
-                        &mut table.$c.spare_capacity_mut()[..n]
-                    },)*
+                    $($c: spare(&mut table.$c, n),)*
+                    depth: spare(&mut table.depth.cells, n),
+                    offset: spare(&mut table.offset.cells, n),
+                    tts: spare(&mut table.tts, times),
+                    tdur: spare(&mut table.tdur.cells, times),
+                    base: 0,
                     filled: 0,
+                    cells: SparseCells::default(),
                 }
             }
 
             /// Splits off the first `n` rows.
             pub fn split(self, n: usize) -> (RowsMut<'a>, RowsMut<'a>) {
                 $(let $c = self.$c.split_at_mut(n);)*
+                let depth = self.depth.split_at_mut(n);
+                let offset = self.offset.split_at_mut(n);
+                let times = if self.tts.is_empty() { 0 } else { n };
+                let tts = self.tts.split_at_mut(times);
+                let tdur = self.tdur.split_at_mut(times);
                 (
-                    RowsMut { $($c: $c.0,)* filled: 0 },
-                    RowsMut { $($c: $c.1,)* filled: 0 },
+                    RowsMut {
+                        $($c: $c.0,)*
+                        depth: depth.0,
+                        offset: offset.0,
+                        tts: tts.0,
+                        tdur: tdur.0,
+                        base: self.base,
+                        filled: 0,
+                        cells: SparseCells::default(),
+                    },
+                    RowsMut {
+                        $($c: $c.1,)*
+                        depth: depth.1,
+                        offset: offset.1,
+                        tts: tts.1,
+                        tdur: tdur.1,
+                        base: self.base + n as u32,
+                        filled: 0,
+                        cells: SparseCells::default(),
+                    },
                 )
             }
 
             pub fn push(&mut self, r: Row) {
                 let i = self.filled;
+                let row = self.base + i as u32;
+                let cells = &mut self.cells;
                 $(self.$c[i].write(r.$c);)*
+                self.depth[i].write(narrow_cell(r.depth, row, &mut cells.depth));
+                self.offset[i].write(narrow_cell(r.offset, row, &mut cells.offset));
+                if let (Some(tts), Some(tdur)) = (self.tts.get_mut(i), self.tdur.get_mut(i)) {
+                    tts.write(r.tts);
+                    tdur.write(narrow_cell(r.tdur, row, &mut cells.tdur));
+                } else {
+                    debug_assert!(r.tts.is_none() && r.tdur.is_none(), "thread times kept");
+                }
+                if r.end_args != TextRef::NONE {
+                    cells.end_args.push((row, r.end_args));
+                }
+                if r.cname != StrId::NONE {
+                    cells.cname.push((row, r.cname));
+                }
                 self.filled += 1;
             }
 
             /// Whether every row of the range was written.
             pub fn is_full(&self) -> bool {
                 self.filled == self.ts.len()
+            }
+
+            /// The sparse cells of the rows written.
+            pub fn take_cells(&mut self) -> SparseCells {
+                std::mem::take(&mut self.cells)
             }
         }
 
@@ -73,11 +173,25 @@ macro_rules! columns {
         /// # Safety
         /// Every row below `n` of every column must have been written through
         /// [`RowsMut::push`] on ranges that cover `0..n` (checked by the caller
-        /// with [`RowsMut::is_full`] on each range).
-        pub(super) unsafe fn set_len(table: &mut SliceTable, n: usize) {
+        /// with [`RowsMut::is_full`] on each range), made by [`RowsMut::of`] with
+        /// the same `thread_times`.
+        pub(super) unsafe fn set_len(table: &mut SliceTable, n: usize, thread_times: bool) {
             // SAFETY: the caller guarantees the rows are initialised; capacity was
             // reserved by `RowsMut::of`.
             $(unsafe { table.$c.set_len(n) };)*
+            // SAFETY: as above (the narrow cells are written by the same pushes).
+            unsafe {
+                table.depth.cells.set_len(n);
+                table.offset.cells.set_len(n);
+            }
+            if thread_times {
+                // SAFETY: as above; the thread times were reserved (and so
+                // written) only when kept.
+                unsafe {
+                    table.tts.set_len(n);
+                    table.tdur.cells.set_len(n);
+                }
+            }
         }
     };
 }

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use tracescope_format::{DiagKind, Diagnostics};
 
 use super::records::{DurKind, DurRec, NO_TIME};
-use super::slice_rows::{self, Row, RowsMut};
+use super::slice_rows::{self, Row, RowsMut, SparseCells};
 use crate::args::TextRef;
 use crate::tables::{slice_flags, Lane, Ns, SliceId, SliceTable, SliceTrack, ThreadId};
 
@@ -47,28 +47,36 @@ pub(super) fn opens(r: &DurRec) -> bool {
 /// tried: slower at 1 GB (records scattered over every part) and 220 MiB more at
 /// the peak.
 pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostics) -> SliceTable {
-    // Per thread: its records, and the slice rows they open.
-    let counts = parts
+    // Per thread: its records, and the slice rows they open; whether any record
+    // has a thread time.
+    let (counts, thread_times) = parts
         .par_iter()
-        .fold(Vec::new, |mut c: Vec<(usize, usize)>, part| {
-            for r in part {
-                let t = r.thread.index();
-                if c.len() <= t {
-                    c.resize(t + 1, (0, 0));
+        .fold(
+            || (Vec::new(), false),
+            |(mut c, mut times): (Vec<(usize, usize)>, bool), part| {
+                for r in part {
+                    let t = r.thread.index();
+                    if c.len() <= t {
+                        c.resize(t + 1, (0, 0));
+                    }
+                    c[t].0 += 1;
+                    c[t].1 += usize::from(opens(r));
+                    times |= has_thread_time(r);
                 }
-                c[t].0 += 1;
-                c[t].1 += usize::from(opens(r));
-            }
-            c
-        })
-        .reduce(Vec::new, |a, b| {
-            let (mut long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-            for (x, y) in long.iter_mut().zip(short) {
-                x.0 += y.0;
-                x.1 += y.1;
-            }
-            long
-        });
+                (c, times)
+            },
+        )
+        .reduce(
+            || (Vec::new(), false),
+            |(a, ta), (b, tb)| {
+                let (mut long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+                for (x, y) in long.iter_mut().zip(short) {
+                    x.0 += y.0;
+                    x.1 += y.1;
+                }
+                (long, ta || tb)
+            },
+        );
     let mut by_thread: Vec<Vec<DurRec>> = counts.iter().map(|c| Vec::with_capacity(c.0)).collect();
     for part in parts {
         for r in &part {
@@ -81,25 +89,38 @@ pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostic
         .filter(|(_, recs)| !recs.is_empty())
         .map(|(t, recs)| (ThreadId::at(t), counts[t].1, recs))
         .collect();
-    fill(work, diags, |thread, recs, out, base, d, scratch| {
-        let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-        let ts = thread_slices(thread, &recs, end, d, scratch);
-        emit(out, base, ts, &recs, scratch)
-    })
+    fill(
+        work,
+        thread_times,
+        diags,
+        |thread, recs, out, base, d, scratch| {
+            let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
+            let ts = thread_slices(thread, &recs, end, d, scratch);
+            emit(out, base, ts, &recs, scratch)
+        },
+    )
+}
+
+/// Whether a record gives its slice a thread time (the slice table keeps the
+/// `tts`/`tdur` columns only if one does).
+pub(super) fn has_thread_time(r: &DurRec) -> bool {
+    r.tts.is_some() || r.tdur.is_some()
 }
 
 /// The slice table of `threads` (in table order: each thread, the number of rows
 /// it will have, and what `each` needs to build them): the columns are allocated
-/// once and `each` writes one thread's rows from row `base` on, in parallel.
+/// once and `each` writes one thread's rows from row `base` on, in parallel. The
+/// thread time columns are kept if `thread_times` (else every row must lack them).
 pub(super) fn fill<W: Send>(
     threads: Vec<(ThreadId, usize, W)>,
+    thread_times: bool,
     diags: &mut Diagnostics,
     each: impl Fn(ThreadId, W, &mut RowsMut<'_>, u32, &mut Diagnostics, &mut Scratch) -> Vec<SliceTrack>
         + Sync,
 ) -> SliceTable {
     let total: usize = threads.iter().map(|r| r.1).sum();
     let mut table = SliceTable::default();
-    let mut rest = RowsMut::of(&mut table, total);
+    let mut rest = RowsMut::of(&mut table, total, thread_times);
     let mut work = Vec::with_capacity(threads.len());
     let mut base = 0u32;
     for (thread, n, w) in threads {
@@ -122,7 +143,8 @@ pub(super) fn fill<W: Send>(
                 let tracks = each(thread, w, &mut out, base, &mut d, &mut scratch);
                 locked(scratches).push(scratch);
                 let full = out.is_full();
-                locked(done).push((thread, tracks, d, full));
+                let cells = out.take_cells();
+                locked(done).push((thread, tracks, d, full, cells));
             });
         }
     });
@@ -134,11 +156,14 @@ pub(super) fn fill<W: Send>(
         "every thread fills the rows counted for it"
     );
     // SAFETY: the ranges split above cover rows 0..total and each was filled.
-    unsafe { slice_rows::set_len(&mut table, total) };
-    for (_, tracks, d, _) in built {
+    unsafe { slice_rows::set_len(&mut table, total, thread_times) };
+    let mut cells = SparseCells::default();
+    for (_, tracks, d, _, c) in built {
         diags.merge(d);
         table.tracks.extend(tracks);
+        cells.append(c);
     }
+    cells.store(&mut table);
     table
 }
 
@@ -179,8 +204,6 @@ pub(super) fn emit(
             let r = &recs[b.rec as usize];
             max_depth = max_depth.max(b.depth);
             out.push(Row {
-                thread: ts.thread,
-                lane,
                 ts: b.start,
                 dur: b.end.saturating_sub(b.start),
                 name: r.name,

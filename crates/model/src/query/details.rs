@@ -103,7 +103,7 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         .take_while(|&j| s.ts[j] < end || (s.ts[j] == end && s.dur[i] == 0 && s.ts[j] == s.ts[i]))
         .filter(|&j| s.parent[j] == Some(SliceId::at(i)));
     let (children, children_total) = first_n(kids.map(brief));
-    let thread = s.thread[i];
+    let thread = s.thread(i);
     let item = SliceRef::Thread(SliceId::at(i));
     Some(Details {
         item,
@@ -112,26 +112,26 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         ts: s.ts[i],
         dur: s.dur[i],
         self_ns: Some(s.self_ns[i]),
-        tts: s.tts[i].map(Ns::get),
-        tdur: s.tdur[i].map(Ns::get),
-        depth: s.depth[i],
+        tts: s.tts(i).map(Ns::get),
+        tdur: s.tdur(i).map(Ns::get),
+        depth: s.depth(i),
         did_not_finish: s.did_not_finish(i),
         overlap: s.overlap(i),
         process: Some(trace.thread(thread).process),
         thread: Some(thread),
         track: TrackRef::Slices {
             thread,
-            lane: s.lane[i],
+            lane: s.lane(i),
         },
-        args: trace.merged_args(s.args[i], s.end_args[i]),
+        args: trace.merged_args(s.args[i], s.end_args(i)),
         async_id: None,
-        color: s.cname[i],
+        color: s.cname(i),
         parents,
         children,
         children_total,
         flows_in: flows(trace, index, item, false),
         flows_out: flows(trace, index, item, true),
-        raw: trace.event_text(s.offset[i]).to_string(),
+        raw: trace.event_text(s.offset(i)).to_string(),
     })
 }
 

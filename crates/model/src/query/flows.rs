@@ -99,12 +99,13 @@ pub fn end_place(trace: &Trace, r: SliceRef) -> Option<(TrackRef, u32)> {
         SliceRef::Thread(i) => {
             let i = i.index();
             let s = &t.slices;
+            let track = s.tracks.get(s.track_of(i))?;
             Some((
                 TrackRef::Slices {
-                    thread: *s.thread.get(i)?,
-                    lane: s.lane[i],
+                    thread: track.thread,
+                    lane: track.lane,
                 },
-                s.depth[i],
+                s.depth(i),
             ))
         }
         SliceRef::Async(i) => {
@@ -201,7 +202,7 @@ mod tests {
                 .unwrap()
                 .0
                 .to_string(),
-            format!("s:{}:0", s.thread[b as usize])
+            format!("s:{}:0", s.thread(b as usize))
         );
     }
 }

@@ -389,9 +389,7 @@ pub fn view_order(trace: &Trace, index: &QueryIndex) -> Vec<ProcessView> {
     let events = tally(
         t.threads.len(),
         t.slices
-            .thread
-            .iter()
-            .copied()
+            .threads()
             .chain(t.instants.thread.iter().flatten().copied())
             .chain(t.samples.thread.iter().copied())
             .map(ThreadId::index),

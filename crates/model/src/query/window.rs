@@ -163,7 +163,7 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
                             (f & slice_flags::OVERLAP != 0, flags::OVERLAP),
                             (fl.slice_has_flows(i as u32), flags::HAS_FLOWS),
                         ]),
-                        color: s.cname[i],
+                        color: s.cname(i),
                     }
                 });
             }

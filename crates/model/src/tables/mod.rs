@@ -23,6 +23,7 @@ mod other;
 mod processes;
 mod samples;
 pub(crate) mod slices;
+pub(crate) mod sparse;
 mod threads;
 
 pub use arg_sets::{Arg, ArgOwner, ArgValue};

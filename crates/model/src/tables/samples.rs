@@ -302,7 +302,7 @@ pub static TABLE: Table = Table {
 pub(crate) fn fill(column: &str) -> Option<Fill> {
     Some(match column {
         "pid" => Fill::Keyed {
-            keys: |t, rows, out| keyed_pid(t, &s(t).thread, rows, out),
+            keys: |t, rows, out| keyed_pid(t, rows, out, |i| s(t).thread[i]),
             cell: pid_cell,
         },
         "tid" => Fill::Keyed {

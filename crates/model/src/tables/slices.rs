@@ -3,6 +3,7 @@
 use super::arg_sets::ArgOwner;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{Ns, SliceId, ThreadId};
+use super::sparse::{Narrow, NarrowColumn, Sparse};
 use super::threads::{keyed_pid, pid_cell, tid_cell};
 use crate::args::TextRef;
 use crate::strings::StrId;
@@ -37,31 +38,22 @@ pub mod slice_flags {
     pub const BEGIN_END: u8 = 4;
 }
 
-/// Calls `$then!` with the slice table's storage columns: the struct below and the
-/// builder's in-place row writer (`build::slice_rows`) are made from this one list.
+/// Calls `$then!` with the slice table's dense columns (a cell on every row): the
+/// struct below and the builder's in-place row writer (`build::slice_rows`) are
+/// made from this one list. A slice's thread and lane are those of its track
+/// ([`SliceTable::tracks`]); the cells most slices lack are kept apart (see
+/// [`SliceTable`]'s other fields).
 macro_rules! slice_columns {
     ($then:ident) => {
         $then! {
-            thread: ThreadId,
-            lane: Lane,
             ts: i64,
             dur: i64,
             name: StrId,
             cat: StrId,
-            depth: u32,
             parent: Option<SliceId>,
             self_ns: i64,
             flags: u8,
-            /// Thread time at start (`tts`).
-            tts: Option<Ns>,
-            /// Thread duration (`tdur`, or `tts` of the `E` minus that of the `B`).
-            tdur: Option<Ns>,
             args: TextRef,
-            /// `args` of the closing `E`, merged over `args` when read.
-            end_args: TextRef,
-            cname: StrId,
-            /// Byte offset of the `B`/`X` event.
-            offset: u64,
         }
     };
 }
@@ -74,13 +66,40 @@ macro_rules! storage {
         #[derive(Clone, Debug, Default)]
         pub struct SliceTable {
             $($(#[$doc])* pub $c: Vec<$t>,)*
-            /// Row ranges per thread and lane, sorted by (thread, lane).
+            /// Nesting depth on its lane (0: root), in 2 bytes.
+            pub(crate) depth: NarrowColumn<u32>,
+            /// Byte offset of the `B`/`X` event, in 5 bytes.
+            pub(crate) offset: NarrowColumn<u64>,
+            /// Thread time at start (`tts`) of every row, or empty when no event of
+            /// the trace has thread times (most tools other than Chrome write none).
+            pub(crate) tts: Vec<Option<Ns>>,
+            /// Thread duration (`tdur`, or `tts` of the `E` minus that of the `B`),
+            /// in 4 bytes; empty as `tts`.
+            pub(crate) tdur: NarrowColumn<Option<Ns>>,
+            /// `args` of the closing `E` (merged over `args` when read), on the rows
+            /// of `B`/`E` pairs whose `E` has some.
+            pub(crate) end_args: Sparse<TextRef>,
+            /// `cname` (a colour name), on the rows that have one.
+            pub(crate) cname: Sparse<StrId>,
+            /// Row ranges per thread and lane, sorted by (thread, lane); they cover
+            /// every row.
             pub tracks: Vec<SliceTrack>,
         }
 
         impl SliceTable {
-            pub fn reserve(&mut self, n: usize) {
-                $(self.$c.reserve_exact(n);)*
+            /// Bytes of a row in the columns every row has (the thread times
+            /// when kept).
+            pub fn row_bytes(&self) -> usize {
+                use std::mem::size_of;
+                let times = if self.tts.is_empty() {
+                    0
+                } else {
+                    size_of::<Option<Ns>>() + size_of::<<Option<Ns> as Narrow>::Cell>()
+                };
+                0 $(+ size_of::<$t>())*
+                    + size_of::<<u32 as Narrow>::Cell>()
+                    + size_of::<<u64 as Narrow>::Cell>()
+                    + times
             }
         }
     };
@@ -116,6 +135,62 @@ impl SliceTable {
     pub fn overlap(&self, i: usize) -> bool {
         self.flags[i] & slice_flags::OVERLAP != 0
     }
+
+    /// The track (index in [`SliceTable::tracks`]) that holds row `i`.
+    pub fn track_of(&self, i: usize) -> usize {
+        self.tracks.partition_point(|t| (t.rows.1 as usize) <= i)
+    }
+
+    /// The thread of row `i`.
+    pub fn thread(&self, i: usize) -> ThreadId {
+        self.tracks[self.track_of(i)].thread
+    }
+
+    /// The lane of row `i`.
+    pub fn lane(&self, i: usize) -> Lane {
+        self.tracks[self.track_of(i)].lane
+    }
+
+    /// The thread of every row, in row order (what a pass over all rows reads
+    /// instead of a search per row).
+    pub fn threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        self.tracks
+            .iter()
+            .flat_map(|t| std::iter::repeat_n(t.thread, (t.rows.1 - t.rows.0) as usize))
+    }
+
+    /// Nesting depth on its lane (0: root).
+    pub fn depth(&self, i: usize) -> u32 {
+        self.depth.get(i)
+    }
+
+    /// Byte offset of the `B`/`X` event.
+    pub fn offset(&self, i: usize) -> u64 {
+        self.offset.get(i)
+    }
+
+    /// Thread time at start (`tts`).
+    pub fn tts(&self, i: usize) -> Option<Ns> {
+        self.tts.get(i).copied().flatten()
+    }
+
+    /// Thread duration (`tdur`, or `tts` of the `E` minus that of the `B`).
+    pub fn tdur(&self, i: usize) -> Option<Ns> {
+        if self.tdur.cells.is_empty() {
+            return None;
+        }
+        self.tdur.get(i)
+    }
+
+    /// `args` of the closing `E` ([`TextRef::NONE`] without).
+    pub fn end_args(&self, i: usize) -> TextRef {
+        self.end_args.get(i).unwrap_or(TextRef::NONE)
+    }
+
+    /// The slice's `cname` ([`StrId::NONE`] without).
+    pub fn cname(&self, i: usize) -> StrId {
+        self.cname.get(i).unwrap_or(StrId::NONE)
+    }
 }
 
 fn s(t: &Trace) -> &SliceTable {
@@ -123,7 +198,7 @@ fn s(t: &Trace) -> &SliceTable {
 }
 
 fn thread(t: &Trace, i: usize) -> Option<ThreadId> {
-    Some(s(t).thread[i])
+    Some(s(t).thread(i))
 }
 
 pub static TABLE: Table = Table {
@@ -135,15 +210,18 @@ pub static TABLE: Table = Table {
         order: |t| {
             let (_, trank) = t.ranks();
             let s = s(t);
+            // (thread rank, lane) of every row, found once rather than per compare.
+            let track_rank: Vec<(u32, Lane)> = s
+                .tracks
+                .iter()
+                .flat_map(|tr| {
+                    let key = (trank[tr.thread.index()], tr.lane);
+                    std::iter::repeat_n(key, (tr.rows.1 - tr.rows.0) as usize)
+                })
+                .collect();
             order_by(s.len(), |&i| {
                 let i = i as usize;
-                (
-                    s.ts[i],
-                    trank[s.thread[i].index()],
-                    s.lane[i],
-                    s.depth[i],
-                    s.offset[i],
-                )
+                (s.ts[i], track_rank[i], s.depth(i), s.offset(i))
             })
         },
         columns: &[
@@ -201,7 +279,7 @@ pub static TABLE: Table = Table {
                 ty: T::Int,
                 nullable: false,
                 doc: "nesting depth on its lane (0: root)",
-                get: |t, i| Value::Int(s(t).depth[i] as i64),
+                get: |t, i| Value::Int(s(t).depth(i) as i64),
             },
             Column {
                 name: "self_ns",
@@ -222,14 +300,14 @@ pub static TABLE: Table = Table {
                 ty: T::Json,
                 nullable: true,
                 doc: "args as compact JSON (the closing E's args merged over the B's)",
-                get: |t, i| t.args_value(s(t).args[i], s(t).end_args[i]),
+                get: |t, i| t.args_value(s(t).args[i], s(t).end_args(i)),
             },
             Column {
                 name: "lane",
                 ty: T::Str,
                 nullable: false,
                 doc: "'stack' or 'ui-nest'",
-                get: |t, i| Value::Str(s(t).lane[i].as_str()),
+                get: |t, i| Value::Str(s(t).lane(i).as_str()),
             },
             Column {
                 name: "overlap",
@@ -243,14 +321,14 @@ pub static TABLE: Table = Table {
                 ty: T::Time,
                 nullable: true,
                 doc: "thread time at start (tts)",
-                get: |t, i| Value::opt_int(s(t).tts[i].map(Ns::get)),
+                get: |t, i| Value::opt_int(s(t).tts(i).map(Ns::get)),
             },
             Column {
                 name: "tdur_ns",
                 ty: T::Duration,
                 nullable: true,
                 doc: "thread time duration (tdur)",
-                get: |t, i| Value::opt_int(s(t).tdur[i].map(Ns::get)),
+                get: |t, i| Value::opt_int(s(t).tdur(i).map(Ns::get)),
             },
             Column {
                 name: "id",
@@ -271,7 +349,7 @@ pub static TABLE: Table = Table {
                 ty: T::Id("threads"),
                 nullable: false,
                 doc: "the slice's thread (threads.id)",
-                get: |t, i| s(t).thread[i].into(),
+                get: |t, i| s(t).thread(i).into(),
             },
             Column {
                 name: "arg_set_id",
@@ -293,7 +371,10 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
     Some(match column {
         "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
         "dur_ns" => Fill::Int(|t, rows, out| gather(&s(t).dur, rows, out, Some)),
-        "depth" => Fill::Int(|t, rows, out| gather(&s(t).depth, rows, out, |d| Some(d as i64))),
+        "depth" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| Some(s.depth(i as usize) as i64)));
+        }),
         "self_ns" => Fill::Int(|t, rows, out| gather(&s(t).self_ns, rows, out, Some)),
         "did_not_finish" => Fill::Bool(|t, rows, out| {
             gather(&s(t).flags, rows, out, |f| {
@@ -313,30 +394,39 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
                     t.prefetch(s.args[later as usize]);
                 }
                 let i = i as usize;
-                each(t.args_text(s.args[i], s.end_args[i]).as_deref());
+                each(t.args_text(s.args[i], s.end_args(i)).as_deref());
             }
         }),
-        "tts_ns" => Fill::Int(|t, rows, out| gather(&s(t).tts, rows, out, |n| n.map(Ns::get))),
-        "tdur_ns" => Fill::Int(|t, rows, out| gather(&s(t).tdur, rows, out, |n| n.map(Ns::get))),
+        "tts_ns" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| s.tts(i as usize).map(Ns::get)));
+        }),
+        "tdur_ns" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| s.tdur(i as usize).map(Ns::get)));
+        }),
         "id" => Fill::Int(|_, rows, out| out.extend(rows.iter().map(|&i| Some(i as i64)))),
         "parent_id" => {
             Fill::Int(|t, rows, out| gather(&s(t).parent, rows, out, |p| p.map(|p| p.raw() as i64)))
         }
         // Columns of few distinct cells, by the model id each row's stands for.
         "pid" => Fill::Keyed {
-            keys: |t, rows, out| keyed_pid(t, &s(t).thread, rows, out),
+            keys: |t, rows, out| keyed_pid(t, rows, out, |i| s(t).thread(i)),
             cell: pid_cell,
         },
         "tid" => Fill::Keyed {
-            keys: |t, rows, out| gather(&s(t).thread, rows, out, ThreadId::raw),
+            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).thread(i as usize).raw())),
             cell: tid_cell,
         },
         "thread_id" => Fill::Keyed {
-            keys: |t, rows, out| gather(&s(t).thread, rows, out, ThreadId::raw),
+            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).thread(i as usize).raw())),
             cell: |_, k| ThreadId::new(k).into(),
         },
         "thread_name" => Fill::Keyed {
-            keys: |t, rows, out| gather(&s(t).thread, rows, out, |th| t.thread(th).name.0),
+            keys: |t, rows, out| {
+                let name = |i: u32| t.thread(s(t).thread(i as usize)).name.0;
+                out.extend(rows.iter().map(|&i| name(i)))
+            },
             cell: |t, k| t.opt_str_value(StrId(k)),
         },
         "name" => Fill::Keyed {
@@ -348,7 +438,7 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
             cell: |t, k| t.opt_str_value(StrId(k)),
         },
         "lane" => Fill::Keyed {
-            keys: |t, rows, out| gather(&s(t).lane, rows, out, |l| l as u32),
+            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).lane(i as usize) as u32)),
             cell: |_, k| {
                 [Lane::Stack, Lane::UiNest]
                     .get(k as usize)

@@ -1,6 +1,6 @@
 //! Threads: one row per (process, tid) named by any event.
 
-use super::decl::{gather, Column, ColumnType as T, RowSource, Table, Value};
+use super::decl::{Column, ColumnType as T, RowSource, Table, Value};
 use super::ids::{ProcessId, ThreadId};
 use super::processes::PidK;
 use crate::strings::StrId;
@@ -37,10 +37,18 @@ impl Trace {
     }
 }
 
-/// The keys and cells of a [`Fill::Keyed`] pid column of rows with a thread
-/// each (`thread(t)`: the table's column of threads): keyed by process.
-pub(crate) fn keyed_pid(t: &Trace, threads: &[ThreadId], rows: &[u32], out: &mut Vec<u32>) {
-    gather(threads, rows, out, |th| t.thread(th).process.raw())
+/// The keys and cells of a `Fill::Keyed` pid column of rows with a thread
+/// each (`thread(i)`: row `i`'s): keyed by process.
+pub(crate) fn keyed_pid(
+    t: &Trace,
+    rows: &[u32],
+    out: &mut Vec<u32>,
+    thread: impl Fn(usize) -> ThreadId,
+) {
+    out.extend(
+        rows.iter()
+            .map(|&i| t.thread(thread(i as usize)).process.raw()),
+    )
 }
 
 pub(crate) fn pid_cell(t: &Trace, process: u32) -> Value<'_> {

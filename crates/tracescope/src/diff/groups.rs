@@ -95,17 +95,20 @@ fn percentiles(
     let s = &trace.tables.slices;
     let slot: FxHashMap<u32, usize> = keys.enumerate().map(|(j, k)| (k, j)).collect();
     let mut durs: Vec<Vec<i64>> = vec![Vec::new(); slot.len()];
-    for i in 0..s.len() {
-        if !sel.has_slices(s.thread[i], s.lane[i]) {
+    // Track by track: the tracks cover the rows in order.
+    for tr in &s.tracks {
+        if !sel.has_slices(tr.thread, tr.lane) {
             continue;
         }
-        let k = match gb {
-            GroupBy::Name => s.name[i].0,
-            GroupBy::Thread => s.thread[i].raw(),
-            GroupBy::Category => s.cat[i].0,
-        };
-        if let Some(&j) = slot.get(&k) {
-            durs[j].push(s.dur[i]);
+        for i in tr.rows.0 as usize..tr.rows.1 as usize {
+            let k = match gb {
+                GroupBy::Name => s.name[i].0,
+                GroupBy::Thread => tr.thread.raw(),
+                GroupBy::Category => s.cat[i].0,
+            };
+            if let Some(&j) = slot.get(&k) {
+                durs[j].push(s.dur[i]);
+            }
         }
     }
     durs.iter_mut()

@@ -155,8 +155,8 @@ pub async fn range_slices(State(s): St, RawQuery(q): RawQuery) -> Response {
             .map(|&i| {
                 let i = i as usize;
                 TrackRef::Slices {
-                    thread: sl.thread[i],
-                    lane: sl.lane[i],
+                    thread: sl.thread(i),
+                    lane: sl.lane(i),
                 }
                 .to_string()
             })
@@ -167,7 +167,7 @@ pub async fn range_slices(State(s): St, RawQuery(q): RawQuery) -> Response {
             .nums("ts", ids.iter().map(|&i| sl.ts[i as usize]))
             .nums("dur", ids.iter().map(|&i| sl.dur[i as usize]))
             .strs("track", tracks.iter().map(String::as_str))
-            .nums("row", ids.iter().map(|&i| sl.depth[i as usize]))
+            .nums("row", ids.iter().map(|&i| sl.depth(i as usize)))
             .finish())
     })
     .await
