@@ -361,9 +361,36 @@ impl Trace {
     }
 }
 
-/// Row indexes `0..n` sorted by `key`.
-pub(crate) fn order_by<K: Ord>(n: usize, key: impl FnMut(&u32) -> K) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_by_key(key);
-    order
+/// Row indexes `0..n` sorted by `key`, rows of equal keys in index order (as a
+/// stable sort leaves them). Each key is made once, and keys are sorted on every
+/// core: sorting the indexes by a key made at each comparison was an export's
+/// longest step on one core (3.5 M slices: ~0.4 s before any row was written).
+pub(crate) fn order_by<K: Ord + Send>(n: usize, key: impl Fn(&u32) -> K + Sync) -> Vec<u32> {
+    use rayon::prelude::*;
+    let mut keyed: Vec<(K, u32)> = (0..n as u32)
+        .into_par_iter()
+        .map(|i| (key(&i), i))
+        .collect();
+    // The index breaks ties, so any sort gives the stable order; a merge sort
+    // takes the rows' runs (a track's rows are in time order) as they are.
+    keyed.par_sort();
+    keyed.into_par_iter().map(|(_, i)| i).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::order_by;
+
+    /// The order is that of a stable sort by the key, ties in index order.
+    #[test]
+    fn order_by_sorts_stably() {
+        let keys: Vec<(i64, u8)> = (0..5000u32)
+            .map(|i| ((i as i64 * 7919) % 101 - 50, (i % 3) as u8))
+            .collect();
+        let mut want: Vec<u32> = (0..keys.len() as u32).collect();
+        want.sort_by_key(|&i| keys[i as usize]);
+        assert_eq!(order_by(keys.len(), |&i| keys[i as usize]), want);
+        assert_eq!(order_by(0, |&i| i), Vec::<u32>::new());
+        assert_eq!(order_by(4, |_| 0), vec![0, 1, 2, 3]);
+    }
 }
