@@ -80,3 +80,15 @@ fn threads_profiles_and_weights_read_back() {
         [(ThreadId::new(0), 0..5), (ThreadId::new(1), 5..9)]
     );
 }
+
+/// A profile counts its own samples, not the other profile's between its first
+/// and its last on the same thread (main said 5 and 3).
+#[test]
+fn interleaved_profiles_count_their_own_samples() {
+    let t = load_fixture("phases/samples-threads-profiles.json");
+    let cols = ["tid", "id", "start_ns", "samples", "profile_id"];
+    assert_eq!(
+        lines(&t, "profiles", &cols),
+        ["1,0x1,100000,3,0", "1,0x2,150000,2,1"]
+    );
+}

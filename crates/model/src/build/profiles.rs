@@ -77,7 +77,7 @@ pub fn build(
                 thread,
                 id,
                 start,
-                samples: (0, 0),
+                samples: 0,
                 offset,
             });
             streams.push(Stream {
@@ -205,11 +205,7 @@ pub fn build(
     out.samples = sample_table(runs);
     for (p, rows) in out.samples.profile_runs() {
         if let Some(p) = p {
-            let range = &mut out.profiles[p.index()].samples;
-            if range.0 == range.1 {
-                range.0 = rows.start as u32;
-            }
-            range.1 = rows.end as u32;
+            out.profiles[p.index()].samples += rows.len() as u32;
         }
     }
     out
@@ -445,7 +441,7 @@ fn cpu_profile(
         thread,
         id: IdVal::None,
         start,
-        samples: (0, 0),
+        samples: 0,
         offset: 0,
     });
     streams.push(Stream {

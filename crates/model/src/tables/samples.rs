@@ -29,8 +29,9 @@ pub struct Profile {
     pub thread: ThreadId,
     pub id: IdVal,
     pub start: i64,
-    /// Rows in `SampleTable` of this profile: start..end.
-    pub samples: (u32, u32),
+    /// How many rows of `SampleTable` are this profile's (not always in one run:
+    /// two profiles of a thread interleave).
+    pub samples: u32,
     pub offset: u64,
 }
 
@@ -195,10 +196,7 @@ pub static PROFILES_TABLE: Table = Table {
                 ty: T::Int,
                 nullable: false,
                 doc: "number of samples",
-                get: |t, i| {
-                    let r = p(t, i).samples;
-                    Value::Int((r.1 - r.0) as i64)
-                },
+                get: |t, i| Value::Int(p(t, i).samples.into()),
             },
             Column {
                 name: "profile_id",
