@@ -103,12 +103,16 @@ impl SharedStrings {
     }
 }
 
-/// A part's cache in front of [`SharedStrings`], keyed by the borrowed input text.
+/// A part's cache in front of [`SharedStrings`].
+///
+/// Keyed by copies of the strings, not by the input text they were first seen in:
+/// a name first seen megabytes back was compared there, a cache miss per lookup
+/// (the copies of a part's few hundred distinct strings stay in cache).
 pub struct LocalStrings<'a, 's> {
     shared: &'s SharedStrings,
-    cache: FxHashMap<&'a str, StrId>,
-    /// Strings that do not borrow from the input (unescaped, parsed from args).
-    owned: FxHashMap<Box<str>, StrId>,
+    cache: FxHashMap<Box<str>, StrId>,
+    /// Interned strings borrow the input for `'a`.
+    input: std::marker::PhantomData<&'a str>,
 }
 
 impl<'a, 's> LocalStrings<'a, 's> {
@@ -116,34 +120,19 @@ impl<'a, 's> LocalStrings<'a, 's> {
         LocalStrings {
             shared,
             cache: FxHashMap::default(),
-            owned: FxHashMap::default(),
+            input: std::marker::PhantomData,
         }
     }
 
-    /// Interns a string borrowed from the input (cached by address-free key) or owned.
-    // A `&Cow` because borrowed and owned strings are cached differently (lifetime `'a`).
+    /// Interns a string borrowed from the input or owned.
+    // A `&Cow` as the callers hold one.
     #[allow(clippy::ptr_arg)]
     pub fn intern_cow(&mut self, s: &std::borrow::Cow<'a, str>) -> StrId {
-        match s {
-            std::borrow::Cow::Borrowed(b) => self.intern(b),
-            std::borrow::Cow::Owned(o) => self.intern_any(o),
-        }
+        self.intern_any(s)
     }
 
-    /// Interns a string of any lifetime, through a cache of owned copies.
+    /// Interns a string of any lifetime.
     pub fn intern_any(&mut self, s: &str) -> StrId {
-        if s.is_empty() {
-            return StrId::NONE;
-        }
-        if let Some(&id) = self.owned.get(s) {
-            return id;
-        }
-        let id = self.shared.intern(s);
-        self.owned.insert(s.into(), id);
-        id
-    }
-
-    pub fn intern(&mut self, s: &'a str) -> StrId {
         if s.is_empty() {
             return StrId::NONE;
         }
@@ -151,8 +140,14 @@ impl<'a, 's> LocalStrings<'a, 's> {
             return id;
         }
         let id = self.shared.intern(s);
-        self.cache.insert(s, id);
+        self.cache.insert(s.into(), id);
         id
+    }
+
+    /// Interns a string of the input.
+    #[inline]
+    pub fn intern(&mut self, s: &'a str) -> StrId {
+        self.intern_any(s)
     }
 
     pub fn shared(&self) -> &'s SharedStrings {
