@@ -32,6 +32,11 @@ fn filled(trace: &Trace, fill: Fill, rows: &[u32]) -> Vec<Cell> {
             });
             out
         }
+        Fill::Keyed { keys, cell } => {
+            let mut out = Vec::new();
+            keys(trace, rows, &mut out);
+            out.iter().map(|&k| Cell::from(&cell(trace, k))).collect()
+        }
     }
 }
 
@@ -94,8 +99,8 @@ fn fills_give_the_getters_cells() {
             .sum::<usize>()
     };
     assert!(rows("slices") > 5 && rows("samples") > 5);
-    assert_eq!(with_fills["slices"], 12 * traces.len());
-    assert_eq!(with_fills["samples"], 6 * traces.len());
+    assert_eq!(with_fills["slices"], 18 * traces.len());
+    assert_eq!(with_fills["samples"], 9 * traces.len());
 }
 
 #[test]
@@ -108,8 +113,6 @@ fn a_fill_names_only_declared_columns() {
             }
         }
     }
-    assert!(tracescope_model::table("slices")
-        .unwrap()
-        .fill("name")
-        .is_none());
+    let slices = tracescope_model::table("slices").unwrap();
+    assert!(slices.fill("name").is_some() && slices.fill("nope").is_none());
 }

@@ -6,6 +6,7 @@ use parquet::column::writer::{get_typed_column_writer_mut, ColumnWriter};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use tracescope_model::{ColumnType, Fill, Trace, Value};
 
+use crate::dict::Dict;
 use crate::encode::physical;
 use crate::ints::{self, IntEncoding};
 
@@ -18,6 +19,9 @@ pub(crate) enum Buf {
     /// buffer instead of an allocation per cell (cut into `ByteArray`s sharing it
     /// when the row group is written).
     Bytes(Vec<u8>, Vec<usize>, Vec<i16>),
+    /// A column of few distinct cells, filled by its keys ([`Fill::Keyed`])
+    /// and written as a dictionary by `pages::dictionary_chunk`.
+    Dict(Box<Dict>),
 }
 
 impl Buf {
@@ -27,6 +31,26 @@ impl Buf {
             Physical::DOUBLE => Buf::Double(Vec::new(), Vec::new()),
             Physical::BOOLEAN => Buf::Bool(Vec::new(), Vec::new()),
             _ => Buf::Bytes(Vec::new(), Vec::new(), Vec::new()),
+        }
+    }
+
+    /// The buffer of a column of type `ty` with fill `fill`: a dictionary for
+    /// a keyed fill.
+    pub(crate) fn for_column(ty: ColumnType, fill: Option<Fill>) -> Buf {
+        match fill {
+            Some(Fill::Keyed { .. }) => Buf::Dict(Box::new(Dict::new(ty))),
+            _ => Buf::new(ty),
+        }
+    }
+
+    /// How many values it holds (nulls of an optional column hold none).
+    pub(crate) fn values_len(&self) -> usize {
+        match self {
+            Buf::Int(v, _) => v.len(),
+            Buf::Double(v, _) => v.len(),
+            Buf::Bool(v, _) => v.len(),
+            Buf::Bytes(_, ends, _) => ends.len(),
+            Buf::Dict(d) => d.indices.len(),
         }
     }
 
@@ -46,6 +70,7 @@ impl Buf {
                 // Only null has no text: a null in a column never null is "".
                 present || optional
             }
+            Buf::Dict(_) => unreachable!("a dictionary is filled by keys, not cells"),
         }
     }
 
@@ -66,7 +91,7 @@ impl Buf {
             Buf::Bool(vals, defs) => cells
                 .map(|v| !put(vals, defs, as_bool(&v), &v, optional) as usize)
                 .sum(),
-            Buf::Bytes(..) => cells.map(|v| !self.push(&v, optional) as usize).sum(),
+            Buf::Bytes(..) | Buf::Dict(_) => cells.map(|v| !self.push(&v, optional) as usize).sum(),
         }
     }
 
@@ -125,6 +150,9 @@ impl Buf {
                 });
                 Some(nulled)
             }
+            (Buf::Dict(dict), Fill::Keyed { keys, cell }) => {
+                Some(dict.fill((keys, cell), trace, rows, optional))
+            }
             _ => None,
         }
     }
@@ -179,6 +207,7 @@ impl Buf {
                 )?;
                 shared = Some(all);
             }
+            Buf::Dict(_) => unreachable!("a dictionary is written by pages::dictionary_chunk"),
         }
         self.clear();
         Ok(shared)
@@ -225,6 +254,7 @@ impl Buf {
                 v.clear();
                 (e.clear(), d.clear())
             }
+            Buf::Dict(dict) => (dict.clear(), ()),
         };
     }
 }

@@ -177,6 +177,8 @@ pub(crate) struct Encoder<'a> {
     pub(crate) table: &'a Table,
     pub(crate) trace: &'a Trace,
     pub(crate) columns: Vec<ColumnInfo>,
+    /// The fill of each column, if it has one ([`Table::fill`]).
+    pub(crate) fills: Vec<Option<Fill>>,
     pub(crate) descr: SchemaDescriptor,
     pub(crate) props: WriterPropertiesPtr,
     /// For chunks of integers written as deltas.
@@ -248,7 +250,10 @@ impl Encoder<'_> {
         let bufs = self.pool.lock().map(|mut p| p.pop()).unwrap_or(None);
         let mut sink = Sink {
             enc: self,
-            bufs: bufs.unwrap_or_else(|| self.columns.iter().map(|c| Buf::new(c.ty)).collect()),
+            bufs: bufs.unwrap_or_else(|| {
+                let columns = self.columns.iter().zip(&self.fills);
+                columns.map(|(c, f)| Buf::for_column(c.ty, *f)).collect()
+            }),
             optional: self.columns.iter().map(optional).collect(),
             pending: 0,
             failed: None,
@@ -266,8 +271,7 @@ impl Encoder<'_> {
                 // sequential streams), while the block's rows (and the args text
                 // that two columns read) stay in cache from one column to the next.
                 // Columns with a fill are read straight from the model's vectors.
-                let fills: Vec<Option<Fill>> =
-                    columns.iter().map(|c| self.table.fill(c.name)).collect();
+                let fills = &self.fills;
                 let mut scratch = Vec::new();
                 for block in rows.chunks(BLOCK) {
                     for (k, (c, buf)) in columns.iter().zip(&mut sink.bufs).enumerate() {
@@ -332,6 +336,11 @@ impl Encoder<'_> {
     /// Encodes column `k`'s buffered values as a column chunk in memory, and
     /// empties its buffer.
     fn chunk(&self, k: usize, buf: &mut Buf) -> Result<(Bytes, ColumnCloseResult)> {
+        if let Buf::Dict(dict) = buf {
+            let chunk = pages::dictionary_chunk(self.descr.column(k), &self.props, dict);
+            dict.clear();
+            return chunk;
+        }
         if let (ColumnType::Json, Some((data, ends, defs))) = (self.columns[k].ty, buf.strings()) {
             let chunk = pages::json_chunk(self.descr.column(k), &self.props, data, ends, defs);
             buf.clear();

@@ -20,6 +20,7 @@ use tracescope_model::{RowSource, Table, Trace, TABLES};
 
 mod args;
 mod buf;
+mod dict;
 mod encode;
 mod ints;
 mod pages;
@@ -196,6 +197,7 @@ pub fn write_table(
     let enc = Encoder {
         table,
         trace,
+        fills: columns.iter().map(|c| table.fill(c.name)).collect(),
         columns,
         descr: SchemaDescriptor::new(schema.clone()),
         props: props.clone(),

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use parquet::basic::Encoding;
+use parquet::basic::{Encoding, PageType};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 use tracescope_model::{Cell, LoadOptions, Trace, TABLES};
@@ -248,4 +248,106 @@ fn integers_with_few_values_take_a_dictionary_and_read_back_the_same() {
     assert_eq!(got, expected(&trace, "slices"));
     std::fs::remove_file(&path).unwrap();
     std::fs::remove_file(&json).unwrap();
+}
+
+/// Data pages in each row group's chunk of `column`.
+fn data_pages(path: &Path, column: &str) -> Vec<usize> {
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
+    let schema = reader.metadata().file_metadata().schema_descr();
+    let k = schema.columns().iter().position(|c| c.name() == column);
+    let k = k.unwrap();
+    (0..reader.num_row_groups())
+        .map(|g| {
+            let pages = reader.get_row_group(g).unwrap().get_column_page_reader(k);
+            let pages = pages.unwrap().map(|p| p.unwrap().page_type());
+            pages.filter(|&t| t == PageType::DATA_PAGE).count()
+        })
+        .collect()
+}
+
+#[test]
+fn columns_of_few_cells_are_dictionaries_that_read_back_as_tables_prints_them() {
+    // 45,000 slices of 3 threads: one unnamed (a null thread name), one of a
+    // process named by a string (a pid with no INT64 form: null, counted);
+    // no category on every third (null), one name for the first 20,000
+    // (a page of one value), one lane (a dictionary of one value).
+    let mut events = vec![
+        r#"{"ph":"M","name":"thread_name","pid":1,"tid":10,"args":{"name":"main"}}"#.to_string(),
+        r#"{"ph":"M","name":"thread_name","pid":"gpu","tid":12,"args":{"name":"gpu"}}"#.to_string(),
+    ];
+    for i in 0..45_000 {
+        let (pid, tid) = [("1", 10), ("1", 11), (r#""gpu""#, 12)][i % 3];
+        let name = if i < 20_000 {
+            "first".to_string()
+        } else {
+            format!("n{}", i % 5)
+        };
+        let cat = match i % 3 {
+            0 => String::new(),
+            k => format!(r#""cat":"c{k}","#),
+        };
+        events.push(format!(
+            r#"{{"ph":"X","name":"{name}",{cat}"pid":{pid},"tid":{tid},"ts":{i},"dur":1}}"#
+        ));
+    }
+    let json = tmp("dictionaries.json");
+    std::fs::write(&json, format!("[{}]", events.join(",\n"))).unwrap();
+    let source = tracescope_format::Source::open(&json).unwrap();
+    let trace = Trace::from_source(source, &LoadOptions::default()).unwrap();
+    let slices = tracescope_model::table("slices").unwrap();
+    // A pid named by a string has no INT64 form: written null.
+    let mut want = expected(&trace, "slices");
+    want.iter_mut()
+        .filter(|r| r[0] == "str gpu")
+        .for_each(|r| r[0] = "null".to_string());
+    assert_eq!(want.len(), 45_000);
+    // Nulls in pid, thread_name and cat.
+    assert!(got_nulls(&want, 0) && got_nulls(&want, 2) && got_nulls(&want, 4));
+    let columns = [
+        "pid",
+        "tid",
+        "thread_name",
+        "name",
+        "cat",
+        "lane",
+        "thread_id",
+    ];
+    // One row group (pages of 20,000 rows: three), then groups of 4,999 rows
+    // (the first four of one name, the last one short).
+    for row_group in [45_000, 4_999] {
+        let path = tmp(&format!("dictionaries-{row_group}.parquet"));
+        let layout = Layout {
+            row_group,
+            arg_sets_per_run: 1,
+        };
+        let (rows, nulled) = write_table(&path, slices, &trace, layout).unwrap();
+        // Every row of the process named "gpu" has a null pid.
+        assert_eq!((rows, nulled), (45_000, 15_000));
+        let (got, groups) = read(&path);
+        assert_eq!(got.len(), want.len());
+        if let Some(k) = (0..got.len()).find(|&k| got[k] != want[k]) {
+            panic!(
+                "groups of {row_group}, row {k}: {:?} != {:?}",
+                got[k], want[k]
+            );
+        }
+        assert_eq!(groups.len(), 45_000usize.div_ceil(row_group));
+        for column in columns {
+            let enc = encodings(&path, column);
+            assert!(
+                enc.iter().all(|e| e.contains(&Encoding::RLE_DICTIONARY)),
+                "{column}: {enc:?}"
+            );
+        }
+        if row_group == 45_000 {
+            assert_eq!(data_pages(&path, "name"), [3]);
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+    std::fs::remove_file(&json).unwrap();
+}
+
+/// Whether column `k` of `rows` has a null.
+fn got_nulls(rows: &[Vec<String>], k: usize) -> bool {
+    rows.iter().any(|r| r[k] == "null")
 }

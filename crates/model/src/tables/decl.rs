@@ -158,6 +158,15 @@ pub enum Fill {
     /// JSON text, or null, for each row of the block, handed to the callback
     /// in order.
     Json(for<'t> fn(&'t Trace, &[u32], &mut TextSink<'_>)),
+    /// A column of few distinct cells, each row's given as a key: a model id
+    /// (an interned string, a thread, a lane) that `cell` turns into the
+    /// row's cell. Rows with one key have one cell, so a reader makes each
+    /// key's cell once (a dictionary) and never reads or compares a cell per
+    /// row. Keys are row indexes of small model tables: dense from 0.
+    Keyed {
+        keys: for<'t> fn(&'t Trace, &[u32], &mut Vec<u32>),
+        cell: for<'t> fn(&'t Trace, u32) -> Value<'t>,
+    },
 }
 
 /// Where a [`Fill::Json`] hands each row's text (or null).

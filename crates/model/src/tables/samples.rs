@@ -5,6 +5,7 @@ use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Ta
 use super::ids::{FrameId, ProcessId, ProfileId, ThreadId};
 use super::runs::Runs;
 use super::sparse::Sparse;
+use super::threads::{keyed_pid, pid_cell, tid_cell};
 use crate::strings::StrId;
 use crate::trace::Trace;
 use std::ops::Range;
@@ -364,6 +365,20 @@ pub static TABLE: Table = Table {
 /// getters above.
 pub(crate) fn fill(column: &str) -> Option<Fill> {
     Some(match column {
+        "pid" => Fill::Keyed {
+            keys: |t, rows, out| keyed_pid(t, rows, out, |i| s(t).thread(i)),
+            cell: pid_cell,
+        },
+        "tid" => Fill::Keyed {
+            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).thread(i as usize).raw())),
+            cell: tid_cell,
+        },
+        // A stack is text made from the frames: once per leaf frame and row
+        // group, not once per sample (0: no frame).
+        "stack" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).frame, rows, out, |f| f.map_or(0, |f| f.raw() + 1)),
+            cell: |t, k| Value::String(t.stack_text(k.checked_sub(1).map(FrameId::new))),
+        },
         "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
         "weight" => {
             Fill::Float(|t, rows, out| out.extend(rows.iter().map(|&i| s(t).weight(i as usize))))

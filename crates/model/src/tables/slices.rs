@@ -4,6 +4,7 @@ use super::arg_sets::ArgOwner;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{Ns, SliceId, ThreadId};
 use super::sparse::{Narrow, NarrowColumn, Sparse};
+use super::threads::{keyed_pid, pid_cell, tid_cell};
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -408,13 +409,42 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         "parent_id" => {
             Fill::Int(|t, rows, out| gather(&s(t).parent, rows, out, |p| p.map(|p| p.raw() as i64)))
         }
-        "thread_id" => Fill::Int(|t, rows, out| {
-            let s = s(t);
-            out.extend(
-                rows.iter()
-                    .map(|&i| Some(s.thread(i as usize).raw() as i64)),
-            );
-        }),
+        // Columns of few distinct cells, by the model id each row's stands for.
+        "pid" => Fill::Keyed {
+            keys: |t, rows, out| keyed_pid(t, rows, out, |i| s(t).thread(i)),
+            cell: pid_cell,
+        },
+        "tid" => Fill::Keyed {
+            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).thread(i as usize).raw())),
+            cell: tid_cell,
+        },
+        "thread_id" => Fill::Keyed {
+            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).thread(i as usize).raw())),
+            cell: |_, k| ThreadId::new(k).into(),
+        },
+        "thread_name" => Fill::Keyed {
+            keys: |t, rows, out| {
+                let name = |i: u32| t.thread(s(t).thread(i as usize)).name.0;
+                out.extend(rows.iter().map(|&i| name(i)))
+            },
+            cell: |t, k| t.opt_str_value(StrId(k)),
+        },
+        "name" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).name, rows, out, |n| n.0),
+            cell: |t, k| t.name_value(StrId(k)),
+        },
+        "cat" => Fill::Keyed {
+            keys: |t, rows, out| gather(&s(t).cat, rows, out, |c| c.0),
+            cell: |t, k| t.opt_str_value(StrId(k)),
+        },
+        "lane" => Fill::Keyed {
+            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).lane(i as usize) as u32)),
+            cell: |_, k| {
+                [Lane::Stack, Lane::UiNest]
+                    .get(k as usize)
+                    .map_or(Value::Null, |l| Value::Str(l.as_str()))
+            },
+        },
         _ => return None,
     })
 }

@@ -37,6 +37,28 @@ impl Trace {
     }
 }
 
+/// The keys and cells of a `Fill::Keyed` pid column of rows with a thread
+/// each (`thread(i)`: row `i`'s): keyed by process.
+pub(crate) fn keyed_pid(
+    t: &Trace,
+    rows: &[u32],
+    out: &mut Vec<u32>,
+    thread: impl Fn(usize) -> ThreadId,
+) {
+    out.extend(
+        rows.iter()
+            .map(|&i| t.thread(thread(i as usize)).process.raw()),
+    )
+}
+
+pub(crate) fn pid_cell(t: &Trace, process: u32) -> Value<'_> {
+    t.process_pid_value(ProcessId::new(process))
+}
+
+pub(crate) fn tid_cell(t: &Trace, thread: u32) -> Value<'_> {
+    t.tid_value(Some(ThreadId::new(thread)))
+}
+
 fn row(t: &Trace, i: usize) -> &Thread {
     &t.tables.threads[i]
 }
