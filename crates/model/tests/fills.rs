@@ -82,6 +82,8 @@ fn fills_give_the_getters_cells() {
         common::load_fixture("phases/profile-start-stop.json"),
         // Sparse cells (closing args, cname) and thread times too wide for their cells.
         common::load_fixture("phases/slice-sparse-cells.json"),
+        // Samples on two threads, of two profiles interleaved, one weight not 1.
+        common::load_fixture("phases/samples-threads-profiles.json"),
     ];
     let mut with_fills = std::collections::BTreeMap::new();
     for trace in &traces {

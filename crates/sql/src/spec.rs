@@ -137,7 +137,16 @@ pub fn specs() -> Vec<Spec> {
             model("samples"),
             "ts_ns",
             "thread_id",
-            Some(|t| runs_by(&t.tables.samples.thread, |th| Some(th.raw()))),
+            Some(|t| {
+                let s = &t.tables.samples;
+                s.threads()
+                    .map(|(th, rows)| Run {
+                        rows: rows.start as u32..rows.end as u32,
+                        thread: Some(th.raw()),
+                        sorted: true,
+                    })
+                    .collect()
+            }),
         ),
         Spec::new(model("diagnostics"), "", "", None),
         Spec::new(model("other"), "", "", None),

@@ -136,7 +136,7 @@ pub fn run(inputs: &crate::load::Inputs, o: &Options) -> Result<()> {
 fn threads(trace: &Trace, wanted: &str, source: Source) -> Result<Vec<TrackRef>> {
     let t = &trace.tables;
     let mut with: Vec<ThreadId> = match source {
-        Source::Samples => t.samples.thread.clone(),
+        Source::Samples => t.samples.threads().map(|(th, _)| th).collect(),
         Source::Slices => t.slices.tracks.iter().map(|tr| tr.thread).collect(),
     };
     with.sort_unstable();

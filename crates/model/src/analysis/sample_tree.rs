@@ -14,15 +14,12 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
     let s = &trace.tables.samples;
     let nf = trace.tables.frames.len();
     let (mut ns, mut n) = (vec![0i64; nf], vec![0u64; nf]);
-    let mut lo = 0;
-    while lo < s.len() {
-        let th = s.thread[lo];
-        let hi = lo + s.thread[lo..].partition_point(|&x| x == th);
+    for (th, rows) in s.threads() {
         if !sel.has_samples(th) {
-            lo = hi;
             continue;
         }
-        let ts = &s.ts[lo..hi];
+        let lo = rows.start;
+        let ts = &s.ts[rows];
         let a = ts.partition_point(|&x| x < sel.t0);
         let b = a + ts[a..].partition_point(|&x| x < sel.t1);
         for i in a..b {
@@ -39,7 +36,6 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
             ns[f] = ns[f].saturating_add(w);
             n[f] += 1;
         }
-        lo = hi;
     }
     (ns, n)
 }

@@ -72,15 +72,16 @@ impl Selection {
 pub fn time_bounds(trace: &Trace) -> Option<(i64, i64)> {
     let s = &trace.tables.samples;
     let mut b = trace.info.start_ns.zip(trace.info.end_ns);
-    let mut i = 0;
-    while i < s.len() {
-        let th = s.thread[i];
-        let n = s.thread[i..].partition_point(|&x| x == th);
-        let (first, last) = (s.ts[i], s.ts[i + n - 1]);
-        let step = if n >= 2 { last - s.ts[i + n - 2] } else { 0 };
+    for (_, rows) in s.threads() {
+        let ts = &s.ts[rows];
+        let (first, last) = (ts[0], ts[ts.len() - 1]);
+        let step = if ts.len() >= 2 {
+            last - ts[ts.len() - 2]
+        } else {
+            0
+        };
         let end = last.saturating_add(step);
         b = Some(b.map_or((first, end), |(a, z)| (a.min(first), z.max(end))));
-        i += n;
     }
     b
 }

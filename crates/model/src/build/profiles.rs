@@ -12,6 +12,7 @@ use super::records::{ChunkRec, IdK, NodeRec, ProfileRec, SampleRec};
 use super::registry::Registry;
 use crate::args::Texts;
 use crate::strings::{SharedStrings, StrId};
+use crate::tables::samples::Weights;
 use crate::tables::{
     Frame, FrameId, IdVal, PidK, ProcessId, Profile, ProfileId, SampleTable, ThreadId,
 };
@@ -76,7 +77,7 @@ pub fn build(
                 thread,
                 id,
                 start,
-                samples: (0, 0),
+                samples: 0,
                 offset,
             });
             streams.push(Stream {
@@ -202,13 +203,9 @@ pub fn build(
         .chain(rows.iter().map(Run::Row))
         .collect();
     out.samples = sample_table(runs);
-    for (i, p) in out.samples.profile.iter().enumerate() {
+    for (p, rows) in out.samples.profile_runs() {
         if let Some(p) = p {
-            let range = &mut out.profiles[p.index()].samples;
-            if range.0 == range.1 {
-                *range = (i as u32, i as u32);
-            }
-            range.1 = i as u32 + 1;
+            out.profiles[p.index()].samples += rows.len() as u32;
         }
     }
     out
@@ -246,32 +243,35 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> SampleTable {
         .sum();
     runs.sort_by_key(Run::thread);
     let mut t = SampleTable::default();
-    t.thread.reserve_exact(n);
     t.ts.reserve_exact(n);
     t.frame.reserve_exact(n);
-    t.profile.reserve_exact(n);
-    t.weight.reserve_exact(n);
+    // (row, weight) of the weights other than 1.
+    let mut weights: Vec<(u32, f64)> = Vec::new();
     let mut from = 0;
     for (k, run) in runs.iter().enumerate() {
+        let row = t.ts.len() as u32;
+        if !matches!(run, Run::Stream(.., s) if s.is_empty()) {
+            t.threads.push(row, run.thread());
+        }
         match run {
-            Run::Stream(thread, profile, samples) => {
-                t.thread.extend(std::iter::repeat_n(*thread, samples.len()));
+            Run::Stream(_, profile, samples) => {
                 t.ts.extend(samples.iter().map(|s| s.0));
                 t.frame.extend(
                     samples
                         .iter()
                         .map(|s| (s.1 > 0).then(|| FrameId::at(s.1 as usize - 1))),
                 );
-                t.profile
-                    .extend(std::iter::repeat_n(Some(*profile), samples.len()));
-                t.weight.extend(std::iter::repeat_n(1.0, samples.len()));
+                if !samples.is_empty() {
+                    t.profiles.push(row, Some(*profile));
+                }
             }
             Run::Row(r) => {
-                t.thread.push(r.thread);
                 t.ts.push(r.ts);
                 t.frame.push(r.frame);
-                t.profile.push(r.profile);
-                t.weight.push(r.weight);
+                t.profiles.push(row, r.profile);
+                if SampleTable::keeps_weight(r.weight) {
+                    weights.push((row, r.weight));
+                }
             }
         }
         let last_of_thread = runs
@@ -280,17 +280,21 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> SampleTable {
         if last_of_thread {
             let to = t.ts.len();
             if !t.ts[from..to].is_sorted() {
-                sort_by_time(&mut t, from, to);
+                sort_by_time(&mut t, &mut weights, from, to);
             }
             from = to;
         }
     }
+    t.threads.shrink_to_fit();
+    t.profiles.shrink_to_fit();
+    t.weights = Weights::new(weights, n);
     t
 }
 
-/// Rows `from..to` of `t` in time order, ties in their order (a thread whose
-/// samples come from several streams, or from `P` events out of order).
-fn sort_by_time(t: &mut SampleTable, from: usize, to: usize) {
+/// Rows `from..to` of `t` (one thread's, the last written) in time order, ties in
+/// their order (a thread whose samples come from several streams, or from `P`
+/// events out of order). `weights` holds the rows' weights other than 1, by row.
+fn sort_by_time(t: &mut SampleTable, weights: &mut Vec<(u32, f64)>, from: usize, to: usize) {
     let mut order: Vec<usize> = (from..to).collect();
     order.sort_by_key(|&i| t.ts[i]);
     fn permute<T: Copy>(col: &mut [T], order: &[usize], from: usize) {
@@ -299,8 +303,18 @@ fn sort_by_time(t: &mut SampleTable, from: usize, to: usize) {
     }
     permute(&mut t.ts, &order, from);
     permute(&mut t.frame, &order, from);
-    permute(&mut t.profile, &order, from);
-    permute(&mut t.weight, &order, from);
+    let profiles: Vec<Option<ProfileId>> = order.iter().map(|&i| t.profiles.get(i)).collect();
+    t.profiles.truncate(from as u32);
+    for (k, p) in profiles.into_iter().enumerate() {
+        t.profiles.push((from + k) as u32, p);
+    }
+    let kept = weights.partition_point(|w| (w.0 as usize) < from);
+    let old: FxHashMap<u32, f64> = weights.drain(kept..).collect();
+    for (k, &i) in order.iter().enumerate() {
+        if let Some(&w) = old.get(&(i as u32)) {
+            weights.push(((from + k) as u32, w));
+        }
+    }
 }
 
 /// Frames for a profile's nodes; parents come from `parent` or from `children`.
@@ -427,7 +441,7 @@ fn cpu_profile(
         thread,
         id: IdVal::None,
         start,
-        samples: (0, 0),
+        samples: 0,
         offset: 0,
     });
     streams.push(Stream {
@@ -669,7 +683,7 @@ mod tests {
     /// Every sample in table order.
     fn listed(t: &SampleTable) -> Vec<Sample> {
         (0..t.len())
-            .map(|i| (t.thread[i], t.ts[i], t.frame[i], t.profile[i], t.weight[i]))
+            .map(|i| (t.thread(i), t.ts[i], t.frame[i], t.profile(i), t.weight(i)))
             .collect()
     }
 
@@ -712,7 +726,12 @@ mod tests {
                     ts: next(25) as i64,
                     frame: (next(3) != 0).then(|| FrameId::at(next(5) as usize)),
                     profile: None,
-                    weight: next(3) as f64,
+                    // Many weights other than 1 (kept on every row) or few.
+                    weight: if round % 2 == 0 || next(8) == 0 {
+                        next(3) as f64
+                    } else {
+                        1.0
+                    },
                 })
                 .collect();
             let mut all: Vec<Sample> = Vec::new();

@@ -201,15 +201,7 @@ mod tests {
     /// Every thread's sample rows, as the index splits them (samples are sorted by
     /// thread, then time).
     fn thread_ranges(t: &Trace) -> Vec<Range<usize>> {
-        let th = &t.tables.samples.thread;
-        let mut out = Vec::new();
-        let mut a = 0;
-        while a < th.len() {
-            let b = a + th[a..].partition_point(|&x| x == th[a]);
-            out.push(a..b);
-            a = b;
-        }
-        out
+        t.tables.samples.threads().map(|(_, rows)| rows).collect()
     }
 
     /// The summary reads a samples track's rows from `stack_depth` while the flames

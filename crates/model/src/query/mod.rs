@@ -58,15 +58,11 @@ impl QueryIndex {
             let b = groups.partition_point(|&x| x <= g) as u32;
             async_ranges.push((a, b));
         }
-        let mut sample_ranges = Vec::new();
-        let st = &t.samples.thread;
-        let mut i = 0;
-        while i < st.len() {
-            let th = st[i];
-            let end = i + st[i..].partition_point(|&x| x == th);
-            sample_ranges.push((th, i as u32, end as u32));
-            i = end;
-        }
+        let sample_ranges: Vec<_> = t
+            .samples
+            .threads()
+            .map(|(th, rows)| (th, rows.start as u32, rows.end as u32))
+            .collect();
         QueryIndex {
             slice_rows: (0..t.slices.tracks.len())
                 .map(|_| OnceLock::new())

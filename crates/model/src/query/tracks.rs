@@ -391,7 +391,11 @@ pub fn view_order(trace: &Trace, index: &QueryIndex) -> Vec<ProcessView> {
         t.slices
             .threads()
             .chain(t.instants.thread.iter().flatten().copied())
-            .chain(t.samples.thread.iter().copied())
+            .chain(
+                t.samples
+                    .threads()
+                    .flat_map(|(th, rows)| std::iter::repeat_n(th, rows.len())),
+            )
             .map(ThreadId::index),
     );
     let mut own = tally(

@@ -3,9 +3,12 @@
 use super::async_slices::IdVal;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{FrameId, ProcessId, ProfileId, ThreadId};
+use super::runs::Runs;
+use super::sparse::Sparse;
 use super::threads::{keyed_pid, pid_cell, tid_cell};
 use crate::strings::StrId;
 use crate::trace::Trace;
+use std::ops::Range;
 
 /// One node of a call tree: a frame and its caller. Profile nodes and `stackFrames`
 /// entries both live here.
@@ -27,21 +30,55 @@ pub struct Profile {
     pub thread: ThreadId,
     pub id: IdVal,
     pub start: i64,
-    /// Rows in `SampleTable` of this profile: start..end.
-    pub samples: (u32, u32),
+    /// How many rows of `SampleTable` are this profile's (not always in one run:
+    /// two profiles of a thread interleave).
+    pub samples: u32,
     pub offset: u64,
 }
 
-/// Stack samples, sorted by (thread, ts).
+/// Stack samples, sorted by (thread, ts): 12 bytes a row. A thread's samples are
+/// one run of rows and a profile's mostly one too, so both are kept by runs; the
+/// weight is 1 on nearly every row, so only the rows whose weight differs keep it
+/// (all rows do when many differ: [`Weights`]).
 #[derive(Clone, Debug, Default)]
 pub struct SampleTable {
-    pub thread: Vec<ThreadId>,
     pub ts: Vec<i64>,
     /// Leaf frame, or `None` for an empty stack.
     pub frame: Vec<Option<FrameId>>,
+    pub(crate) threads: Runs<ThreadId>,
     /// Profile the sample came from (`None`: a `P` event or top-level `samples`).
-    pub profile: Vec<Option<ProfileId>>,
-    pub weight: Vec<f64>,
+    pub(crate) profiles: Runs<Option<ProfileId>>,
+    pub(crate) weights: Weights,
+}
+
+/// The samples' weights.
+#[derive(Clone, Debug)]
+pub(crate) enum Weights {
+    /// The rows whose weight is not 1 (most traces have none).
+    Sparse(Sparse<f64>),
+    /// Every row's, when a third or more are not 1 (12 bytes a row in `Sparse`).
+    Dense(Vec<f64>),
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights::Sparse(Sparse::default())
+    }
+}
+
+impl Weights {
+    /// From the (row, weight) pairs, in row order, of the weights other than 1 in
+    /// a table of `len` rows.
+    pub(crate) fn new(pairs: Vec<(u32, f64)>, len: usize) -> Weights {
+        if pairs.len() * 3 < len {
+            return Weights::Sparse(Sparse::from_pairs(pairs));
+        }
+        let mut all = vec![1.0; len];
+        for (row, w) in pairs {
+            all[row as usize] = w;
+        }
+        Weights::Dense(all)
+    }
 }
 
 impl SampleTable {
@@ -50,6 +87,34 @@ impl SampleTable {
     }
     pub fn is_empty(&self) -> bool {
         self.ts.is_empty()
+    }
+    /// The sampled thread of row `i`.
+    pub fn thread(&self, i: usize) -> ThreadId {
+        self.threads.get(i)
+    }
+    /// Each sampled thread and its rows, in row order (a thread appears once).
+    pub fn threads(&self) -> impl Iterator<Item = (ThreadId, Range<usize>)> + '_ {
+        self.threads.iter(self.len())
+    }
+    /// The profile of row `i` (`None`: a `P` event or top-level `samples`).
+    pub fn profile(&self, i: usize) -> Option<ProfileId> {
+        self.profiles.get(i)
+    }
+    /// Runs of rows of one profile (or none), in row order.
+    pub fn profile_runs(&self) -> impl Iterator<Item = (Option<ProfileId>, Range<usize>)> + '_ {
+        self.profiles.iter(self.len())
+    }
+    /// The weight of row `i` (1 unless the trace says).
+    pub fn weight(&self, i: usize) -> f64 {
+        match &self.weights {
+            Weights::Sparse(s) => s.get(i).unwrap_or(1.0),
+            Weights::Dense(all) => all[i],
+        }
+    }
+    /// Whether `w` is kept apart ([`SampleTable::weight`] gives 1 otherwise): any
+    /// value but 1.0 itself, -0.0 and NaN included.
+    pub(crate) fn keeps_weight(w: f64) -> bool {
+        w.to_bits() != 1.0f64.to_bits()
     }
 }
 
@@ -132,10 +197,7 @@ pub static PROFILES_TABLE: Table = Table {
                 ty: T::Int,
                 nullable: false,
                 doc: "number of samples",
-                get: |t, i| {
-                    let r = p(t, i).samples;
-                    Value::Int((r.1 - r.0) as i64)
-                },
+                get: |t, i| Value::Int(p(t, i).samples.into()),
             },
             Column {
                 name: "profile_id",
@@ -225,9 +287,11 @@ pub static TABLE: Table = Table {
         order: |t| {
             let (_, trank) = t.ranks();
             let s = s(t);
-            order_by(s.len(), |&i| {
-                (s.ts[i as usize], trank[s.thread[i as usize].index()])
-            })
+            let mut rank = vec![0; s.len()];
+            for (th, rows) in s.threads() {
+                rank[rows].fill(trank[th.index()]);
+            }
+            order_by(s.len(), |&i| (s.ts[i as usize], rank[i as usize]))
         },
         columns: &[
             Column {
@@ -235,14 +299,14 @@ pub static TABLE: Table = Table {
                 ty: T::Pid,
                 nullable: false,
                 doc: "pid of the sampled thread",
-                get: |t, i| t.thread_pid_value(Some(s(t).thread[i])),
+                get: |t, i| t.thread_pid_value(Some(s(t).thread(i))),
             },
             Column {
                 name: "tid",
                 ty: T::Pid,
                 nullable: false,
                 doc: "tid of the sampled thread",
-                get: |t, i| t.tid_value(Some(s(t).thread[i])),
+                get: |t, i| t.tid_value(Some(s(t).thread(i))),
             },
             Column {
                 name: "ts_ns",
@@ -263,7 +327,7 @@ pub static TABLE: Table = Table {
                 ty: T::Float,
                 nullable: false,
                 doc: "sample weight (1 unless the trace says)",
-                get: |t, i| Value::Float(s(t).weight[i]),
+                get: |t, i| Value::Float(s(t).weight(i)),
             },
             Column {
                 name: "id",
@@ -277,7 +341,7 @@ pub static TABLE: Table = Table {
                 ty: T::Id("threads"),
                 nullable: false,
                 doc: "the sampled thread (threads.id)",
-                get: |t, i| s(t).thread[i].into(),
+                get: |t, i| s(t).thread(i).into(),
             },
             Column {
                 name: "frame_id",
@@ -291,7 +355,7 @@ pub static TABLE: Table = Table {
                 ty: T::Id("profiles"),
                 nullable: true,
                 doc: "the profile (null for P events and top-level samples)",
-                get: |t, i| s(t).profile[i].into(),
+                get: |t, i| s(t).profile(i).into(),
             },
         ],
     },
@@ -302,11 +366,11 @@ pub static TABLE: Table = Table {
 pub(crate) fn fill(column: &str) -> Option<Fill> {
     Some(match column {
         "pid" => Fill::Keyed {
-            keys: |t, rows, out| keyed_pid(t, rows, out, |i| s(t).thread[i]),
+            keys: |t, rows, out| keyed_pid(t, rows, out, |i| s(t).thread(i)),
             cell: pid_cell,
         },
         "tid" => Fill::Keyed {
-            keys: |t, rows, out| gather(&s(t).thread, rows, out, ThreadId::raw),
+            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).thread(i as usize).raw())),
             cell: tid_cell,
         },
         // A stack is text made from the frames: once per leaf frame and row
@@ -316,16 +380,24 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
             cell: |t, k| Value::String(t.stack_text(k.checked_sub(1).map(FrameId::new))),
         },
         "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
-        "weight" => Fill::Float(|t, rows, out| gather(&s(t).weight, rows, out, |w| w)),
-        "id" => Fill::Int(|_, rows, out| out.extend(rows.iter().map(|&i| Some(i as i64)))),
-        "thread_id" => {
-            Fill::Int(|t, rows, out| gather(&s(t).thread, rows, out, |th| Some(th.raw() as i64)))
+        "weight" => {
+            Fill::Float(|t, rows, out| out.extend(rows.iter().map(|&i| s(t).weight(i as usize))))
         }
+        "id" => Fill::Int(|_, rows, out| out.extend(rows.iter().map(|&i| Some(i as i64)))),
+        "thread_id" => Fill::Int(|t, rows, out| {
+            out.extend(
+                rows.iter()
+                    .map(|&i| Some(s(t).thread(i as usize).raw() as i64)),
+            )
+        }),
         "frame_id" => {
             Fill::Int(|t, rows, out| gather(&s(t).frame, rows, out, |f| f.map(|f| f.raw() as i64)))
         }
         "profile_id" => Fill::Int(|t, rows, out| {
-            gather(&s(t).profile, rows, out, |p| p.map(|p| p.raw() as i64))
+            out.extend(
+                rows.iter()
+                    .map(|&i| s(t).profile(i as usize).map(|p| p.raw() as i64)),
+            )
         }),
         _ => return None,
     })

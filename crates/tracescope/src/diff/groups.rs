@@ -118,7 +118,8 @@ fn percentiles(
 
 /// Every slice track of the threads that have no CPU samples.
 fn slices_without_samples(trace: &Trace) -> Selection {
-    let sampled: rustc_hash::FxHashSet<_> = trace.tables.samples.thread.iter().copied().collect();
+    let sampled: rustc_hash::FxHashSet<_> =
+        trace.tables.samples.threads().map(|(th, _)| th).collect();
     let tracks = trace
         .tables
         .slices

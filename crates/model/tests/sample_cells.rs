@@ -1,0 +1,94 @@
+//! The sample table keeps the thread and the profile by runs of rows and only the
+//! weights other than 1: every path reads back the rows main's full columns gave.
+
+mod common;
+use common::*;
+use tracescope_model::tables::{ProfileId, ThreadId};
+use tracescope_model::Trace;
+
+/// The `tables --table samples --format csv` line of every sample (in table
+/// order: by time, then thread).
+fn lines(t: &Trace, table: &str, cols: &[&str]) -> Vec<String> {
+    let r = t.rows(table).unwrap();
+    (0..r.rows.len())
+        .map(|k| {
+            let cells: Vec<String> = cols.iter().map(|c| r.get(k, c).to_string()).collect();
+            cells.join(",")
+        })
+        .collect()
+}
+
+#[test]
+fn threads_profiles_and_weights_read_back() {
+    let t = load_fixture("phases/samples-threads-profiles.json");
+    let cols = [
+        "pid",
+        "tid",
+        "ts_ns",
+        "stack",
+        "weight",
+        "id",
+        "thread_id",
+        "frame_id",
+        "profile_id",
+    ];
+    // Main's rows (before the runs), `tables --table samples --format csv`.
+    assert_eq!(
+        lines(&t, "samples", &cols),
+        [
+            "1,1,100000,(root),1,0,0,0,0",
+            "1,2,120000,loop;step,1,5,1,5,",
+            "1,1,150000,(root);gc,1,1,0,3,1",
+            "1,2,170000,loop;step,2.5,6,1,5,",
+            "1,1,200000,(root);tick,1,2,0,1,0",
+            "1,2,220000,loop,1,7,1,4,",
+            "1,1,250000,(root);gc,1,3,0,3,1",
+            "1,2,260000,loop,1,8,1,4,",
+            "1,1,300000,(root);tick,1,4,0,1,0",
+        ]
+    );
+    // By row id: thread 0's five samples (two profiles interleaved, sorted by
+    // time), then thread 1's four (`P` events and top-level samples, no profile).
+    let s = &t.tables.samples;
+    let rows: Vec<_> = (0..s.len())
+        .map(|i| {
+            (
+                s.thread(i).raw(),
+                s.ts[i] / 1000,
+                s.profile(i).map(ProfileId::raw),
+                s.weight(i),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (0, 100, Some(0), 1.0),
+            (0, 150, Some(1), 1.0),
+            (0, 200, Some(0), 1.0),
+            (0, 250, Some(1), 1.0),
+            (0, 300, Some(0), 1.0),
+            (1, 120, None, 1.0),
+            (1, 170, None, 2.5),
+            (1, 220, None, 1.0),
+            (1, 260, None, 1.0),
+        ]
+    );
+    let threads: Vec<_> = s.threads().collect();
+    assert_eq!(
+        threads,
+        [(ThreadId::new(0), 0..5), (ThreadId::new(1), 5..9)]
+    );
+}
+
+/// A profile counts its own samples, not the other profile's between its first
+/// and its last on the same thread (main said 5 and 3).
+#[test]
+fn interleaved_profiles_count_their_own_samples() {
+    let t = load_fixture("phases/samples-threads-profiles.json");
+    let cols = ["tid", "id", "start_ns", "samples", "profile_id"];
+    assert_eq!(
+        lines(&t, "profiles", &cols),
+        ["1,0x1,100000,3,0", "1,0x2,150000,2,1"]
+    );
+}
