@@ -39,7 +39,7 @@ pub struct Profile {
 /// Stack samples, sorted by (thread, ts): 12 bytes a row. A thread's samples are
 /// one run of rows and a profile's mostly one too, so both are kept by runs; the
 /// weight is 1 on nearly every row, so only the rows whose weight differs keep it
-/// (all rows do when many differ: [`Weights`]).
+/// (all rows do when many differ).
 #[derive(Clone, Debug, Default)]
 pub struct SampleTable {
     pub ts: Vec<i64>,
