@@ -5,7 +5,7 @@ use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Ta
 use super::ids::{FrameId, ProcessId, ProfileId, ThreadId};
 use super::runs::Runs;
 use super::sparse::Sparse;
-use super::threads::{keyed_pid, pid_cell, tid_cell};
+use super::threads::{thread_fill, RowThread};
 use crate::strings::StrId;
 use crate::trace::Trace;
 use std::ops::Range;
@@ -361,18 +361,22 @@ pub static TABLE: Table = Table {
     },
 };
 
+/// The rows of this table, by thread.
+struct SampleRows;
+
+impl RowThread for SampleRows {
+    fn thread_of(t: &Trace, i: usize) -> ThreadId {
+        s(t).thread(i)
+    }
+}
+
 /// The fills of the samples table's columns ([`Fill`]): the same cells as the
 /// getters above.
 pub(crate) fn fill(column: &str) -> Option<Fill> {
+    if let Some(fill) = thread_fill::<SampleRows>(column) {
+        return Some(fill);
+    }
     Some(match column {
-        "pid" => Fill::Keyed {
-            keys: |t, rows, out| keyed_pid(t, rows, out, |i| s(t).thread(i)),
-            cell: pid_cell,
-        },
-        "tid" => Fill::Keyed {
-            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).thread(i as usize).raw())),
-            cell: tid_cell,
-        },
         // A stack is text made from the frames: once per leaf frame and row
         // group, not once per sample (0: no frame).
         "stack" => Fill::Keyed {

@@ -4,7 +4,7 @@ use super::arg_sets::ArgOwner;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{Ns, SliceId, ThreadId};
 use super::sparse::{Narrow, NarrowColumn, Sparse};
-use super::threads::{keyed_pid, pid_cell, tid_cell};
+use super::threads::{thread_fill, RowThread};
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::trace::Trace;
@@ -365,9 +365,21 @@ pub static TABLE: Table = Table {
 /// Rows ahead of the one read whose args text [`fill`] asks for.
 const PREFETCH_AHEAD: usize = 16;
 
+/// The rows of this table, by thread.
+struct SliceRows;
+
+impl RowThread for SliceRows {
+    fn thread_of(t: &Trace, i: usize) -> ThreadId {
+        s(t).thread(i)
+    }
+}
+
 /// The fills of the slice table's columns ([`Fill`]): the same cells as the
 /// getters above.
 pub(crate) fn fill(column: &str) -> Option<Fill> {
+    if let Some(fill) = thread_fill::<SliceRows>(column) {
+        return Some(fill);
+    }
     Some(match column {
         "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
         "dur_ns" => Fill::Int(|t, rows, out| gather(&s(t).dur, rows, out, Some)),
@@ -410,14 +422,6 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
             Fill::Int(|t, rows, out| gather(&s(t).parent, rows, out, |p| p.map(|p| p.raw() as i64)))
         }
         // Columns of few distinct cells, by the model id each row's stands for.
-        "pid" => Fill::Keyed {
-            keys: |t, rows, out| keyed_pid(t, rows, out, |i| s(t).thread(i)),
-            cell: pid_cell,
-        },
-        "tid" => Fill::Keyed {
-            keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).thread(i as usize).raw())),
-            cell: tid_cell,
-        },
         "thread_id" => Fill::Keyed {
             keys: |t, rows, out| out.extend(rows.iter().map(|&i| s(t).thread(i as usize).raw())),
             cell: |_, k| ThreadId::new(k).into(),

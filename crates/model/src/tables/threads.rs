@@ -1,6 +1,6 @@
 //! Threads: one row per (process, tid) named by any event.
 
-use super::decl::{Column, ColumnType as T, RowSource, Table, Value};
+use super::decl::{Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{ProcessId, ThreadId};
 use super::processes::PidK;
 use crate::strings::StrId;
@@ -37,26 +37,33 @@ impl Trace {
     }
 }
 
-/// The keys and cells of a `Fill::Keyed` pid column of rows with a thread
-/// each (`thread(i)`: row `i`'s): keyed by process.
-pub(crate) fn keyed_pid(
-    t: &Trace,
-    rows: &[u32],
-    out: &mut Vec<u32>,
-    thread: impl Fn(usize) -> ThreadId,
-) {
-    out.extend(
-        rows.iter()
-            .map(|&i| t.thread(thread(i as usize)).process.raw()),
-    )
+/// A table whose rows each have a thread.
+pub(crate) trait RowThread {
+    /// The thread of row `i`.
+    fn thread_of(t: &Trace, i: usize) -> ThreadId;
 }
 
-pub(crate) fn pid_cell(t: &Trace, process: u32) -> Value<'_> {
-    t.process_pid_value(ProcessId::new(process))
-}
-
-pub(crate) fn tid_cell(t: &Trace, thread: u32) -> Value<'_> {
-    t.tid_value(Some(ThreadId::new(thread)))
+/// The keyed fills ([`Fill::Keyed`]) of the `pid` and `tid` columns of a table
+/// whose rows each have a thread: keyed by process and by thread.
+pub(crate) fn thread_fill<R: RowThread>(column: &str) -> Option<Fill> {
+    Some(match column {
+        "pid" => Fill::Keyed {
+            keys: |t, rows, out| {
+                out.extend(
+                    rows.iter()
+                        .map(|&i| t.thread(R::thread_of(t, i as usize)).process.raw()),
+                )
+            },
+            cell: |t, k| t.process_pid_value(ProcessId::new(k)),
+        },
+        "tid" => Fill::Keyed {
+            keys: |t, rows, out| {
+                out.extend(rows.iter().map(|&i| R::thread_of(t, i as usize).raw()))
+            },
+            cell: |t, k| t.tid_value(Some(ThreadId::new(k))),
+        },
+        _ => return None,
+    })
 }
 
 fn row(t: &Trace, i: usize) -> &Thread {
