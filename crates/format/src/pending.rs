@@ -305,13 +305,7 @@ fn decode(
             limit,
             shared,
         ),
-        Compression::Zstd => match zstd::stream::read::Decoder::with_buffer(input) {
-            Ok(mut dec) => {
-                let _ = dec.window_log_max(crate::source::window_log(limit));
-                fill(dec, |d| unread(d.get_ref()), &mut buffer, limit, shared)
-            }
-            Err(_) => Err(()),
-        },
+        Compression::Zstd => fill_zstd(input, &mut buffer, limit, shared),
         Compression::None => Err(()),
     };
     let (len, clean) = {
@@ -438,6 +432,106 @@ fn fill<R: Read>(
     }
 }
 
+/// The most text one byte of a zstd stream decodes to: a block of 128 KiB from an
+/// RLE block of four bytes (its header and the byte).
+const ZSTD_MOST_PER_BYTE: usize = (128 << 10) / 4;
+
+/// The most compressed bytes one decoding call gets: a few steps of text.
+const ZSTD_CALL_INPUT: usize = 1 << 20;
+
+/// [`fill`] for zstd, decoded straight into the buffer. With a stable output buffer
+/// the decoder takes the text already written as its window, so no text is copied
+/// out of a window of its own (the copy was a fifth of the decoding thread's time).
+/// Each call gets a slice of the input small enough that the text it can make stays
+/// within a step of the ratio limit, so a bomb stops as early as through [`fill`].
+fn fill_zstd(input: &[u8], buffer: &mut Buffer, limit: &Limit, shared: &Shared) -> Result<(), ()> {
+    use zstd::zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer};
+    let mut dctx = DCtx::try_create().ok_or(())?;
+    let _ = dctx.set_parameter(DParameter::WindowLogMax(crate::source::window_log(limit)));
+    dctx.set_parameter(DParameter::StableOutBuffer(true))
+        .map_err(|_| ())?;
+    let mut text = Unpublished {
+        ptr: buffer.as_mut_ptr(),
+        cap: buffer.capacity(),
+        written: 0,
+    };
+    let base = text.ptr.cast_const();
+    let mut output = OutBuffer::around(&mut text);
+    let (mut consumed, mut checked) = (0, 0);
+    // What the last call said is left of its frame: 0 when every frame ended.
+    let mut left = 0;
+    while consumed < input.len() {
+        let allowed = (consumed as u64)
+            .saturating_mul(limit.max_ratio)
+            .max(limit.always_allowed);
+        let room =
+            usize::try_from(allowed.saturating_sub(output.pos() as u64)).unwrap_or(usize::MAX);
+        let take = (room.saturating_add(STEP) / ZSTD_MOST_PER_BYTE)
+            .clamp(64, ZSTD_CALL_INPUT)
+            .min(input.len() - consumed);
+        let mut slice = InBuffer::around(&input[consumed..consumed + take]);
+        let before = output.pos();
+        left = dctx
+            .decompress_stream(&mut output, &mut slice)
+            .map_err(|_| ())?;
+        consumed += slice.pos();
+        let written = output.pos();
+        if limit.exceeded(written as u64, consumed as u64) {
+            return Err(());
+        }
+        if slice.pos() == 0 && written == before {
+            // No progress: the buffer is full and input is left.
+            return Err(());
+        }
+        // SAFETY: decoded bytes inside the buffer, written by this thread only.
+        let fresh = unsafe { std::slice::from_raw_parts(base.add(checked), written - checked) };
+        match simdutf8::compat::from_utf8(fresh) {
+            Ok(_) => checked = written,
+            // A character cut at the end of this call: the rest comes with the next.
+            Err(e) if e.error_len().is_none() => checked += e.valid_up_to(),
+            Err(_) => return Err(()),
+        }
+        shared.lock().valid = checked;
+        shared.grown.notify_all();
+    }
+    // A frame cut short, or a character cut at the very end.
+    if left == 0 && checked == output.pos() {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// The decoder's view of the buffer: a raw pointer, so no `&mut` covers the published
+/// prefix that readers hold (the decoder only writes past what it reported).
+struct Unpublished {
+    ptr: *mut u8,
+    cap: usize,
+    written: usize,
+}
+
+// SAFETY: `ptr` is valid for `cap` bytes (the buffer's whole reservation or
+// allocation, alive as long as this), its first `written` bytes were written by the
+// decoder, and `as_slice` covers only those.
+unsafe impl zstd::zstd_safe::WriteBuf for Unpublished {
+    fn as_slice(&self) -> &[u8] {
+        // SAFETY: see the impl: the written bytes of a live buffer, only read.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.written) }
+    }
+
+    fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr
+    }
+
+    unsafe fn filled_until(&mut self, n: usize) {
+        self.written = n;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -501,5 +595,97 @@ mod tests {
         let done = p.finish();
         assert!(!done.clean);
         assert_eq!(done.len, STEP, "the first step was checked and published");
+    }
+
+    fn zstd_limit(input: &[u8], max_ratio: u64, always_allowed: u64) -> Limit {
+        Limit {
+            compression: "zstd",
+            input_len: input.len() as u64,
+            max_ratio,
+            always_allowed,
+        }
+    }
+
+    fn decode_zstd(input: Vec<u8>, max_ratio: u64, always_allowed: u64) -> Decoded {
+        let limit = zstd_limit(&input, max_ratio, always_allowed);
+        let cap = usize::try_from(limit.allowed_total().min(1 << 34)).unwrap();
+        let buffer = Buffer::new(cap, None).unwrap();
+        decode(&input, Compression::Zstd, buffer, &limit, &Shared::new())
+    }
+
+    /// Decoded straight into the buffer: frames one after another, with and without
+    /// a declared size, a skippable frame between them, and a character across two
+    /// decoding calls all give the text; a stream cut short or invalid UTF-8 does not.
+    #[test]
+    fn zstd_decodes_straight_into_the_buffer() {
+        let a: Vec<u8> = (0..3_000_000u32)
+            .flat_map(|i| format!("{{\"ts\":{i},\"name\":\"é{}\"}},", i % 97).into_bytes())
+            .collect();
+        let b = "[\"€ end\"]".repeat(50_000).into_bytes();
+        let mut input = zstd::encode_all(&a[..], 1).unwrap();
+        // A skippable frame (magic 0x184D2A50, 4 bytes of length, the bytes).
+        input.extend([0x50, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3]);
+        let mut streamed = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+        std::io::Write::write_all(&mut streamed, &b).unwrap();
+        input.extend(streamed.finish().unwrap());
+        let done = decode_zstd(input.clone(), 100, 1 << 20);
+        assert!(done.clean);
+        assert_eq!(done.bytes().len(), a.len() + b.len());
+        assert!(done.bytes() == [&a[..], &b[..]].concat());
+
+        let cut = decode_zstd(input[..input.len() - 5].to_vec(), 100, 1 << 20);
+        assert!(!cut.clean, "a frame cut short is not clean");
+
+        let bad = zstd::encode_all(&b"[\"\xFF\"]"[..], 3).unwrap();
+        assert!(!decode_zstd(bad, 100, 1 << 20).clean);
+    }
+
+    /// A bomb stops within a step (and a block) of the ratio limit, as through
+    /// `fill`, though each call decodes as much as its input makes: here the bomb
+    /// follows text that barely compresses, so the limit at the end of the input
+    /// (what the buffer holds room for) is far above the limit where the bomb starts.
+    #[test]
+    fn a_zstd_bomb_stops_near_the_limit() {
+        let mut seed = 7u64;
+        let noise: Vec<u8> = (0..1 << 20)
+            .map(|_| {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                b'!' + (seed >> 58) as u8
+            })
+            .collect();
+        let mut input = zstd::encode_all(&noise[..], 1).unwrap();
+        let before_bomb = input.len();
+        let frame = zstd::encode_all(&vec![b' '; 64 << 20][..], 19).unwrap();
+        input.extend(frame.repeat(2000));
+        let (ratio, always) = (100, 4 << 20);
+        let done = decode_zstd(input.clone(), ratio, always);
+        assert!(!done.clean);
+        let most = zstd_limit(&input, ratio, always).allowed_total() as usize;
+        // Where the bomb starts, the limit is a few times the noise.
+        let near = before_bomb * ratio as usize;
+        assert!(near * 3 < most, "{near} {most}");
+        // The pages the decoder wrote, published or not.
+        let Buffer::Reserved(map) = &done.buffer else {
+            panic!("a reservation")
+        };
+        let page = 4096;
+        let mut resident = vec![0u8; map.len().div_ceil(page)];
+        // SAFETY: the mapping is alive and page-aligned; `resident` has a byte a page.
+        let r = unsafe {
+            libc::mincore(
+                map.as_ptr() as *mut libc::c_void,
+                map.len(),
+                resident.as_mut_ptr(),
+            )
+        };
+        assert_eq!(r, 0);
+        let written = resident.iter().filter(|&&p| p & 1 == 1).count() * page;
+        assert!(done.len <= near);
+        assert!(
+            written <= near + 2 * STEP,
+            "{written} written, the limit near {near}"
+        );
     }
 }
