@@ -1,6 +1,7 @@
 //! Flow arrows (spec section 6): v1 `s`/`t`/`f` bound to slices by time, and v2
 //! `bind_id` with `flow_in`/`flow_out` on the slices themselves.
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use tracescope_format::{DiagKind, Diagnostics};
 
@@ -56,18 +57,25 @@ pub fn build(
 ) -> FlowTable {
     let mut t = FlowTable::default();
     let tracks = stack_tracks(slices);
-    v1.sort_by_key(|r| r.ts);
+    v1.par_sort_by_key(|r| r.ts);
+    // Each point's slice, found on both cores (the chains below need them in order).
+    let bound: Vec<Option<SliceId>> = v1
+        .par_iter()
+        .with_min_len(1 << 12)
+        .map(|r| {
+            let rows = tracks.get(&r.thread).copied()?;
+            match r.ph {
+                b'f' if !r.bind_enclosing => next_starting(slices, rows, r.ts),
+                _ => enclosing(slices, rows, r.ts),
+            }
+        })
+        .collect();
     // Per key: the last bound point of the open chain.
     let mut chains: FxHashMap<(StrId, StrId, IdK), (Point, usize)> = FxHashMap::default();
     let unbound = |diags: &mut Diagnostics, off: u64, why: &str| {
         diags.add_excerpt(DiagKind::UnboundFlow, off, || format!("{why}: "));
     };
-    for r in &v1 {
-        let rows = tracks.get(&r.thread).copied();
-        let slice = rows.and_then(|rows| match r.ph {
-            b'f' if !r.bind_enclosing => next_starting(slices, rows, r.ts),
-            _ => enclosing(slices, rows, r.ts),
-        });
+    for (r, slice) in v1.iter().zip(bound) {
         let point = Point {
             slice,
             ts: r.ts,
@@ -149,11 +157,18 @@ fn build_v2(
     }
     let wanted: FxHashSet<u64> = v2.iter().map(|r| r.offset).collect();
     let mut at: FxHashMap<u64, SliceRef> = FxHashMap::default();
-    for i in 0..slices.len() {
-        let off = slices.offset(i);
-        if wanted.contains(&off) {
-            at.insert(off, SliceRef::Thread(SliceId::at(i)));
-        }
+    // Every slice is looked up: on both cores, the hits kept in slice order so the
+    // last slice of an offset wins, as in one pass.
+    let hits: Vec<(u64, usize)> = (0..slices.len())
+        .into_par_iter()
+        .with_min_len(1 << 16)
+        .filter_map(|i| {
+            let off = slices.offset(i);
+            wanted.contains(&off).then_some((off, i))
+        })
+        .collect();
+    for (off, i) in hits {
+        at.insert(off, SliceRef::Thread(SliceId::at(i)));
     }
     for (i, off) in asyncs.offset.iter().enumerate() {
         if wanted.contains(off) && asyncs.depth.get(i).is_some() {
