@@ -304,6 +304,38 @@ fn convert_keeps_every_table_of_real_traces() {
     );
 }
 
+/// A CTF trace's load counts the pass that finds and orders its records (`index`),
+/// which comes before the read: `load_ms` is the whole load, as for JSON.
+#[test]
+fn stats_of_ctf_count_the_index_pass_in_the_load() {
+    let tmp = tempfile::Builder::new()
+        .prefix("tracescope-ctf-phases-")
+        .tempdir()
+        .unwrap();
+    let ctf = tmp.path().join("t.ctf");
+    let input = fixture("phases/nesting-out-of-file-order.json");
+    let out = run(&["convert", input.to_str().unwrap(), ctf.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&["stats", "--json", ctf.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["slices"], 6);
+    let phases = v["load_phases"].as_object().unwrap();
+    let names: Vec<&str> = phases.keys().map(String::as_str).collect();
+    assert_eq!(&names[..2], ["index", "read"], "{names:?}");
+    let index = phases["index"].as_f64().unwrap();
+    let load = v["load_ms"].as_f64().unwrap();
+    assert!(index >= 0.0 && load >= index + phases["read"].as_f64().unwrap() - 0.01);
+}
+
 fn convert_keeps_tables(root: &Path, inputs: &[&str]) {
     // Removed when the test ends (each run used to leave 13 MB behind in /tmp).
     let tmp = tempfile::Builder::new()
