@@ -116,7 +116,7 @@ fn args_flatten_per_arg_set() {
 fn args_column_is_compact_whatever_the_load_knew() {
     let args = [
         r#"{"a":1,"b":[true,null],"c":{"d":"x"}}"#,
-        r#"{"q":"say \"hi\"\n","p":"C:\\dir","c":"\u001f"}"#,
+        r#"{"q":"say\"hi\"\n","p":"C:\\dir","c":"\u001f"}"#,
         r#"{"url":"https://example.com/a.js?v=1"}"#,
         r#"{"a": 1, "b" :[ 2 ]}"#,
         r#"{"s":"x y"}"#,
@@ -134,8 +134,8 @@ fn args_column_is_compact_whatever_the_load_knew() {
             k * 10
         );
     }
-    json += r#"{"ph":"B","pid":1,"tid":2,"name":"m","ts":0,"args":{"a":1,"b":"x"}},"#;
-    json += r#"{"ph":"E","pid":1,"tid":2,"ts":5,"args":{"b":"y","c":2}}]"#;
+    json += r#"{"ph":"B","pid":1,"tid":2,"name":"m","ts":1000,"args":{"a":1,"b":"x"}},"#;
+    json += r#"{"ph":"E","pid":1,"tid":2,"ts":1005,"args":{"b":"y","c":2}}]"#;
     let t = load(&json);
     let mut want: Vec<Cell> = args
         .iter()

@@ -540,4 +540,48 @@ mod tests {
         levels(&[], &mut out);
         assert!(out.is_empty());
     }
+
+    /// zstd or not is decided per chunk by its first data page, and named in
+    /// the chunk's metadata: text that shrinks is zstd'ed, noise is not.
+    #[test]
+    fn a_chunk_is_zstd_ed_only_when_its_first_page_shrinks() {
+        use std::sync::Arc;
+
+        use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical};
+        use parquet::file::properties::WriterProperties;
+        use parquet::schema::types::{SchemaDescriptor, Type};
+
+        let field = Type::primitive_type_builder("args", Physical::BYTE_ARRAY)
+            .with_repetition(Repetition::REQUIRED)
+            .with_logical_type(Some(LogicalType::Json))
+            .build()
+            .unwrap();
+        let schema = Type::group_type_builder("schema")
+            .with_fields(vec![Arc::new(field)])
+            .build()
+            .unwrap();
+        let descr = SchemaDescriptor::new(Arc::new(schema));
+        let props = WriterProperties::builder().build();
+        let ends: Vec<usize> = (1..=1000).map(|i| i * 7).collect();
+        let defs = vec![1i16; 1000];
+        let codec = |data: &[u8]| {
+            let (_, close) =
+                super::json_chunk(descr.column(0), &props, data, &ends, &defs).unwrap();
+            close.metadata.compression()
+        };
+        assert!(matches!(
+            codec("{\"a\":1}".repeat(1000).as_bytes()),
+            Compression::ZSTD(_)
+        ));
+        let mut x: u64 = 7;
+        let noise: Vec<u8> = (0..7000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        assert_eq!(codec(&noise), Compression::UNCOMPRESSED);
+    }
 }
