@@ -4,7 +4,9 @@ pub use crate::arena::{ArenaText, LocalArena, SharedArena};
 
 /// Where an event's raw JSON text lives: a byte range of the trace text, or (high
 /// bit of `start` set) of the model's own arena for events that did not come from
-/// JSON text (CTF, ETW, the recorder). `len == 0` means absent.
+/// JSON text (CTF, ETW, the recorder). `len == 0` means absent. The next bit of
+/// `start` ([`TextRef::is_compact`]) marks args text the load found already
+/// compact; [`TextRef::offset`] is `start` without both bits.
 ///
 /// Packed to 12 bytes (from 16 with the padding after `len`): a column of these
 /// is in every table with args, and the slice table has two.
@@ -16,6 +18,9 @@ pub struct TextRef {
 }
 
 pub(crate) const ARENA_BIT: u64 = 1 << 63;
+/// Set on args text in an input file that the load found already compact JSON
+/// (see [`TextRef::known_compact`]); no offset comes near it (4 EiB).
+const COMPACT_BIT: u64 = 1 << 62;
 
 impl TextRef {
     pub const NONE: TextRef = TextRef { start: 0, len: 0 };
@@ -27,6 +32,29 @@ impl TextRef {
     /// Text kept in the model's arena, not in an input file.
     pub fn is_arena(self) -> bool {
         self.start & ARENA_BIT != 0
+    }
+
+    /// Where the text starts: in the arena when [`is_arena`](Self::is_arena),
+    /// else in the input files' space of offsets (`start` without its flag bits).
+    pub fn offset(self) -> u64 {
+        self.start & !(ARENA_BIT | COMPACT_BIT)
+    }
+
+    /// The load found this args text already the compact JSON that
+    /// `tracescope_format::json::value::compact` writes (the text parses, and
+    /// `compact` gives it back as it is): the export copies it without walking it.
+    pub fn is_compact(self) -> bool {
+        self.start & COMPACT_BIT != 0
+    }
+
+    /// The same text, marked compact (see [`is_compact`](Self::is_compact)).
+    /// The caller knows it: the reader's validating skip accepted the text
+    /// without comments or trailing commas, and `walk::known_compact` holds.
+    pub(crate) fn known_compact(self) -> TextRef {
+        TextRef {
+            start: self.start | COMPACT_BIT,
+            len: self.len,
+        }
     }
 
     /// The same text once its file is placed at `base` among several inputs (a
@@ -47,12 +75,8 @@ pub fn resolve<'t>(input: &'t str, arena: &'t str, r: TextRef) -> &'t str {
     if r.is_none() {
         return "";
     }
-    let (base, start) = if r.start & ARENA_BIT != 0 {
-        (arena, r.start & !ARENA_BIT)
-    } else {
-        (input, r.start)
-    };
-    let start = start as usize;
+    let base = if r.is_arena() { arena } else { input };
+    let start = r.offset() as usize;
     base.get(start..start + r.len as usize).unwrap_or("")
 }
 
@@ -116,10 +140,10 @@ impl<'t> Texts<'t> {
 
     /// [`resolve`] across files.
     pub fn resolve<'a>(&'a self, arena: &'a str, r: TextRef) -> &'a str {
-        if r.is_none() || r.start & ARENA_BIT != 0 {
+        if r.is_none() || r.is_arena() {
             return resolve("", arena, r);
         }
-        let (f, local) = self.at(r.start);
+        let (f, local) = self.at(r.offset());
         resolve(
             f.text,
             arena,

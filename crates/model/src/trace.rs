@@ -436,7 +436,7 @@ impl Trace {
         if r.is_none() || r.is_arena() {
             return resolve("", arena, r);
         }
-        let (text, local) = self.text_at(r.start);
+        let (text, local) = self.text_at(r.offset());
         resolve(
             text,
             arena,
@@ -452,7 +452,7 @@ impl Trace {
     #[inline]
     pub fn prefetch(&self, r: TextRef) {
         if !r.is_none() && !r.is_arena() && self.files.len() == 1 {
-            if let Some(text) = self.text().as_bytes().get(r.start as usize..) {
+            if let Some(text) = self.text().as_bytes().get(r.offset() as usize..) {
                 crate::prefetch(text.as_ptr());
                 if let Some(more) = text.get(64..r.len as usize) {
                     crate::prefetch(more.as_ptr());

@@ -107,3 +107,55 @@ fn args_flatten_per_arg_set() {
     let meta_set = &col(&t, "metadata", "arg_set_id")[0];
     assert_eq!(of(meta_set), vec![row("args.name", "string", "Main")]);
 }
+
+/// The `args` column is the compact JSON of each event's args whether or not
+/// the load could tell it was compact already (then it is copied as written,
+/// `TextRef::is_compact`): spaces, comments, trailing commas, escapes written
+/// otherwise, raw control characters, and `B`/`E` args merged.
+#[test]
+fn args_column_is_compact_whatever_the_load_knew() {
+    let args = [
+        r#"{"a":1,"b":[true,null],"c":{"d":"x"}}"#,
+        r#"{"q":"say\"hi\"\n","p":"C:\\dir","c":"\u001f"}"#,
+        r#"{"url":"https://example.com/a.js?v=1"}"#,
+        r#"{"a": 1, "b" :[ 2 ]}"#,
+        r#"{"s":"x y"}"#,
+        r#"{"a":1/*c*/}"#,
+        r#"{"a":[1,2,],}"#,
+        r#"{"a":"\/\u00e9\u001F"}"#,
+        "{\"t\":\"\t\"}",
+        r#""top""#,
+        "7",
+    ];
+    let mut json = String::from("[\n");
+    for (k, a) in args.iter().enumerate() {
+        json += &format!(
+            "{{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"s{k}\",\"ts\":{},\"dur\":1,\"args\":{a}}},\n",
+            k * 10
+        );
+    }
+    json += r#"{"ph":"B","pid":1,"tid":2,"name":"m","ts":1000,"args":{"a":1,"b":"x"}},"#;
+    json += r#"{"ph":"E","pid":1,"tid":2,"ts":1005,"args":{"b":"y","c":2}}]"#;
+    let t = load(&json);
+    let mut want: Vec<Cell> = args
+        .iter()
+        .map(|a| Cell::Json(tracescope_format::json::value::compact(a)))
+        .collect();
+    want.push(Cell::Json(r#"{"a":1,"b":"y","c":2}"#.to_string()));
+    assert_eq!(col(&t, "slices", "args"), want);
+    // The load marked the first three (compact, escapes as `compact` writes
+    // them), and only those.
+    let marked: Vec<bool> = t
+        .tables
+        .slices
+        .args
+        .iter()
+        .map(|r| r.is_compact())
+        .collect();
+    let mut expect = vec![false; args.len() + 1];
+    expect[..3].fill(true);
+    expect[9] = true;
+    expect[10] = true;
+    expect[args.len()] = true;
+    assert_eq!(marked, expect);
+}

@@ -16,6 +16,7 @@ use parquet::file::properties::{
 };
 use parquet::file::writer::{SerializedPageWriter, TrackedWrite};
 use parquet::schema::types::{ColumnPath, SchemaDescriptor, Type as SchemaType};
+use rayon::prelude::*;
 use tracescope_model::tables::arg_sets::{for_each_arg_in, ArgRef};
 use tracescope_model::{ColumnInfo, ColumnType, Fill, InputFile, RowSource, Table, Trace, Value};
 
@@ -109,13 +110,18 @@ pub(crate) fn properties(columns: &[ColumnInfo]) -> Result<WriterPropertiesPtr> 
 
 /// The properties of a chunk of integers written as deltas
 /// (`DELTA_BINARY_PACKED`, see [`crate::ints::choose`]): a few bits a value (times in
-/// time order, durations) instead of 8 bytes each for zstd to find again.
+/// time order, durations) instead of 8 bytes each for zstd to find again. Not
+/// zstd'ed: bit-packed already, the big ones of a 1 GB trace (times, durations,
+/// ids in order) came out of zstd 0-11% smaller (BENCHMARKS.md, "Export, round
+/// 10"); Parquet names the codec per column chunk.
 pub(crate) fn delta_properties(columns: &[ColumnInfo]) -> Result<WriterPropertiesPtr> {
     let props = columns
         .iter()
         .filter(|c| physical(c.ty).0 == Physical::INT64)
         .fold(builder(columns)?, |p, c| {
-            p.set_column_encoding(ColumnPath::from(c.name), Encoding::DELTA_BINARY_PACKED)
+            let path = ColumnPath::from(c.name);
+            p.set_column_encoding(path.clone(), Encoding::DELTA_BINARY_PACKED)
+                .set_column_compression(path, Compression::UNCOMPRESSED)
         });
     Ok(Arc::new(props.build()))
 }
@@ -323,10 +329,12 @@ impl Encoder<'_> {
     }
 
     /// Encodes the buffered rows as one row group, each column chunk into
-    /// memory, and empties the buffers.
+    /// memory, and empties the buffers. The chunks are encoded side by side:
+    /// a window's runs end unevenly, and a table's last run is often alone,
+    /// with a core idle but for its columns.
     fn row_group(&self, bufs: &mut [Buf]) -> Result<RowGroup> {
         let chunks = bufs
-            .iter_mut()
+            .par_iter_mut()
             .enumerate()
             .map(|(k, buf)| self.chunk(k, buf))
             .collect::<Result<_>>()?;

@@ -63,9 +63,19 @@ fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> Result<T>) -> Result<T> {
     })
 }
 
+/// zstd is left out of a chunk when it saves less than this share (in percent)
+/// of the chunk's first data page: bit-packed dictionary indexes of names,
+/// pids and depths come out of zstd 0-13% smaller on a 1 GB trace, for as much
+/// CPU a byte as the args text, which it shrinks 8 times (BENCHMARKS.md,
+/// "Export, round 10"). Parquet names the codec per column chunk.
+const MIN_ZSTD_SAVING_PERCENT: usize = 10;
+
 /// A column chunk being written in memory, page by page, with what its
 /// metadata and offset index need.
 struct Chunk {
+    /// Whether the chunk's pages are zstd'ed; decided by the first data page
+    /// ([`MIN_ZSTD_SAVING_PERCENT`]) unless told before.
+    zstd: Option<bool>,
     sink: TrackedWrite<Vec<u8>>,
     offsets: OffsetIndexBuilder,
     compressed: u64,
@@ -80,6 +90,7 @@ struct Chunk {
 impl Chunk {
     fn new() -> Chunk {
         Chunk {
+            zstd: None,
             sink: TrackedWrite::new(Vec::new()),
             offsets: OffsetIndexBuilder::new(),
             compressed: 0,
@@ -91,8 +102,17 @@ impl Chunk {
         }
     }
 
-    /// Compresses `body` and writes it as a data page of `rows` rows (or, with
-    /// `rows` `None`, as the chunk's dictionary page of `values` values).
+    /// Decides whether the chunk is zstd'ed from `body`, its first data page
+    /// (before a dictionary page is written).
+    fn decide(&mut self, zstd: &mut zstd::bulk::Compressor<'static>, body: &[u8]) -> Result<()> {
+        let out = compress(zstd, body)?;
+        self.zstd = Some(worth(body, &out));
+        Ok(())
+    }
+
+    /// Compresses `body` (or not: `zstd`) and writes it as a data page of
+    /// `rows` rows (or, with `rows` `None`, as the chunk's dictionary page of
+    /// `values` values).
     fn page(
         &mut self,
         zstd: &mut zstd::bulk::Compressor<'static>,
@@ -101,10 +121,19 @@ impl Chunk {
         values: u32,
         encoding: Encoding,
     ) -> Result<()> {
-        let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(body.len()));
-        zstd.compress_to_buffer(body, &mut out)
-            .map_err(|e| ParquetError::External(Box::new(e)))?;
-        let buf = Bytes::from(out);
+        let buf = match self.zstd {
+            Some(false) => Bytes::copy_from_slice(body),
+            Some(true) => Bytes::from(compress(zstd, body)?),
+            None => {
+                let out = compress(zstd, body)?;
+                let worth = worth(body, &out);
+                self.zstd = Some(worth);
+                match worth {
+                    true => Bytes::from(out),
+                    false => Bytes::copy_from_slice(body),
+                }
+            }
+        };
         let page = match rows {
             Some(rows) => Page::DataPage {
                 buf,
@@ -161,8 +190,12 @@ impl Chunk {
             encoding,
             count: self.data_pages,
         });
+        let codec = match self.zstd {
+            Some(false) => Compression::UNCOMPRESSED,
+            _ => Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL)?),
+        };
         let mut metadata = ColumnChunkMetaData::builder(descr)
-            .set_compression(Compression::ZSTD(ZstdLevel::try_new(ZSTD_LEVEL)?))
+            .set_compression(codec)
             .set_encodings_mask(EncodingMask::new_from_encodings(encodings.iter()))
             .set_page_encoding_stats(stats)
             .set_total_compressed_size(self.compressed as i64)
@@ -183,6 +216,19 @@ impl Chunk {
         };
         Ok((Bytes::from(self.sink.into_inner()?), close))
     }
+}
+
+/// `body` zstd'ed.
+fn compress(zstd: &mut zstd::bulk::Compressor<'static>, body: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(zstd::zstd_safe::compress_bound(body.len()));
+    zstd.compress_to_buffer(body, &mut out)
+        .map_err(|e| ParquetError::External(Box::new(e)))?;
+    Ok(out)
+}
+
+/// Whether zstd saves at least [`MIN_ZSTD_SAVING_PERCENT`] of `body` (`out`).
+fn worth(body: &[u8], out: &[u8]) -> bool {
+    out.len() * 100 <= body.len() * (100 - MIN_ZSTD_SAVING_PERCENT)
 }
 
 /// The strings of a row group (`data`, each present value's end in `ends`, a
@@ -244,10 +290,41 @@ pub(crate) fn dictionary_chunk(
         let row_limit = props.data_page_row_count_limit().max(1);
         let (values, indices, defs) = (&dict.values, &dict.indices, &dict.defs);
         let entries = values.values_len();
+        let width = bit_width(entries.saturating_sub(1) as u32);
+        // The data pages' rows, and the values (indexes) of each.
+        let mut pages = Vec::new();
+        let (mut row, mut value) = (0, 0);
+        while row < defs.len() {
+            let (first_row, first_value) = (row, value);
+            row = (row + row_limit).min(defs.len());
+            value += match optional {
+                true => defs[first_row..row].iter().filter(|&&d| d == 1).count(),
+                false => row - first_row,
+            };
+            pages.push((first_row..row, first_value..value));
+        }
+        let body = |rows: &std::ops::Range<usize>,
+                    vals: &std::ops::Range<usize>,
+                    packed: &mut Vec<u8>,
+                    page: &mut Vec<u8>| {
+            page.clear();
+            if optional {
+                put_levels(&defs[rows.clone()], packed, page);
+            }
+            if entries > 0 {
+                page.push(width as u8);
+                hybrid(&indices[vals.clone()], width, page);
+            }
+        };
         let mut chunk = Chunk::new();
         let encoding = if entries == 0 {
             Encoding::PLAIN
         } else {
+            // zstd or not, by the first data page, before the dictionary's.
+            if let Some((rows, vals)) = pages.first() {
+                body(rows, vals, &mut scratch.packed, &mut scratch.page);
+                chunk.decide(&mut scratch.zstd, &scratch.page)?;
+            }
             scratch.page.clear();
             plain(values, &mut scratch.page)?;
             let page = &scratch.page;
@@ -260,26 +337,10 @@ pub(crate) fn dictionary_chunk(
             )?;
             Encoding::RLE_DICTIONARY
         };
-        let width = bit_width(entries.saturating_sub(1) as u32);
-        let (mut row, mut value) = (0, 0);
-        while row < defs.len() {
-            let (first_row, first_value) = (row, value);
-            row = (row + row_limit).min(defs.len());
-            value += match optional {
-                true => defs[first_row..row].iter().filter(|&&d| d == 1).count(),
-                false => row - first_row,
-            };
-            let page = &mut scratch.page;
-            page.clear();
-            if optional {
-                put_levels(&defs[first_row..row], &mut scratch.packed, page);
-            }
-            if entries > 0 {
-                page.push(width as u8);
-                hybrid(&indices[first_value..value], width, page);
-            }
-            let rows = Some((row - first_row) as u32);
-            chunk.page(&mut scratch.zstd, page, rows, 0, encoding)?;
+        for (rows, vals) in &pages {
+            body(rows, vals, &mut scratch.packed, &mut scratch.page);
+            let n = Some(rows.len() as u32);
+            chunk.page(&mut scratch.zstd, &scratch.page, n, 0, encoding)?;
         }
         let statistics = match props.statistics_enabled(descr.path()) {
             EnabledStatistics::None => None,
@@ -478,5 +539,50 @@ mod tests {
         assert_eq!(out, [(2 << 1) | 1, 0b0000_1101, 0b1]);
         levels(&[], &mut out);
         assert!(out.is_empty());
+    }
+
+    /// zstd or not is decided per chunk by its first data page, and named in
+    /// the chunk's metadata: text that shrinks is zstd'ed, noise is not.
+    #[test]
+    fn a_chunk_is_zstd_ed_only_when_its_first_page_shrinks() {
+        use std::sync::Arc;
+
+        use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical};
+        use parquet::file::properties::WriterProperties;
+        use parquet::schema::types::{SchemaDescriptor, Type};
+
+        let field = Type::primitive_type_builder("args", Physical::BYTE_ARRAY)
+            .with_repetition(Repetition::REQUIRED)
+            .with_logical_type(Some(LogicalType::Json))
+            .build()
+            .unwrap();
+        let schema = Type::group_type_builder("schema")
+            .with_fields(vec![Arc::new(field)])
+            .build()
+            .unwrap();
+        let descr = SchemaDescriptor::new(Arc::new(schema));
+        let props = WriterProperties::builder().build();
+        // Ten cells of 700 bytes: their 4-byte lengths are too few to shrink.
+        let ends: Vec<usize> = (1..=10).map(|i| i * 700).collect();
+        let defs = vec![1i16; 10];
+        let codec = |data: &[u8]| {
+            let (_, close) =
+                super::json_chunk(descr.column(0), &props, data, &ends, &defs).unwrap();
+            close.metadata.compression()
+        };
+        assert!(matches!(
+            codec("{\"a\":1}".repeat(1000).as_bytes()),
+            Compression::ZSTD(_)
+        ));
+        let mut x: u64 = 7;
+        let noise: Vec<u8> = (0..7000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        assert_eq!(codec(&noise), Compression::UNCOMPRESSED);
     }
 }

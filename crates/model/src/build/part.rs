@@ -12,6 +12,7 @@ use super::records::*;
 use super::registry::{LocalRegistry, SharedRegistry};
 use crate::args::{in_input, LocalArena, SharedArena, TextRef};
 use crate::strings::{LocalStrings, SharedStrings, StrId};
+use crate::tables::arg_sets::known_compact;
 use crate::tables::{IdVal, Ns, PidK, ProcessId, Scope, ThreadId};
 
 /// State shared by all parts of one load.
@@ -132,6 +133,21 @@ impl<'a, 's> PartBuilder<'a, 's> {
         }
     }
 
+    /// Where an event's `args` text lives, marked compact when the load can tell
+    /// at once ([`TextRef::is_compact`]): text in the input was read by the
+    /// reader's validating skip, `clean` says it held no comment or trailing
+    /// comma, and a quick look at it (still in cache) finds nothing `compact`
+    /// would rewrite. The export then copies it as it is, without walking it.
+    fn args(&mut self, raw: &Option<tracescope_format::RawJson<'a>>) -> TextRef {
+        let r = self.text(raw);
+        match raw {
+            Some(a) if a.clean && !r.is_none() && !r.is_arena() && known_compact(&a.text) => {
+                r.known_compact()
+            }
+            _ => r,
+        }
+    }
+
     /// An id as written plus what it compares by.
     pub(super) fn id(&mut self, id: &Id<'a>) -> (IdK, IdVal) {
         match id {
@@ -204,7 +220,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             process,
             thread,
             ts: ev.ts.map(|_| Ns::new(ts)),
-            args: self.text(&ev.args),
+            args: self.args(&ev.args),
         };
         self.records.other.push(rec);
     }
@@ -256,7 +272,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
         }
         let process = self.process_of(ev);
         if ev.name.as_deref() == Some("TracingStartedInBrowser") {
-            let a = self.text(&ev.args);
+            let a = self.args(&ev.args);
             self.records.tracing_started.push((ev.offset, a));
         }
         match ph {
@@ -282,7 +298,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
                     process,
                     thread,
                     name: self.str_opt(&ev.name),
-                    args: self.text(&ev.args),
+                    args: self.args(&ev.args),
                 };
                 self.records.metadata.push(rec);
             }
@@ -346,7 +362,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             // An empty `{}` on an `E` adds nothing to the slice's args.
             args: match &ev.args {
                 Some(a) if ph == "E" && a.text.trim() == "{}" => TextRef::NONE,
-                _ => self.text(&ev.args),
+                _ => self.args(&ev.args),
             },
             cname: self.str_opt(&ev.cname),
         };
@@ -406,7 +422,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             thread,
             name: self.str_opt(&ev.name),
             cat: self.str_opt(&ev.cat),
-            args: self.text(&ev.args),
+            args: self.args(&ev.args),
             cname: self.str_opt(&ev.cname),
             ph: ph.as_bytes()[0],
         };
@@ -544,7 +560,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             cat,
             key,
             id,
-            args: self.text(&ev.args),
+            args: self.args(&ev.args),
             step,
             global,
         };
@@ -602,7 +618,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             cat: self.str_opt(&ev.cat),
             key,
             id,
-            args: self.text(&ev.args),
+            args: self.args(&ev.args),
         };
         self.records.objects.push(rec);
     }

@@ -10,6 +10,7 @@ use crate::args::TextRef;
 use crate::trace::Trace;
 
 mod walk;
+pub(crate) use walk::known_compact;
 pub use walk::{shape, ArgWalk, LeafValue, Shape};
 
 /// The event an arg set belongs to: a row of one of the tables with args.
@@ -214,6 +215,11 @@ impl Trace {
     pub fn args_text(&self, args: TextRef, end_args: TextRef) -> Option<Cow<'_, str>> {
         let one = |r: TextRef| {
             let text = self.raw(r);
+            // The load found most texts compact already (`TextRef::is_compact`):
+            // walking them again was ~7% of an export of slices.
+            if r.is_compact() {
+                return Cow::Borrowed(text);
+            }
             match shape(text) {
                 Shape::Compact => Cow::Borrowed(text),
                 _ => Cow::Owned(tracescope_format::json::value::compact(text)),

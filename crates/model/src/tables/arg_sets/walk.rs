@@ -78,6 +78,83 @@ pub fn shape(text: &str) -> Shape {
     p.document()
 }
 
+/// A quick look at args text that parses and holds no comment or trailing
+/// comma (what the reader's validating skip tells the load, `RawJson::clean`):
+/// true when it is certainly compact already ([`shape`] would say
+/// [`Shape::Compact`]). It has no byte at or below a space (whitespace between
+/// tokens, a raw control character in a string, or a space in a string, which
+/// this look does not tell apart: false, not known) and every escape is the
+/// one `compact` writes. Run by the load on each args text just read (in
+/// cache), so the export copies it without walking it.
+pub fn known_compact(text: &str) -> bool {
+    let s = text.as_bytes();
+    let mut i = 0;
+    loop {
+        i = space_or_backslash(s, i);
+        match s.get(i) {
+            None => return true,
+            // Backslashes are only ever in strings (the text parses), and
+            // stepping over each escape's first two bytes keeps an escaped
+            // backslash from being read as the start of another escape.
+            Some(b'\\') if canonical_escape(&s[i..]) => i += 2,
+            Some(_) => return false,
+        }
+    }
+}
+
+/// The offset of the first byte at or after `i` that is at or below a space or
+/// a backslash (or `s.len()`): sixteen bytes at a time (SSE2, part of every
+/// x86-64), then as [`space_or_backslash_words`]. The load runs it over every
+/// args text, so it must cost next to nothing.
+#[inline]
+fn space_or_backslash(s: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is in the x86-64 baseline; each unaligned load reads the
+        // 16 bytes at `i`, inside `s` (`i + 16 <= s.len()`).
+        unsafe {
+            let space = _mm_set1_epi8(b' ' as i8);
+            let backslash = _mm_set1_epi8(b'\\' as i8);
+            while i + 16 <= s.len() {
+                let v = _mm_loadu_si128(s.as_ptr().add(i).cast());
+                // At or below a space (unsigned): the minimum with a space is itself.
+                let low = _mm_cmpeq_epi8(_mm_min_epu8(v, space), v);
+                let hits = _mm_or_si128(low, _mm_cmpeq_epi8(v, backslash));
+                let mask = _mm_movemask_epi8(hits);
+                if mask != 0 {
+                    return i + mask.trailing_zeros() as usize;
+                }
+                i += 16;
+            }
+        }
+    }
+    space_or_backslash_words(s, i)
+}
+
+/// [`space_or_backslash`] eight bytes at a time, without SIMD (elsewhere than
+/// x86-64, and the last bytes).
+#[inline]
+fn space_or_backslash_words(s: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    // As in `plain_run`: the high bit of each byte below `n`, exact for the
+    // first such byte.
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * n as u64) & !x & HIGH;
+    while let Some(chunk) = s.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let hits = below(w ^ (ONES * b'\\' as u64), 1) | below(w, 0x21);
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while s.get(i).is_some_and(|&b| b > b' ' && b != b'\\') {
+        i += 1;
+    }
+    i
+}
+
 impl ArgWalk {
     /// Flattens `text` (the args of one arg set) into leaves, as `Value::parse`
     /// then flattening under `args` would; text that does not parse is one string
@@ -574,6 +651,52 @@ mod tests {
     }
 
     #[test]
+    fn known_compact_looks_at_spaces_and_escapes() {
+        let yes = [
+            r#"{"a":1,"b":[true,null,"x"],"c":{"d":-2.5e3}}"#,
+            r#"{"q":"say\"hi\"\n","p":"C:\\dir","c":"\u001f"}"#,
+            "{\"url\":\"https://example.com/a.js?v=1\",\"caf\u{e9}\":\"\u{7f}\"}",
+            r#""top""#,
+            "7",
+            "{}",
+        ];
+        let no = [
+            r#"{"a": 1}"#,
+            r#"{"a":"x y"}"#,
+            "{\"a\":\"\t\"}",
+            "{\n\"a\":1}",
+            r#"{"a":"\/"}"#,
+            r#"{"a":"\u00e9"}"#,
+            r#"{"a":"\u001F"}"#,
+            r#"{"a":"\u000a"}"#,
+            r#"{"a":"\\\/"}"#,
+            r#"{"a":"x"} "#,
+        ];
+        for t in yes {
+            assert!(known_compact(t), "{t}");
+            assert_eq!(shape(t), Shape::Compact, "{t}");
+        }
+        for t in no {
+            assert!(!known_compact(t), "{t}");
+        }
+        // Every place of the eight-byte scan: a space, or an escaped quote, at
+        // each offset of strings of up to 24 bytes.
+        for len in 1..24 {
+            for at in 0..len {
+                let mut body = vec![b'a'; len];
+                body[at] = b' ';
+                let t = format!("\"{}\"", String::from_utf8(body.clone()).unwrap());
+                assert!(!known_compact(&t), "{t}");
+                body[at] = b'\\';
+                body.insert(at + 1, b'"');
+                let t = format!("\"{}\"", String::from_utf8(body).unwrap());
+                assert!(known_compact(&t), "{t}");
+                assert_eq!(shape(&t), Shape::Compact, "{t}");
+            }
+        }
+    }
+
+    #[test]
     fn walk_flattens_as_parsing_the_compact_text_does() {
         let mut w = ArgWalk::default();
         let texts = [
@@ -639,6 +762,45 @@ mod tests {
             proptest::prop_assert_eq!(walked(&mut w, &text), reference(&text));
             let expect = if compact(&text) == text { Shape::Compact } else { Shape::Loose };
             proptest::prop_assert_eq!(shape(&text), expect);
+            // These values have no comment or trailing comma: the quick look may
+            // only say compact of compact text.
+            if known_compact(&text) {
+                proptest::prop_assert_eq!(shape(&text), Shape::Compact, "{}", text);
+            }
+        }
+
+        #[test]
+        fn space_or_backslash_finds_the_first(
+            bytes in proptest::collection::vec(proptest::sample::select(vec![
+                b'a', b' ', b'!', b'\\', b'"', 0x00, 0x1f, b'\n', 0x7f, 0x80, 0xa0, 0xff,
+            ]), 0..70),
+            from in 0usize..70,
+        ) {
+            let from = from.min(bytes.len());
+            let naive = (from..bytes.len())
+                .find(|&k| bytes[k] <= b' ' || bytes[k] == b'\\')
+                .unwrap_or(bytes.len());
+            proptest::prop_assert_eq!(space_or_backslash(&bytes, from), naive);
+            proptest::prop_assert_eq!(space_or_backslash_words(&bytes, from), naive);
+        }
+
+        #[test]
+        fn known_compact_is_only_said_of_compact_text(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "{", "}", "[", "]", ",", ":", "\"k\"", "\"a\\\"b\"", "\"\\\\\"",
+                "\"\\u00e9\"", "\"\\/\"", "\"\\u0001\"", "\"\\u001F\"", "\"\\u000a\"",
+                "\"\\n\\t\"", "\"\\\\n\"", "1", "-2.5", "true", "null", "\"x y\"", "\"\t\"",
+                "\"\u{7f}\u{e9}\"",
+            ]), 0..40),
+        ) {
+            let text: String = parts.concat();
+            // What the load knows of args text: it parses, with no trailing
+            // comma (these tokens hold no comment).
+            let trailing = text.contains(",}") || text.contains(",]");
+            if tracescope_format::json::Value::parse(&text).is_ok() && !trailing && known_compact(&text) {
+                proptest::prop_assert_eq!(compact(&text), text.clone());
+                proptest::prop_assert_eq!(shape(&text), Shape::Compact);
+            }
         }
 
         #[test]
