@@ -157,7 +157,11 @@ fn duckdb_and_pyarrow_read_the_export_as_tables_prints_it() {
         assert!(either.contains(&enc[col][0]), "{col}: {}", enc[col]);
         assert_eq!(enc[col][1], serde_json::json!(dict), "{col}");
     }
-    assert_eq!(enc["args"], serde_json::json!(["ZSTD", false]));
+    // This fixture's args pages are a few hundred bytes, which zstd does not shrink
+    // by a tenth: they may be stored as they are (a chunk of real args is compressed:
+    // `crates/parquet`'s codec tests).
+    assert!(either.contains(&enc["args"][0]), "args: {}", enc["args"]);
+    assert_eq!(enc["args"][1], serde_json::json!(false), "args");
     // The tables are written side by side; the report lists them in declared order.
     let listed: Vec<&str> = stdout
         .lines()
