@@ -17,6 +17,7 @@ pub(crate) mod records;
 pub(crate) mod registry;
 mod slice_rows;
 mod slices;
+mod trim;
 
 use tracescope_format::Diagnostics;
 
@@ -107,6 +108,8 @@ pub(crate) fn finish(
     }
     let (pmap, tmap) = registry.canonicalize(&used_p, &used_t);
     recs.remap(&pmap, &tmap);
+    // The parts' small vectors were freed when joined.
+    trim::free_heap_pages();
     clock.mark("canonicalize");
     let arena_text = arena.take();
     let trace_end = recs.max_end.unwrap_or(0);
@@ -169,6 +172,8 @@ pub(crate) fn finish(
                 &strings,
                 &mut d,
             );
+            // The profile chunks' vectors were freed.
+            trim::free_heap_pages();
             clock.mark("profiles");
             (counters, objects, async_slices, prof, d, clock)
         },
