@@ -92,3 +92,41 @@ fn interleaved_profiles_count_their_own_samples() {
         ["1,0x1,100000,3,0", "1,0x2,150000,2,1"]
     );
 }
+
+/// A stream's samples are its chunks' runs, each rewritten in place: a chunk with
+/// more samples than time deltas (or fewer) keeps the pairs only, and the times go
+/// on from one chunk to the next over the pairs kept (as main's copy into one
+/// vector per stream did).
+#[test]
+fn chunks_of_unequal_lengths_keep_their_pairs() {
+    let chunk = |ts: u32, samples: &str, deltas: &str| {
+        format!(
+            r#"{{"ph":"P","name":"ProfileChunk","id":"0x5","ts":{ts},"pid":1,"tid":1,"args":{{"data":{{"cpuProfile":{{{}"samples":[{samples}]}},"timeDeltas":[{deltas}]}}}}}}"#,
+            if ts == 3 {
+                r#""nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"a"}},{"id":3,"parent":2,"callFrame":{"functionName":"b"}}],"#
+            } else {
+                ""
+            }
+        )
+    };
+    let json = format!(
+        r#"{{"traceEvents":[{{"ph":"P","name":"Profile","id":"0x5","ts":2,"pid":1,"tid":1,"args":{{"data":{{"startTime":2}}}}}},{},{},{}]}}"#,
+        chunk(3, "1,2,3", "40,40"),
+        chunk(4, "3,1", "10,10,10"),
+        chunk(5, "2", "5"),
+    );
+    let t = load(&json);
+    assert_eq!(
+        lines(&t, "samples", &["ts_ns", "stack"]),
+        [
+            "42000,(root)",
+            "82000,(root);a",
+            "92000,(root);a;b",
+            "102000,(root)",
+            "107000,(root);a",
+        ]
+    );
+    assert_eq!(lines(&t, "profiles", &["samples"]), ["5"]);
+    // Both chunks are reported (`tables --table diagnostics` lists the two).
+    assert!(diag_kinds(&t).contains(&"profile_length_mismatch"));
+}

@@ -17,6 +17,7 @@ pub(crate) mod records;
 pub(crate) mod registry;
 mod slice_rows;
 mod slices;
+mod trim;
 
 use tracescope_format::Diagnostics;
 
@@ -152,6 +153,9 @@ pub(crate) fn finish(
             (slices, d, clock)
         },
         || {
+            // The parts' small vectors were freed when joined: their pages go back
+            // here, beside the slices (20-30 ms a trim at 1 GB).
+            trim::free_heap_pages();
             let mut d = Diagnostics::new();
             let mut clock = Phases::default();
             let counters = counters::build(counter_recs);
@@ -169,6 +173,8 @@ pub(crate) fn finish(
                 &strings,
                 &mut d,
             );
+            // The profile chunks' vectors were freed.
+            trim::free_heap_pages();
             clock.mark("profiles");
             (counters, objects, async_slices, prof, d, clock)
         },

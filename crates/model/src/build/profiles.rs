@@ -38,8 +38,25 @@ struct Stream {
     profile: ProfileId,
     time: i64,
     nodes: Vec<NodeRec>,
-    /// (ts, node id)
-    samples: Vec<(i64, i64)>,
+    /// The samples, in runs as their chunks brought them: (times, node ids), of
+    /// one length, none empty. Each chunk's vectors are kept and rewritten in
+    /// place (deltas to times, then node ids to frames) instead of copied into one
+    /// vector per stream: that copy (16 bytes a sample, grown by doubling) was
+    /// held with the chunks and the sample table at the model's peak.
+    samples: Vec<(Vec<i64>, Vec<i64>)>,
+}
+
+impl Stream {
+    /// Appends a run of samples: the first `min` of `times` and `nodes` (the
+    /// rest have no pair).
+    fn push(&mut self, mut times: Vec<i64>, mut nodes: Vec<i64>) {
+        let n = times.len().min(nodes.len());
+        times.truncate(n);
+        nodes.truncate(n);
+        if n > 0 {
+            self.samples.push((times, nodes));
+        }
+    }
 }
 
 struct Row {
@@ -129,10 +146,14 @@ pub fn build(
                         format!("{} samples, {} timeDeltas", c.samples.len(), c.deltas.len())
                     });
                 }
-                for (node, delta) in c.samples.iter().zip(&c.deltas) {
-                    st.time = st.time.saturating_add(*delta);
-                    st.samples.push((st.time, *node));
+                // The deltas become times in place.
+                let mut times = c.deltas;
+                times.truncate(c.samples.len());
+                for t in &mut times {
+                    st.time = st.time.saturating_add(*t);
+                    *t = st.time;
                 }
+                st.push(times, c.samples);
             }
         }
     }
@@ -153,7 +174,7 @@ pub fn build(
     for st in &mut streams {
         let p = &out.profiles[st.profile.index()];
         let frames = node_frames(&st.nodes, &mut out.frames);
-        for (_, node) in &mut st.samples {
+        for node in st.samples.iter_mut().flat_map(|run| &mut run.1) {
             let frame = frames.get(node).copied();
             if frame.is_none() {
                 let node = *node;
@@ -212,9 +233,9 @@ pub fn build(
 }
 
 /// Samples in the order they were made: a profile's stream (its thread, its id,
-/// `(ts, frame)` with the frame's row plus one, 0 for none), or one row.
+/// runs of (times, frames) with each frame's row plus one, 0 for none), or one row.
 enum Run<'a> {
-    Stream(ThreadId, ProfileId, &'a [(i64, i64)]),
+    Stream(ThreadId, ProfileId, &'a [(Vec<i64>, Vec<i64>)]),
     Row(&'a Row),
 }
 
@@ -237,7 +258,7 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> SampleTable {
     let n: usize = runs
         .iter()
         .map(|r| match r {
-            Run::Stream(.., s) => s.len(),
+            Run::Stream(.., s) => s.iter().map(|run| run.0.len()).sum(),
             Run::Row(_) => 1,
         })
         .sum();
@@ -255,12 +276,14 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> SampleTable {
         }
         match run {
             Run::Stream(_, profile, samples) => {
-                t.ts.extend(samples.iter().map(|s| s.0));
-                t.frame.extend(
-                    samples
-                        .iter()
-                        .map(|s| (s.1 > 0).then(|| FrameId::at(s.1 as usize - 1))),
-                );
+                for (times, frames) in samples.iter() {
+                    t.ts.extend_from_slice(times);
+                    t.frame.extend(
+                        frames
+                            .iter()
+                            .map(|&f| (f > 0).then(|| FrameId::at(f as usize - 1))),
+                    );
+                }
                 if !samples.is_empty() {
                     t.profiles.push(row, Some(*profile));
                 }
@@ -444,12 +467,14 @@ fn cpu_profile(
         samples: 0,
         offset: 0,
     });
-    streams.push(Stream {
+    let mut stream = Stream {
         profile: ProfileId::at(out.profiles.len() - 1),
         time: start,
         nodes,
-        samples: times.into_iter().zip(samples).collect(),
-    });
+        samples: Vec::new(),
+    };
+    stream.push(times, samples);
+    streams.push(stream);
 }
 
 fn flatten_head(
@@ -746,9 +771,24 @@ mod tests {
                     .map(|r| (r.thread, r.ts, r.frame, r.profile, r.weight)),
             );
             all.sort_by_key(|r| (r.0, r.1));
+            // Each stream's samples in runs of 1 to 7, as chunks bring them.
+            let split: Vec<Vec<(Vec<i64>, Vec<i64>)>> = streams
+                .iter()
+                .map(|(.., s)| {
+                    let mut runs = Vec::new();
+                    let mut rest = &s[..];
+                    while !rest.is_empty() {
+                        let (run, after) = rest.split_at((1 + next(7) as usize).min(rest.len()));
+                        runs.push(run.iter().copied().unzip());
+                        rest = after;
+                    }
+                    runs
+                })
+                .collect();
             let runs = streams
                 .iter()
-                .map(|(t, p, s)| Run::Stream(*t, *p, s))
+                .zip(&split)
+                .map(|((t, p, _), s)| Run::Stream(*t, *p, s))
                 .chain(rows.iter().map(Run::Row))
                 .collect();
             assert_eq!(listed(&sample_table(runs)), all, "round {round}");
