@@ -23,10 +23,11 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use memmap2::Mmap;
 
+use crate::json::{CheckedBytes, Prefix};
 use crate::pending::{Input, Pending};
 
 use crate::{DiagKind, Diagnostics};
@@ -157,16 +158,56 @@ pub struct Source {
     ready: OnceLock<Ready>,
     /// A compressed input still being decoded, with what decoding it again takes.
     pending: Option<Box<Background>>,
+    /// A big plain file not checked yet: readers of its prefixes check what they lex.
+    lexed: Option<Box<Lexed>>,
     compression: Compression,
     input_len: u64,
+}
+
+/// A mapped plain file handed to readers unchecked ([`Source::prefix_bytes`]): the
+/// UTF-8 check is done by the lexer on the string bodies it steps over, and the
+/// runs it read whole are recorded here ([`Source::checked_by`]); `text()` checks
+/// only the bytes between them.
+struct Lexed {
+    map: Arc<Mmap>,
+    /// This source's number among all (see `Prefix::origin`).
+    origin: u64,
+    /// Runs of the map (offsets) found to be UTF-8 by the readers.
+    checked: Mutex<Vec<Range<usize>>>,
 }
 
 struct Background {
     decoding: Pending,
     input: Input,
     opts: SourceOptions,
-    /// A plain file being checked (not decoded): its text is the map.
-    map: Option<Arc<Mmap>>,
+}
+
+impl Lexed {
+    /// Whether the bytes outside the runs readers found to be UTF-8 are UTF-8 too,
+    /// checked in parallel pieces (each let go once checked, when the file is too
+    /// big to keep mapped). Every run starts at an ASCII byte (`{`) and ends before
+    /// one or at `]`, so the text is UTF-8 exactly when the runs and the rest are.
+    fn rest_is_utf8(&self) -> bool {
+        let map = &self.map;
+        let mut runs = std::mem::take(&mut *self.checked.lock().unwrap_or_else(|e| e.into_inner()));
+        runs.sort_unstable_by_key(|r| r.start);
+        let release = too_big_to_keep_mapped(map.len() as u64);
+        let mut at = 0;
+        let mut gaps = Vec::new();
+        for r in runs.iter().chain(std::iter::once(&(map.len()..map.len()))) {
+            if r.start > at {
+                gaps.push(at..r.start);
+            }
+            at = at.max(r.end);
+        }
+        gaps.iter().all(|g| {
+            is_utf8_in_chunks(&map[g.clone()], |r| {
+                if release {
+                    release_pages(map, g.start + r.start..g.start + r.end);
+                }
+            })
+        })
+    }
 }
 
 /// The text of a source and what was found producing it.
@@ -209,19 +250,21 @@ impl Source {
         // truncating or rewriting the file while it is open; that is documented to users.
         let map = Arc::new(unsafe { Mmap::map(&file)? });
         if input_len >= opts.pipeline_from && Compression::detect(&map) == Compression::None {
-            if let Some(checking) = Pending::check(map.clone(), crate::pending::LEAD) {
-                return Ok(Source {
-                    ready: OnceLock::new(),
-                    pending: Some(Box::new(Background {
-                        decoding: checking,
-                        input: map.clone(),
-                        opts: *opts,
-                        map: Some(map),
-                    })),
-                    compression: Compression::None,
-                    input_len,
-                });
-            }
+            return Ok(Source {
+                ready: OnceLock::new(),
+                pending: None,
+                lexed: Some(Box::new(Lexed {
+                    map,
+                    origin: {
+                        static NEXT: std::sync::atomic::AtomicU64 =
+                            std::sync::atomic::AtomicU64::new(1);
+                        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    },
+                    checked: Mutex::new(Vec::new()),
+                })),
+                compression: Compression::None,
+                input_len,
+            });
         }
         Source::from_input(Bytes::Mapped(map), input_len, opts)
     }
@@ -259,8 +302,8 @@ impl Source {
                             decoding,
                             input,
                             opts: *opts,
-                            map: None,
                         })),
+                        lexed: None,
                         compression,
                         input_len,
                     })
@@ -284,6 +327,7 @@ impl Source {
         Source {
             ready: OnceLock::from(Ready::build(bytes, &[], cut_short, false)),
             pending: None,
+            lexed: None,
             compression,
             input_len,
         }
@@ -292,16 +336,18 @@ impl Source {
     /// The text and its diagnostics, waiting for a pending decoder first.
     fn ready(&self) -> &Ready {
         self.ready.get_or_init(|| {
+            if let Some(lexed) = &self.lexed {
+                // A mapped file: the bytes the readers did not vouch for are checked
+                // now; if any is not UTF-8 the whole file is checked again (the lossy
+                // copy and its diagnostic come from there).
+                let clean = lexed.rest_is_utf8();
+                return Ready::build(Bytes::Mapped(lexed.map.clone()), &[], None, clean);
+            }
             let bg = self
                 .pending
                 .as_ref()
                 .expect("a source without its text is being decoded");
             let decoded = bg.decoding.finish();
-            if let Some(map) = &bg.map {
-                // A mapped file: checked clean, or checked again whole (the lossy
-                // copy and its diagnostic come from there).
-                return Ready::build(Bytes::Mapped(map.clone()), &[], None, decoded.clean);
-            }
             if decoded.clean {
                 return Ready::build(Bytes::Decoded, decoded.bytes(), None, true);
             }
@@ -332,6 +378,10 @@ impl Source {
     /// [`text`](Self::text). `None` when the prefix stopped short of the text
     /// (damaged input, decoded again sequentially: wait for `text` instead).
     pub fn prefix(&self, min: usize) -> Option<&str> {
+        if self.lexed.is_some() {
+            // Not checked ahead: the text, checked whole.
+            return Some(self.text());
+        }
         let bg = match (&self.pending, self.ready.get()) {
             (Some(bg), None) => bg,
             _ => return Some(self.text()),
@@ -347,10 +397,50 @@ impl Source {
         Some(unsafe { std::str::from_utf8_unchecked(&bytes[bom..]) })
     }
 
+    /// Like [`prefix`](Self::prefix), but a big plain file's bytes come at once and
+    /// unchecked ([`Prefix::unchecked`]) until its text is wanted: the reader checks
+    /// what it lexes, and tells what it found ([`checked_by`](Self::checked_by)).
+    pub fn prefix_bytes(&self, min: usize) -> Option<Prefix<'_>> {
+        match (&self.lexed, self.ready.get()) {
+            (Some(lexed), None) => {
+                let bom = if lexed.map.starts_with(BOM) { BOM.len() } else { 0 };
+                Some(Prefix::of_source(&lexed.map[bom..], lexed.origin))
+            }
+            _ => self.prefix(min).map(Prefix::from),
+        }
+    }
+
+    /// Takes note of the bytes readers of [`prefix_bytes`](Self::prefix_bytes)
+    /// found to be UTF-8, so that [`text`](Self::text) checks only the others
+    /// (runs of other sources are ignored). Before `text` is first called, else a no-op.
+    pub fn checked_by(&self, checked: &CheckedBytes) {
+        let Some(lexed) = &self.lexed else {
+            return;
+        };
+        if self.ready.get().is_some() {
+            return;
+        }
+        let base = lexed.map.as_ptr() as usize;
+        let end = base + lexed.map.len();
+        let mut runs = lexed.checked.lock().unwrap_or_else(|e| e.into_inner());
+        runs.extend(
+            checked
+                .runs
+                .iter()
+                .filter(|(origin, r)| {
+                    *origin == lexed.origin && r.start >= base && r.end <= end && r.start <= r.end
+                })
+                .map(|(_, r)| r.start - base..r.end - base),
+        );
+    }
+
     /// The text's expected size while an input is being decoded in the background
-    /// (see [`prefix`](Self::prefix)): the size it declares, else a guess; a BOM
-    /// makes it 3 bytes less.
+    /// (see [`prefix`](Self::prefix)), or a big plain file is read unchecked: the
+    /// size it declares, else a guess; a BOM makes it 3 bytes less.
     pub fn expected_len(&self) -> Option<usize> {
+        if let (Some(lexed), None) = (&self.lexed, self.ready.get()) {
+            return Some(lexed.map.len());
+        }
         match (&self.pending, self.ready.get()) {
             (Some(bg), None) => Some(bg.decoding.expected_len()),
             _ => None,
@@ -509,7 +599,10 @@ impl Source {
         match &ready.lossy {
             Some(s) => s,
             // SAFETY: `build` checked these exact bytes with simdutf8 and found them
-            // valid; they never change afterwards (owned, or a read-only file map).
+            // valid, or was told they are (`checked`: by a background decode, or, for
+            // a plain file read unchecked, by `Lexed::rest_is_utf8` for the bytes
+            // outside the runs the lexer checked as it read them); they never change
+            // afterwards (owned, or a read-only file map).
             None => unsafe { std::str::from_utf8_unchecked(&self.raw(ready)[ready.bom..]) },
         }
     }
@@ -560,11 +653,12 @@ impl Source {
     /// release their pages too (whatever the check finds: dropping pages of a file
     /// mapping never changes what is read).
     pub fn release(&self, range: Range<usize>) {
-        let (map, bom) = match (self.ready.get(), &self.pending) {
-            (None, Some(bg)) => match &bg.map {
-                Some(map) => (map, if map.starts_with(BOM) { BOM.len() } else { 0 }),
-                None => return,
-            },
+        let (map, bom) = match (self.ready.get(), &self.lexed) {
+            (None, Some(lexed)) => {
+                let map = &lexed.map;
+                (map, if map.starts_with(BOM) { BOM.len() } else { 0 })
+            }
+            (None, None) => return,
             _ => match self.ready() {
                 Ready {
                     bytes: Bytes::Mapped(map),
