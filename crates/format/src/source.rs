@@ -2,8 +2,9 @@
 //!
 //! Plain files are memory-mapped, so a multi-gigabyte trace costs page cache, not heap,
 //! and [`Source::release`] can hand parsed pages back to the kernel. A big one is
-//! checked as UTF-8 on a thread of its own just ahead of the parse ([`Source::prefix`]),
-//! so its pages are read once. Gzip (also multi-member) and zstd inputs are recognised
+//! handed to the reader unchecked ([`Source::prefix_bytes`]): the lexer checks the
+//! string bodies it steps over as UTF-8, and `text()` checks only the bytes it did
+//! not vouch for ([`Source::checked_by`]), so its pages are read once. Gzip (also multi-member) and zstd inputs are recognised
 //! by their magic bytes, never by the file name, and decompressed into memory.
 //!
 //! Decompression is bounded ([`SourceOptions::max_ratio`]): real traces compress 5 to
@@ -51,8 +52,9 @@ pub struct SourceOptions {
     /// From this decompressed size on ([`PIPELINE_FROM`]; declared by the input, or
     /// guessed from its size), a gzip stream or single zstd frame is decoded on a
     /// thread of its own while [`Source::prefix`] hands its decoded start to a reader;
-    /// from this file size on, a plain file is checked as UTF-8 that way (instead of
-    /// all of it before the parse starts). `u64::MAX`: always decode or check first.
+    /// from this file size on, a plain file is handed to readers unchecked, the
+    /// lexer checking what it reads ([`Source::prefix_bytes`]; instead of all of it
+    /// before the parse starts). `u64::MAX`: always decode or check first.
     pub pipeline_from: u64,
 }
 
@@ -403,7 +405,11 @@ impl Source {
     pub fn prefix_bytes(&self, min: usize) -> Option<Prefix<'_>> {
         match (&self.lexed, self.ready.get()) {
             (Some(lexed), None) => {
-                let bom = if lexed.map.starts_with(BOM) { BOM.len() } else { 0 };
+                let bom = if lexed.map.starts_with(BOM) {
+                    BOM.len()
+                } else {
+                    0
+                };
                 Some(Prefix::of_source(&lexed.map[bom..], lexed.origin))
             }
             _ => self.prefix(min).map(Prefix::from),
@@ -649,7 +655,7 @@ impl Source {
     /// trace is parsed part by part. Reading them later just faults them back in from
     /// the page cache. A no-op for in-memory text.
     ///
-    /// While a mapped file is still being checked, parts read from its prefixes
+    /// While a mapped file is read unchecked, parts read from its prefixes
     /// release their pages too (whatever the check finds: dropping pages of a file
     /// mapping never changes what is read).
     pub fn release(&self, range: Range<usize>) {
@@ -855,24 +861,47 @@ mod tests {
         e.finish().unwrap()
     }
 
-    /// A mapped file checked as UTF-8 while it is read gives the text, offsets and
-    /// diagnostics of one checked first: with a BOM, and with a bad byte past the
-    /// first prefixes (the text is then the same lossy copy).
+    /// A big mapped file read unchecked, its readers checking what they lex, gives
+    /// the text, offsets and diagnostics of one checked first: with a BOM, and with a
+    /// bad byte in a string, between events, or after the list (the text is then the
+    /// same lossy copy). What readers of another source found is not taken.
     #[test]
-    fn a_mapped_file_checked_while_read_reads_as_one_checked_first() {
-        let dir = std::env::temp_dir().join(format!("tracescope-source-{}", std::process::id()));
+    fn a_mapped_file_read_unchecked_reads_as_one_checked_first() {
+        use crate::json::{read_early, ReadOptions};
+        let dir = std::env::temp_dir().join(format!(
+            "tracescope-source-unchecked-{}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let mut valid = BOM.to_vec();
-        valid.extend(
-            (0..500_000u32).flat_map(|i| format!("{{\"i\":{i},\"s\":\"é\"}},").into_bytes()),
-        );
-        // A bad byte in place of an ASCII one, past the first prefixes.
-        let bad_at = (9 << 20..valid.len())
-            .find(|&i| valid[i].is_ascii())
-            .unwrap();
-        let mut invalid = valid.clone();
-        invalid[bad_at] = 0xFF;
-        let now = SourceOptions {
+        valid.extend(b"{\"traceEvents\":[\n");
+        valid.extend((0..60_000u32).flat_map(|i| {
+            format!("{{\"ph\":\"X\",\"name\":\"é{i}\",\"ts\":{i},\"args\":{{\"s\":\"€\"}}}},\n")
+                .into_bytes()
+        }));
+        valid.extend(b"{}]}\n");
+        let in_name = valid.len() / 2
+            + (valid[valid.len() / 2..]
+                .iter()
+                .position(|&c| c == 0xC3)
+                .unwrap());
+        let between = valid.len() / 3
+            + (valid[valid.len() / 3..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .unwrap());
+        let mut files = vec![valid.clone()];
+        for (at, byte) in [
+            (in_name, 0xFF),
+            (in_name + 1, 0x41),
+            (between, 0x80),
+            (valid.len() - 1, 0xFE),
+        ] {
+            let mut bad = valid.clone();
+            bad[at] = byte;
+            files.push(bad);
+        }
+        let lexed = SourceOptions {
             pipeline_from: 0,
             ..SourceOptions::default()
         };
@@ -880,22 +909,45 @@ mod tests {
             pipeline_from: u64::MAX,
             ..SourceOptions::default()
         };
-        for (k, bytes) in [valid, invalid].iter().enumerate() {
+        let opts = ReadOptions {
+            threads: 2,
+            chunk_bytes: 64 << 10,
+        };
+        let p = dir.join("valid.json");
+        std::fs::write(&p, &valid).unwrap();
+        let other = Source::open_with(&p, &lexed).unwrap();
+        for (k, bytes) in files.iter().enumerate() {
             let p = dir.join(format!("{k}.json"));
             std::fs::write(&p, bytes).unwrap();
             let a = Source::open_with(&p, &first).unwrap();
-            let b = Source::open_with(&p, &now).unwrap();
+            let b = Source::open_with(&p, &lexed).unwrap();
             assert_eq!(a.expected_len(), None);
             assert_eq!(b.expected_len(), Some(bytes.len()));
-            // Once the check met the bad byte, no prefix comes.
-            match b.prefix(100) {
-                Some(start) => {
-                    assert!(start.len() >= 100 && a.text().starts_with(start));
-                    b.release(0..start.len());
-                }
-                None => assert_eq!(k, 1, "the valid file's prefixes come"),
-            }
-            assert_eq!((b.text(), b.text_start()), (a.text(), a.text_start()));
+            let start = b.prefix_bytes(100).unwrap();
+            assert!(!start.is_checked() && start.as_bytes() == &bytes[3..]);
+            b.release(0..start.len() / 4);
+            let early = read_early(
+                |m| b.prefix_bytes(m),
+                bytes.len(),
+                &opts,
+                |_, _| |_: crate::Event<'_>, _: &mut Diagnostics| {},
+            );
+            let runs: usize = early.checked().runs.iter().map(|r| r.1.len()).sum();
+            assert!(runs > bytes.len() / 2, "file {k}: {runs} bytes vouched for");
+            // Runs found on another source (the valid file) are not taken.
+            let elsewhere = read_early(
+                |m| other.prefix_bytes(m),
+                valid.len(),
+                &opts,
+                |_, _| |_: crate::Event<'_>, _: &mut Diagnostics| {},
+            );
+            b.checked_by(elsewhere.checked());
+            b.checked_by(early.checked());
+            assert_eq!(
+                (b.text(), b.text_start()),
+                (a.text(), a.text_start()),
+                "file {k}"
+            );
             assert_eq!(b.is_mapped(), k == 0);
             assert_eq!(b.diagnostics().len(), a.diagnostics().len());
             let bad = (
@@ -903,10 +955,9 @@ mod tests {
                 b.diagnostics().get(DiagKind::InvalidUtf8),
             );
             assert_eq!(bad.0.map(|d| d.offset), bad.1.map(|d| d.offset));
-            assert_eq!(
-                bad.1.map(|d| d.offset),
-                (k == 1).then_some(bad_at as u64 - 3)
-            );
+            assert_eq!(bad.1.is_some(), k > 0, "file {k}");
+            // Once the text is there, prefixes are the checked text.
+            assert_eq!(b.prefix_bytes(10).unwrap().as_str(), Some(b.text()));
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -358,7 +358,12 @@ mod tests {
             chunk_bytes: 700,
         };
         let want = read_all(&text, &opts, None);
-        let none = read_early(|_| None::<Prefix>, text.len(), &opts, |_, _| Seen::default());
+        let none = read_early(
+            |_| None::<Prefix>,
+            text.len(),
+            &opts,
+            |_, _| Seen::default(),
+        );
         assert!(none.is_empty());
         assert_eq!(read_all(&text, &opts, Some(none)), want);
         // Parts read from a copy of the text are not used with the original.
@@ -401,12 +406,9 @@ mod tests {
                 if std::str::from_utf8(&bytes).is_ok() {
                     continue;
                 }
-                let early = read_early(
-                    arriving_unchecked(&bytes),
-                    bytes.len(),
-                    &opts,
-                    |_, _| Seen::default(),
-                );
+                let early = read_early(arriving_unchecked(&bytes), bytes.len(), &opts, |_, _| {
+                    Seen::default()
+                });
                 let base = bytes.as_ptr() as usize;
                 for (_, r) in &early.checked().runs {
                     let run = &bytes[r.start - base..r.end - base];

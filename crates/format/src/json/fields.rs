@@ -166,7 +166,10 @@ impl<'a> Lexer<'a> {
                 Some((f, end)) => {
                     self.pos = end;
                     // SAFETY: a defined key, matched byte for byte: ASCII.
-                    (Some(f), Cow::Borrowed(unsafe { self.str_of(key_at + 1, end - 1) }))
+                    (
+                        Some(f),
+                        Cow::Borrowed(unsafe { self.str_of(key_at + 1, end - 1) }),
+                    )
                 }
                 None => {
                     let (k, esc) = self.string_str()?;

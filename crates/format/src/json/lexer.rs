@@ -96,6 +96,12 @@ impl<'a> From<&'a str> for Prefix<'a> {
     }
 }
 
+impl<'a> From<&'a String> for Prefix<'a> {
+    fn from(text: &'a String) -> Self {
+        text.as_str().into()
+    }
+}
+
 /// A cursor over the text with the diagnostics of the part being read.
 pub(crate) struct Lexer<'a> {
     pub b: &'a [u8],
