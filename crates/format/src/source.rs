@@ -924,7 +924,7 @@ mod tests {
             assert_eq!(a.expected_len(), None);
             assert_eq!(b.expected_len(), Some(bytes.len()));
             let start = b.prefix_bytes(100).unwrap();
-            assert!(!start.is_checked() && start.as_bytes() == &bytes[3..]);
+            assert!(!start.is_checked() && *start.as_bytes() == bytes[3..]);
             b.release(0..start.len() / 4);
             let early = read_early(
                 |m| b.prefix_bytes(m),

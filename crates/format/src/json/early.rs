@@ -395,7 +395,6 @@ mod tests {
             &opts,
             |_, _| Seen::default(),
         );
-        let base = text.as_ptr() as usize;
         let covered: usize = early.checked().runs.iter().map(|r| r.1.len()).sum();
         assert!(covered > text.len() / 2, "{covered} of {}", text.len());
         assert_eq!(read_all(&text, &opts, Some(early)), want);
@@ -420,7 +419,6 @@ mod tests {
                 }
             }
         }
-        let _ = base;
     }
 
     /// "An event starts here" may change when more text comes: an object that closes
