@@ -15,32 +15,23 @@
 //! the sequential decoder, whose text and diagnostics are the reference, so a damaged
 //! input reads exactly as it always did.
 //!
-//! A plain file big enough to be worth it is checked the same way: a thread checks
-//! the mapped bytes as UTF-8 a step at a time, a bounded distance ahead of what the
-//! readers asked for, and publishes the checked prefix. The parse then starts at
-//! once instead of after a whole pass over the file, and the pages it reads were
-//! touched a moment before (a file bigger than memory is read from disk once, not
-//! once for the check and again for the parse).
+//! (A big plain file is not checked here: its readers check what they lex, see
+//! [`Source::prefix_bytes`].)
 //!
 //! [`Source::prefix`]: crate::Source::prefix
+//! [`Source::prefix_bytes`]: crate::Source::prefix_bytes
 
 use std::io::{self, Read};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread::JoinHandle;
 
-use memmap2::{Mmap, MmapMut, MmapOptions};
+use memmap2::{MmapMut, MmapOptions};
 
 use crate::source::Limit;
 use crate::Compression;
 
 /// Bytes decoded between two publications of the prefix.
 const STEP: usize = 4 << 20;
-
-/// How far the check of a mapped file runs ahead of the furthest byte a reader asked
-/// for: far enough that readers never wait for it (it checks several times faster
-/// than they parse), near enough that the pages it touched are still in memory when
-/// they are parsed, however big the file.
-pub(crate) const LEAD: usize = 512 << 20;
 
 /// The compressed input, shared with the decoding thread.
 pub(crate) type Input = Arc<dyn AsRef<[u8]> + Send + Sync>;
@@ -52,11 +43,6 @@ struct Progress {
     ended: bool,
     /// Decoding left the plain path: the text comes from the sequential decoder.
     failed: bool,
-    /// The furthest byte a reader asked for (`usize::MAX` once the whole text is
-    /// wanted): the check of a mapped file stays within [`LEAD`] of it.
-    wanted: usize,
-    /// The source was dropped: a check waiting for readers ends.
-    dropped: bool,
 }
 
 struct Shared {
@@ -71,8 +57,6 @@ impl Shared {
                 valid: 0,
                 ended: false,
                 failed: false,
-                wanted: 0,
-                dropped: false,
             }),
             grown: Condvar::new(),
         })
@@ -89,8 +73,6 @@ enum Buffer {
     Reserved(MmapMut),
     /// A heap buffer of the declared size (where no reservation could be made).
     Heap(Vec<u8>),
-    /// A mapped plain file, only checked.
-    Mapped(Arc<Mmap>),
 }
 
 impl Buffer {
@@ -104,12 +86,11 @@ impl Buffer {
         }
     }
 
-    /// Where decoding writes; null for a mapped file, which is never written.
+    /// Where decoding writes.
     fn as_mut_ptr(&mut self) -> *mut u8 {
         match self {
             Buffer::Reserved(m) => m.as_mut_ptr(),
             Buffer::Heap(v) => v.as_mut_ptr(),
-            Buffer::Mapped(_) => std::ptr::null_mut(),
         }
     }
 
@@ -117,7 +98,6 @@ impl Buffer {
         match self {
             Buffer::Reserved(m) => m.len(),
             Buffer::Heap(v) => v.len(),
-            Buffer::Mapped(_) => 0,
         }
     }
 }
@@ -137,7 +117,6 @@ impl Decoded {
         match &self.buffer {
             Buffer::Reserved(m) => &m[..self.len],
             Buffer::Heap(v) => &v[..self.len],
-            Buffer::Mapped(m) => &m[..self.len],
         }
     }
 }
@@ -162,15 +141,6 @@ unsafe impl Send for Pending {}
 /// than this still decodes bigger inputs, sequentially).
 const MOST_RESERVED: u64 = 1 << 40;
 
-/// A check waiting for readers that will never come (the source was dropped
-/// before its text was wanted) ends, and lets the map go.
-impl Drop for Pending {
-    fn drop(&mut self) {
-        self.shared.lock().dropped = true;
-        self.shared.grown.notify_all();
-    }
-}
-
 impl Pending {
     /// Starts decoding `input` on a new thread. `expected` is the decoded size, as
     /// `declared` by the input or guessed; `None` if no buffer or thread can be had
@@ -187,16 +157,6 @@ impl Pending {
         let base = buffer.as_mut_ptr() as usize;
         Pending::spawn("tracescope-decode", base, expected, move |shared| {
             decode(&*input, compression, buffer, &limit, shared)
-        })
-    }
-
-    /// Starts checking a mapped plain file as UTF-8 on a new thread, at most `lead`
-    /// bytes past what readers asked for ([`LEAD`]); `None` if no thread can be had
-    /// (the caller checks it all first).
-    pub(crate) fn check(map: Arc<Mmap>, lead: usize) -> Option<Pending> {
-        let (base, expected) = (map.as_ptr() as usize, map.len());
-        Pending::spawn("tracescope-check", base, expected, move |shared| {
-            check(map, lead, shared)
         })
     }
 
@@ -233,10 +193,6 @@ impl Pending {
     /// decoded so far, all valid UTF-8; `None` once decoding left the plain path.
     pub(crate) fn prefix(&self, min: usize) -> Option<&[u8]> {
         let mut p = self.shared.lock();
-        if min > p.wanted {
-            p.wanted = min;
-            self.shared.grown.notify_all();
-        }
         while p.valid < min && !p.ended {
             p = self.shared.grown.wait(p).unwrap_or_else(|e| e.into_inner());
         }
@@ -252,9 +208,6 @@ impl Pending {
     /// Waits for the decoding thread and returns its buffer.
     pub(crate) fn finish(&self) -> &Decoded {
         self.done.get_or_init(|| {
-            // The whole text is wanted now: a check waiting for readers goes on.
-            self.shared.lock().wanted = usize::MAX;
-            self.shared.grown.notify_all();
             let worker = self.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
             match worker.map(JoinHandle::join) {
                 Some(Ok(decoded)) => decoded,
@@ -316,65 +269,6 @@ fn decode(
     };
     shared.grown.notify_all();
     Decoded { buffer, len, clean }
-}
-
-/// The checking thread of a mapped file: checks it a step at a time as UTF-8, at
-/// most `lead` past what readers asked for, publishing each step.
-fn check(map: Arc<Mmap>, lead: usize, shared: &Shared) -> Decoded {
-    let bytes: &[u8] = &map;
-    let mut checked = 0;
-    let clean = loop {
-        if checked == bytes.len() {
-            break true;
-        }
-        let (all_wanted, dropped) = {
-            let mut p = shared.lock();
-            while checked >= p.wanted.saturating_add(lead) && !p.dropped {
-                p = shared.grown.wait(p).unwrap_or_else(|e| e.into_inner());
-            }
-            (p.wanted == usize::MAX, p.dropped)
-        };
-        if dropped {
-            break false;
-        }
-        if all_wanted {
-            // The whole text is asked for and no reader waits on a prefix: the rest
-            // is checked as a file checked first is, in parallel pieces, each let go
-            // once checked when the file is too big to keep.
-            let release = crate::source::too_big_to_keep_mapped(bytes.len() as u64);
-            let ok = crate::source::is_utf8_in_chunks(&bytes[checked..], |r| {
-                if release {
-                    crate::source::release_pages(&map, checked + r.start..checked + r.end);
-                }
-            });
-            if ok {
-                checked = bytes.len();
-            }
-            break ok;
-        }
-        let end = (checked + STEP).min(bytes.len());
-        match simdutf8::compat::from_utf8(&bytes[checked..end]) {
-            Ok(_) => checked = end,
-            // A character cut at the end of this step: the rest comes with the next.
-            Err(e) if e.error_len().is_none() && end < bytes.len() => checked += e.valid_up_to(),
-            Err(_) => break false,
-        }
-        shared.lock().valid = checked;
-        shared.grown.notify_all();
-    };
-    let len = {
-        let mut p = shared.lock();
-        p.valid = checked;
-        p.ended = true;
-        p.failed |= !clean;
-        p.valid
-    };
-    shared.grown.notify_all();
-    Decoded {
-        buffer: Buffer::Mapped(map),
-        len,
-        clean,
-    }
 }
 
 /// Decodes into the buffer; `Err` when the stream fails, outgrows the ratio limit
@@ -535,67 +429,6 @@ unsafe impl zstd::zstd_safe::WriteBuf for Unpublished {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn mapped(bytes: &[u8]) -> Arc<Mmap> {
-        let dir = std::env::temp_dir().join(format!("tracescope-pending-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(format!("{}.json", bytes.len()));
-        std::fs::write(&p, bytes).unwrap();
-        // SAFETY: a file of this test's own, never written while mapped.
-        let map = unsafe { Mmap::map(&std::fs::File::open(&p).unwrap()).unwrap() };
-        std::fs::remove_file(&p).unwrap();
-        Arc::new(map)
-    }
-
-    /// The check stays within its lead of what readers asked for, and goes on to
-    /// the end once the whole text is wanted.
-    #[test]
-    fn the_check_of_a_mapped_file_waits_for_its_readers() {
-        let len = 6 * STEP + 5;
-        let mut text = vec![b' '; len];
-        // A character across the first step's end.
-        text[STEP - 1..STEP + 2].copy_from_slice("€".as_bytes());
-        let p = Pending::check(mapped(&text), STEP).unwrap();
-        let start = p.prefix(10).unwrap();
-        assert!(start.len() >= 10);
-        // Two steps at most: the one reaching past 10 + STEP is the last before it waits.
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let valid = p.shared.lock().valid;
-        assert!((10..=2 * STEP).contains(&valid), "{valid}");
-        assert!(p.prefix(3 * STEP).unwrap().len() >= 3 * STEP);
-        let done = p.finish();
-        assert!(done.clean);
-        assert_eq!(done.bytes(), &text[..]);
-    }
-
-    /// A check left waiting by a dropped source ends and lets the map go.
-    #[test]
-    fn the_check_of_a_dropped_source_ends() {
-        let map = mapped(&vec![b' '; 6 * STEP]);
-        let p = Pending::check(map.clone(), STEP).unwrap();
-        assert!(p.prefix(10).is_some());
-        drop(p);
-        let t0 = std::time::Instant::now();
-        while Arc::strong_count(&map) > 1 {
-            assert!(
-                t0.elapsed().as_secs() < 30,
-                "the checking thread still holds the map"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-    }
-
-    /// Invalid UTF-8 ends the prefixes where the valid text stops being all there.
-    #[test]
-    fn the_check_of_a_mapped_file_stops_at_invalid_utf8() {
-        let mut text = vec![b' '; 2 * STEP + 100];
-        text[STEP + 50] = 0xFF;
-        let p = Pending::check(mapped(&text), usize::MAX).unwrap();
-        assert!(p.prefix(STEP + 60).is_none());
-        let done = p.finish();
-        assert!(!done.clean);
-        assert_eq!(done.len, STEP, "the first step was checked and published");
-    }
 
     fn zstd_limit(input: &[u8], max_ratio: u64, always_allowed: u64) -> Limit {
         Limit {

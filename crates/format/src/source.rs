@@ -2,8 +2,9 @@
 //!
 //! Plain files are memory-mapped, so a multi-gigabyte trace costs page cache, not heap,
 //! and [`Source::release`] can hand parsed pages back to the kernel. A big one is
-//! checked as UTF-8 on a thread of its own just ahead of the parse ([`Source::prefix`]),
-//! so its pages are read once. Gzip (also multi-member) and zstd inputs are recognised
+//! handed to the reader unchecked ([`Source::prefix_bytes`]): the lexer checks the
+//! string bodies it steps over as UTF-8, and `text()` checks only the bytes it did
+//! not vouch for ([`Source::checked_by`]), so its pages are read once. Gzip (also multi-member) and zstd inputs are recognised
 //! by their magic bytes, never by the file name, and decompressed into memory.
 //!
 //! Decompression is bounded ([`SourceOptions::max_ratio`]): real traces compress 5 to
@@ -23,10 +24,11 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use memmap2::Mmap;
 
+use crate::json::{CheckedBytes, Prefix};
 use crate::pending::{Input, Pending};
 
 use crate::{DiagKind, Diagnostics};
@@ -50,8 +52,9 @@ pub struct SourceOptions {
     /// From this decompressed size on ([`PIPELINE_FROM`]; declared by the input, or
     /// guessed from its size), a gzip stream or single zstd frame is decoded on a
     /// thread of its own while [`Source::prefix`] hands its decoded start to a reader;
-    /// from this file size on, a plain file is checked as UTF-8 that way (instead of
-    /// all of it before the parse starts). `u64::MAX`: always decode or check first.
+    /// from this file size on, a plain file is handed to readers unchecked, the
+    /// lexer checking what it reads ([`Source::prefix_bytes`]; instead of all of it
+    /// before the parse starts). `u64::MAX`: always decode or check first.
     pub pipeline_from: u64,
 }
 
@@ -157,16 +160,56 @@ pub struct Source {
     ready: OnceLock<Ready>,
     /// A compressed input still being decoded, with what decoding it again takes.
     pending: Option<Box<Background>>,
+    /// A big plain file not checked yet: readers of its prefixes check what they lex.
+    lexed: Option<Box<Lexed>>,
     compression: Compression,
     input_len: u64,
+}
+
+/// A mapped plain file handed to readers unchecked ([`Source::prefix_bytes`]): the
+/// UTF-8 check is done by the lexer on the string bodies it steps over, and the
+/// runs it read whole are recorded here ([`Source::checked_by`]); `text()` checks
+/// only the bytes between them.
+struct Lexed {
+    map: Arc<Mmap>,
+    /// This source's number among all (see `Prefix::origin`).
+    origin: u64,
+    /// Runs of the map (offsets) found to be UTF-8 by the readers.
+    checked: Mutex<Vec<Range<usize>>>,
 }
 
 struct Background {
     decoding: Pending,
     input: Input,
     opts: SourceOptions,
-    /// A plain file being checked (not decoded): its text is the map.
-    map: Option<Arc<Mmap>>,
+}
+
+impl Lexed {
+    /// Whether the bytes outside the runs readers found to be UTF-8 are UTF-8 too,
+    /// checked in parallel pieces (each let go once checked, when the file is too
+    /// big to keep mapped). Every run starts at an ASCII byte (`{`) and ends before
+    /// one or at `]`, so the text is UTF-8 exactly when the runs and the rest are.
+    fn rest_is_utf8(&self) -> bool {
+        let map = &self.map;
+        let mut runs = std::mem::take(&mut *self.checked.lock().unwrap_or_else(|e| e.into_inner()));
+        runs.sort_unstable_by_key(|r| r.start);
+        let release = too_big_to_keep_mapped(map.len() as u64);
+        let mut at = 0;
+        let mut gaps = Vec::new();
+        for r in runs.iter().chain(std::iter::once(&(map.len()..map.len()))) {
+            if r.start > at {
+                gaps.push(at..r.start);
+            }
+            at = at.max(r.end);
+        }
+        gaps.iter().all(|g| {
+            is_utf8_in_chunks(&map[g.clone()], |r| {
+                if release {
+                    release_pages(map, g.start + r.start..g.start + r.end);
+                }
+            })
+        })
+    }
 }
 
 /// The text of a source and what was found producing it.
@@ -209,19 +252,21 @@ impl Source {
         // truncating or rewriting the file while it is open; that is documented to users.
         let map = Arc::new(unsafe { Mmap::map(&file)? });
         if input_len >= opts.pipeline_from && Compression::detect(&map) == Compression::None {
-            if let Some(checking) = Pending::check(map.clone(), crate::pending::LEAD) {
-                return Ok(Source {
-                    ready: OnceLock::new(),
-                    pending: Some(Box::new(Background {
-                        decoding: checking,
-                        input: map.clone(),
-                        opts: *opts,
-                        map: Some(map),
-                    })),
-                    compression: Compression::None,
-                    input_len,
-                });
-            }
+            return Ok(Source {
+                ready: OnceLock::new(),
+                pending: None,
+                lexed: Some(Box::new(Lexed {
+                    map,
+                    origin: {
+                        static NEXT: std::sync::atomic::AtomicU64 =
+                            std::sync::atomic::AtomicU64::new(1);
+                        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    },
+                    checked: Mutex::new(Vec::new()),
+                })),
+                compression: Compression::None,
+                input_len,
+            });
         }
         Source::from_input(Bytes::Mapped(map), input_len, opts)
     }
@@ -259,8 +304,8 @@ impl Source {
                             decoding,
                             input,
                             opts: *opts,
-                            map: None,
                         })),
+                        lexed: None,
                         compression,
                         input_len,
                     })
@@ -284,6 +329,7 @@ impl Source {
         Source {
             ready: OnceLock::from(Ready::build(bytes, &[], cut_short, false)),
             pending: None,
+            lexed: None,
             compression,
             input_len,
         }
@@ -292,16 +338,18 @@ impl Source {
     /// The text and its diagnostics, waiting for a pending decoder first.
     fn ready(&self) -> &Ready {
         self.ready.get_or_init(|| {
+            if let Some(lexed) = &self.lexed {
+                // A mapped file: the bytes the readers did not vouch for are checked
+                // now; if any is not UTF-8 the whole file is checked again (the lossy
+                // copy and its diagnostic come from there).
+                let clean = lexed.rest_is_utf8();
+                return Ready::build(Bytes::Mapped(lexed.map.clone()), &[], None, clean);
+            }
             let bg = self
                 .pending
                 .as_ref()
                 .expect("a source without its text is being decoded");
             let decoded = bg.decoding.finish();
-            if let Some(map) = &bg.map {
-                // A mapped file: checked clean, or checked again whole (the lossy
-                // copy and its diagnostic come from there).
-                return Ready::build(Bytes::Mapped(map.clone()), &[], None, decoded.clean);
-            }
             if decoded.clean {
                 return Ready::build(Bytes::Decoded, decoded.bytes(), None, true);
             }
@@ -332,6 +380,10 @@ impl Source {
     /// [`text`](Self::text). `None` when the prefix stopped short of the text
     /// (damaged input, decoded again sequentially: wait for `text` instead).
     pub fn prefix(&self, min: usize) -> Option<&str> {
+        if self.lexed.is_some() {
+            // Not checked ahead: the text, checked whole.
+            return Some(self.text());
+        }
         let bg = match (&self.pending, self.ready.get()) {
             (Some(bg), None) => bg,
             _ => return Some(self.text()),
@@ -347,10 +399,54 @@ impl Source {
         Some(unsafe { std::str::from_utf8_unchecked(&bytes[bom..]) })
     }
 
+    /// Like [`prefix`](Self::prefix), but a big plain file's bytes come at once and
+    /// unchecked ([`Prefix::unchecked`]) until its text is wanted: the reader checks
+    /// what it lexes, and tells what it found ([`checked_by`](Self::checked_by)).
+    pub fn prefix_bytes(&self, min: usize) -> Option<Prefix<'_>> {
+        match (&self.lexed, self.ready.get()) {
+            (Some(lexed), None) => {
+                let bom = if lexed.map.starts_with(BOM) {
+                    BOM.len()
+                } else {
+                    0
+                };
+                Some(Prefix::of_source(&lexed.map[bom..], lexed.origin))
+            }
+            _ => self.prefix(min).map(Prefix::from),
+        }
+    }
+
+    /// Takes note of the bytes readers of [`prefix_bytes`](Self::prefix_bytes)
+    /// found to be UTF-8, so that [`text`](Self::text) checks only the others
+    /// (runs of other sources are ignored). Before `text` is first called, else a no-op.
+    pub fn checked_by(&self, checked: &CheckedBytes) {
+        let Some(lexed) = &self.lexed else {
+            return;
+        };
+        if self.ready.get().is_some() {
+            return;
+        }
+        let base = lexed.map.as_ptr() as usize;
+        let end = base + lexed.map.len();
+        let mut runs = lexed.checked.lock().unwrap_or_else(|e| e.into_inner());
+        runs.extend(
+            checked
+                .runs
+                .iter()
+                .filter(|(origin, r)| {
+                    *origin == lexed.origin && r.start >= base && r.end <= end && r.start <= r.end
+                })
+                .map(|(_, r)| r.start - base..r.end - base),
+        );
+    }
+
     /// The text's expected size while an input is being decoded in the background
-    /// (see [`prefix`](Self::prefix)): the size it declares, else a guess; a BOM
-    /// makes it 3 bytes less.
+    /// (see [`prefix`](Self::prefix)), or a big plain file is read unchecked: the
+    /// size it declares, else a guess; a BOM makes it 3 bytes less.
     pub fn expected_len(&self) -> Option<usize> {
+        if let (Some(lexed), None) = (&self.lexed, self.ready.get()) {
+            return Some(lexed.map.len());
+        }
         match (&self.pending, self.ready.get()) {
             (Some(bg), None) => Some(bg.decoding.expected_len()),
             _ => None,
@@ -509,7 +605,10 @@ impl Source {
         match &ready.lossy {
             Some(s) => s,
             // SAFETY: `build` checked these exact bytes with simdutf8 and found them
-            // valid; they never change afterwards (owned, or a read-only file map).
+            // valid, or was told they are (`checked`: by a background decode, or, for
+            // a plain file read unchecked, by `Lexed::rest_is_utf8` for the bytes
+            // outside the runs the lexer checked as it read them); they never change
+            // afterwards (owned, or a read-only file map).
             None => unsafe { std::str::from_utf8_unchecked(&self.raw(ready)[ready.bom..]) },
         }
     }
@@ -556,15 +655,16 @@ impl Source {
     /// trace is parsed part by part. Reading them later just faults them back in from
     /// the page cache. A no-op for in-memory text.
     ///
-    /// While a mapped file is still being checked, parts read from its prefixes
+    /// While a mapped file is read unchecked, parts read from its prefixes
     /// release their pages too (whatever the check finds: dropping pages of a file
     /// mapping never changes what is read).
     pub fn release(&self, range: Range<usize>) {
-        let (map, bom) = match (self.ready.get(), &self.pending) {
-            (None, Some(bg)) => match &bg.map {
-                Some(map) => (map, if map.starts_with(BOM) { BOM.len() } else { 0 }),
-                None => return,
-            },
+        let (map, bom) = match (self.ready.get(), &self.lexed) {
+            (None, Some(lexed)) => {
+                let map = &lexed.map;
+                (map, if map.starts_with(BOM) { BOM.len() } else { 0 })
+            }
+            (None, None) => return,
             _ => match self.ready() {
                 Ready {
                     bytes: Bytes::Mapped(map),
@@ -761,24 +861,47 @@ mod tests {
         e.finish().unwrap()
     }
 
-    /// A mapped file checked as UTF-8 while it is read gives the text, offsets and
-    /// diagnostics of one checked first: with a BOM, and with a bad byte past the
-    /// first prefixes (the text is then the same lossy copy).
+    /// A big mapped file read unchecked, its readers checking what they lex, gives
+    /// the text, offsets and diagnostics of one checked first: with a BOM, and with a
+    /// bad byte in a string, between events, or after the list (the text is then the
+    /// same lossy copy). What readers of another source found is not taken.
     #[test]
-    fn a_mapped_file_checked_while_read_reads_as_one_checked_first() {
-        let dir = std::env::temp_dir().join(format!("tracescope-source-{}", std::process::id()));
+    fn a_mapped_file_read_unchecked_reads_as_one_checked_first() {
+        use crate::json::{read_early, ReadOptions};
+        let dir = std::env::temp_dir().join(format!(
+            "tracescope-source-unchecked-{}",
+            std::process::id()
+        ));
         std::fs::create_dir_all(&dir).unwrap();
         let mut valid = BOM.to_vec();
-        valid.extend(
-            (0..500_000u32).flat_map(|i| format!("{{\"i\":{i},\"s\":\"é\"}},").into_bytes()),
-        );
-        // A bad byte in place of an ASCII one, past the first prefixes.
-        let bad_at = (9 << 20..valid.len())
-            .find(|&i| valid[i].is_ascii())
-            .unwrap();
-        let mut invalid = valid.clone();
-        invalid[bad_at] = 0xFF;
-        let now = SourceOptions {
+        valid.extend(b"{\"traceEvents\":[\n");
+        valid.extend((0..60_000u32).flat_map(|i| {
+            format!("{{\"ph\":\"X\",\"name\":\"é{i}\",\"ts\":{i},\"args\":{{\"s\":\"€\"}}}},\n")
+                .into_bytes()
+        }));
+        valid.extend(b"{}]}\n");
+        let in_name = valid.len() / 2
+            + (valid[valid.len() / 2..]
+                .iter()
+                .position(|&c| c == 0xC3)
+                .unwrap());
+        let between = valid.len() / 3
+            + (valid[valid.len() / 3..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .unwrap());
+        let mut files = vec![valid.clone()];
+        for (at, byte) in [
+            (in_name, 0xFF),
+            (in_name + 1, 0x41),
+            (between, 0x80),
+            (valid.len() - 1, 0xFE),
+        ] {
+            let mut bad = valid.clone();
+            bad[at] = byte;
+            files.push(bad);
+        }
+        let lexed = SourceOptions {
             pipeline_from: 0,
             ..SourceOptions::default()
         };
@@ -786,22 +909,45 @@ mod tests {
             pipeline_from: u64::MAX,
             ..SourceOptions::default()
         };
-        for (k, bytes) in [valid, invalid].iter().enumerate() {
+        let opts = ReadOptions {
+            threads: 2,
+            chunk_bytes: 64 << 10,
+        };
+        let p = dir.join("valid.json");
+        std::fs::write(&p, &valid).unwrap();
+        let other = Source::open_with(&p, &lexed).unwrap();
+        for (k, bytes) in files.iter().enumerate() {
             let p = dir.join(format!("{k}.json"));
             std::fs::write(&p, bytes).unwrap();
             let a = Source::open_with(&p, &first).unwrap();
-            let b = Source::open_with(&p, &now).unwrap();
+            let b = Source::open_with(&p, &lexed).unwrap();
             assert_eq!(a.expected_len(), None);
             assert_eq!(b.expected_len(), Some(bytes.len()));
-            // Once the check met the bad byte, no prefix comes.
-            match b.prefix(100) {
-                Some(start) => {
-                    assert!(start.len() >= 100 && a.text().starts_with(start));
-                    b.release(0..start.len());
-                }
-                None => assert_eq!(k, 1, "the valid file's prefixes come"),
-            }
-            assert_eq!((b.text(), b.text_start()), (a.text(), a.text_start()));
+            let start = b.prefix_bytes(100).unwrap();
+            assert!(!start.is_checked() && *start.as_bytes() == bytes[3..]);
+            b.release(0..start.len() / 4);
+            let early = read_early(
+                |m| b.prefix_bytes(m),
+                bytes.len(),
+                &opts,
+                |_, _| |_: crate::Event<'_>, _: &mut Diagnostics| {},
+            );
+            let runs: usize = early.checked().runs.iter().map(|r| r.1.len()).sum();
+            assert!(runs > bytes.len() / 2, "file {k}: {runs} bytes vouched for");
+            // Runs found on another source (the valid file) are not taken.
+            let elsewhere = read_early(
+                |m| other.prefix_bytes(m),
+                valid.len(),
+                &opts,
+                |_, _| |_: crate::Event<'_>, _: &mut Diagnostics| {},
+            );
+            b.checked_by(elsewhere.checked());
+            b.checked_by(early.checked());
+            assert_eq!(
+                (b.text(), b.text_start()),
+                (a.text(), a.text_start()),
+                "file {k}"
+            );
             assert_eq!(b.is_mapped(), k == 0);
             assert_eq!(b.diagnostics().len(), a.diagnostics().len());
             let bad = (
@@ -809,10 +955,9 @@ mod tests {
                 b.diagnostics().get(DiagKind::InvalidUtf8),
             );
             assert_eq!(bad.0.map(|d| d.offset), bad.1.map(|d| d.offset));
-            assert_eq!(
-                bad.1.map(|d| d.offset),
-                (k == 1).then_some(bad_at as u64 - 3)
-            );
+            assert_eq!(bad.1.is_some(), k > 0, "file {k}");
+            // Once the text is there, prefixes are the checked text.
+            assert_eq!(b.prefix_bytes(10).unwrap().as_str(), Some(b.text()));
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -88,6 +88,11 @@ pub fn text_ref(input: &str, arena: &SharedArena, text: &str) -> TextRef {
 
 /// The [`TextRef`] of text that lies inside `input` (found by address).
 pub fn in_input(input: &str, text: &str) -> Option<TextRef> {
+    in_bytes(input.as_bytes(), text)
+}
+
+/// The [`TextRef`] of text that lies inside `input` (found by address).
+pub(crate) fn in_bytes(input: &[u8], text: &str) -> Option<TextRef> {
     let base = input.as_ptr() as usize;
     let p = text.as_ptr() as usize;
     (p >= base && p + text.len() <= base + input.len() && text.len() <= u32::MAX as usize).then(
@@ -157,7 +162,7 @@ impl<'t> Texts<'t> {
     /// A short excerpt at `offset`, after its file's name when there are several.
     pub fn excerpt(&self, offset: u64) -> String {
         let (f, local) = self.at(offset);
-        let e = crate::build::excerpt(f.text, local);
+        let e = crate::build::excerpt(f.text.as_bytes(), local);
         if self.files.len() > 1 {
             format!("{}: {e}", f.name)
         } else {

@@ -26,11 +26,17 @@ pub trait TraceText: Send + Sync {
     fn release(&self, _range: std::ops::Range<usize>) {}
 
     /// While the text is still arriving (a compressed input decoded in the
-    /// background): its start, at least `min` bytes of it unless it is shorter (see
-    /// [`tracescope_format::Source::prefix`]). `None`: wait for [`text`](Self::text).
-    fn prefix(&self, _min: usize) -> Option<&str> {
+    /// background) or not checked as UTF-8 yet (a big plain file): its start, at
+    /// least `min` bytes of it unless it is shorter (see
+    /// [`tracescope_format::Source::prefix_bytes`]). `None`: wait for
+    /// [`text`](Self::text).
+    fn prefix(&self, _min: usize) -> Option<tracescope_format::json::Prefix<'_>> {
         None
     }
+
+    /// What the readers of unchecked prefixes found to be UTF-8 (see
+    /// [`tracescope_format::Source::checked_by`]); before [`text`](Self::text).
+    fn checked_by(&self, _checked: &tracescope_format::json::CheckedBytes) {}
 
     /// The text's size when it is still arriving and its size is known ahead.
     fn expected_len(&self) -> Option<usize> {
@@ -198,6 +204,9 @@ impl Trace {
                 },
             )
         });
+        if let Some(early) = &early {
+            text.checked_by(early.checked());
+        }
         let input = text.text();
         let shared = Shared {
             release: Some(&release),
@@ -640,8 +649,12 @@ impl TraceText for tracescope_format::Source {
         tracescope_format::Source::release(self, range)
     }
 
-    fn prefix(&self, min: usize) -> Option<&str> {
-        tracescope_format::Source::prefix(self, min)
+    fn prefix(&self, min: usize) -> Option<tracescope_format::json::Prefix<'_>> {
+        tracescope_format::Source::prefix_bytes(self, min)
+    }
+
+    fn checked_by(&self, checked: &tracescope_format::json::CheckedBytes) {
+        tracescope_format::Source::checked_by(self, checked)
     }
 
     fn expected_len(&self) -> Option<usize> {
@@ -659,8 +672,12 @@ impl TraceText for std::sync::Arc<tracescope_format::Source> {
         (**self).release(range)
     }
 
-    fn prefix(&self, min: usize) -> Option<&str> {
-        (**self).prefix(min)
+    fn prefix(&self, min: usize) -> Option<tracescope_format::json::Prefix<'_>> {
+        (**self).prefix_bytes(min)
+    }
+
+    fn checked_by(&self, checked: &tracescope_format::json::CheckedBytes) {
+        (**self).checked_by(checked)
     }
 
     fn expected_len(&self) -> Option<usize> {

@@ -342,8 +342,12 @@ impl TraceText for Counted {
         self.source.release(range)
     }
 
-    fn prefix(&self, min: usize) -> Option<&str> {
-        self.source.prefix(min)
+    fn prefix(&self, min: usize) -> Option<tracescope_format::json::Prefix<'_>> {
+        self.source.prefix_bytes(min)
+    }
+
+    fn checked_by(&self, checked: &tracescope_format::json::CheckedBytes) {
+        self.source.checked_by(checked)
     }
 
     fn expected_len(&self) -> Option<usize> {

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::lexer::Lexer;
+use super::lexer::{Lexer, Prefix};
 use super::list::{read_part, Part, PartEnd, PartPlan};
 use super::starts::Starts;
 use super::{EventSink, ReadOptions};
@@ -34,6 +34,18 @@ pub struct EarlyParts<S> {
     base: usize,
     pub(crate) chunk: usize,
     pub(crate) cells: HashMap<usize, Part<S>>,
+    checked: CheckedBytes,
+}
+
+/// Runs of bytes (by address, with the [`Source`](crate::Source) they are of) the
+/// parts read early found to be UTF-8 as they lexed them, on prefixes not checked
+/// beforehand ([`Source::prefix_bytes`](crate::Source::prefix_bytes)): the source
+/// need not check them again ([`Source::checked_by`](crate::Source::checked_by)).
+/// Only [`read_early`] makes one.
+#[derive(Debug, Default)]
+pub struct CheckedBytes {
+    /// (origin, addresses): see `Prefix::origin`.
+    pub(crate) runs: Vec<(u64, std::ops::Range<usize>)>,
 }
 
 impl<S> EarlyParts<S> {
@@ -50,6 +62,11 @@ impl<S> EarlyParts<S> {
     pub(crate) fn belong_to(&self, text: &str) -> bool {
         self.base == text.as_ptr() as usize
     }
+
+    /// The bytes these parts found to be UTF-8 on unchecked prefixes.
+    pub fn checked(&self) -> &CheckedBytes {
+        &self.checked
+    }
 }
 
 /// How many sinks [`read_early`] may make for a text of `len` bytes: the `slot`s it
@@ -62,7 +79,8 @@ pub fn early_slots(len: usize, opts: &ReadOptions) -> usize {
 /// (a guess: parts past it are left to the final read, and a text that ends before
 /// it ends the reading early). `prefix(n)`
 /// blocks until at least `n` bytes (or all of them) are there and returns the text so
-/// far (shorter than `n` only when that is all of it), or `None` when no more
+/// far (shorter than `n` only when that is all of it; its bytes checked as UTF-8 or
+/// not: see [`Prefix`] and [`EarlyParts::checked`]), or `None` when no more
 /// prefixes will come (the caller then reads as usual). `make_sink(slot, prefix)`
 /// makes the sink of one attempt at a part, read on `prefix`; each attempt has its
 /// own `slot` (see [`early_slots`]). Runs on the current rayon pool; returns when
@@ -75,10 +93,11 @@ pub fn read_early<'a, S, P, F>(
 ) -> EarlyParts<S>
 where
     S: EventSink<'a> + Send,
-    P: Fn(usize) -> Option<&'a str> + Sync,
-    F: Fn(usize, &'a str) -> S + Sync,
+    P: Fn(usize) -> Option<Prefix<'a>> + Sync,
+    F: Fn(usize, Prefix<'a>) -> S + Sync,
 {
     let chunk = opts.chunk_bytes.max(1);
+    let checked = Mutex::new(Vec::new());
     let cells = len.div_ceil(chunk);
     let next = AtomicUsize::new(0);
     let stopped = AtomicBool::new(false);
@@ -90,7 +109,7 @@ where
             if cell >= cells {
                 return;
             }
-            match read_cell(cell, chunk, len, &prefix, &make_sink) {
+            match read_cell(cell, chunk, len, &prefix, &make_sink, &checked) {
                 Err(NoMore) => stopped.store(true, Ordering::Relaxed),
                 Ok(None) => {}
                 Ok(Some((text_base, part))) => {
@@ -114,23 +133,29 @@ where
         base: base.into_inner(),
         chunk,
         cells: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
+        checked: CheckedBytes {
+            runs: checked.into_inner().unwrap_or_else(|e| e.into_inner()),
+        },
     }
 }
 
 struct NoMore;
 
 /// Reads one cell on prefixes long enough for it; `Ok(None)` leaves it to the final read.
+/// Adds to `checked` the bytes (by address) of each attempt that lexed all of its
+/// run on an unchecked prefix.
 fn read_cell<'a, S, P, F>(
     cell: usize,
     chunk: usize,
     len: usize,
     prefix: &P,
     make_sink: &F,
+    checked: &Mutex<Vec<(u64, std::ops::Range<usize>)>>,
 ) -> Result<Option<(usize, Part<S>)>, NoMore>
 where
     S: EventSink<'a>,
-    P: Fn(usize) -> Option<&'a str>,
-    F: Fn(usize, &'a str) -> S,
+    P: Fn(usize) -> Option<Prefix<'a>>,
+    F: Fn(usize, Prefix<'a>) -> S,
 {
     let cut = cell * chunk;
     let stop_at = cut.saturating_add(chunk);
@@ -158,8 +183,15 @@ where
             speculative: true,
         };
         let part = read_part(text, plan, make_sink(cell * TRIES + attempt, text));
-        if complete || settled(text, &part.end) {
-            return Ok(Some((text.as_ptr() as usize, part)));
+        let base = text.as_bytes().as_ptr() as usize;
+        if let (false, true, PartEnd::Boundary(stop) | PartEnd::Closed(stop)) =
+            (text.is_checked(), part.checked, part.end)
+        {
+            let mut runs = checked.lock().unwrap_or_else(|e| e.into_inner());
+            runs.push((text.origin, base + part.start..base + stop));
+        }
+        if complete || settled(text.as_bytes(), &part.end) {
+            return Ok(Some((base, part)));
         }
         want = want.saturating_add(chunk).min(most);
     }
@@ -167,8 +199,7 @@ where
 }
 
 /// Whether a part read on `text` ended the same way it would on any longer text.
-fn settled(text: &str, end: &PartEnd) -> bool {
-    let b = text.as_bytes();
+fn settled(b: &[u8], end: &PartEnd) -> bool {
     match *end {
         // `]` closed the list inside the prefix: nothing after it was read.
         PartEnd::Closed(at) => at + EXCERPT_ROOM <= b.len(),
@@ -228,13 +259,21 @@ mod tests {
 
     /// Prefixes of `text` as a decoder hands them out: in steps of 1 KB, cut
     /// anywhere (mid-character too, then moved to the next character).
-    fn arriving<'t>(text: &'t str) -> impl Fn(usize) -> Option<&'t str> + Sync + 't {
+    fn arriving<'t>(text: &'t str) -> impl Fn(usize) -> Option<Prefix<'t>> + Sync + 't {
         move |min: usize| {
             let mut end = (min.div_ceil(1024) * 1024).min(text.len());
             while !text.is_char_boundary(end) {
                 end += 1;
             }
-            Some(&text[..end])
+            Some(text[..end].into())
+        }
+    }
+
+    /// Prefixes of `bytes` not checked as UTF-8, cut anywhere (mid-character too).
+    fn arriving_unchecked<'t>(bytes: &'t [u8]) -> impl Fn(usize) -> Option<Prefix<'t>> + Sync + 't {
+        move |min: usize| {
+            let end = (min.div_ceil(1000) * 1000).min(bytes.len());
+            Some(Prefix::unchecked(&bytes[..end]))
         }
     }
 
@@ -319,19 +358,67 @@ mod tests {
             chunk_bytes: 700,
         };
         let want = read_all(&text, &opts, None);
-        let none = read_early(|_| None::<&str>, text.len(), &opts, |_, _| Seen::default());
+        let none = read_early(
+            |_| None::<Prefix>,
+            text.len(),
+            &opts,
+            |_, _| Seen::default(),
+        );
         assert!(none.is_empty());
         assert_eq!(read_all(&text, &opts, Some(none)), want);
         // Parts read from a copy of the text are not used with the original.
         let copy = text.clone();
         let other = read_early(
-            |_| Some(copy.as_str()),
+            |_| Some(copy.as_str().into()),
             copy.len(),
             &opts,
             |_, _| Seen::default(),
         );
         assert!(!other.is_empty() && !other.belong_to(&text));
         assert_eq!(read_all(&text, &opts, Some(other)), want);
+    }
+
+    /// Prefixes not checked as UTF-8 (a mapped file read as it is): the result is the
+    /// sequential one, and each run the parts vouch for is UTF-8, wherever a bad byte
+    /// is put (in a name, in args, in a key, between events, after the list).
+    #[test]
+    fn unchecked_prefixes_vouch_only_for_utf8() {
+        let text = tricky();
+        let opts = ReadOptions {
+            threads: 2,
+            chunk_bytes: 500,
+        };
+        let want = read_all(&text, &opts, None);
+        let early = read_early(
+            arriving_unchecked(text.as_bytes()),
+            text.len(),
+            &opts,
+            |_, _| Seen::default(),
+        );
+        let covered: usize = early.checked().runs.iter().map(|r| r.1.len()).sum();
+        assert!(covered > text.len() / 2, "{covered} of {}", text.len());
+        assert_eq!(read_all(&text, &opts, Some(early)), want);
+        for bad in [0xFFu8, 0x80, 0xC3] {
+            for at in (0..text.len()).step_by(89) {
+                let mut bytes = text.clone().into_bytes();
+                bytes[at] = bad;
+                if std::str::from_utf8(&bytes).is_ok() {
+                    continue;
+                }
+                let early = read_early(arriving_unchecked(&bytes), bytes.len(), &opts, |_, _| {
+                    Seen::default()
+                });
+                let base = bytes.as_ptr() as usize;
+                for (_, r) in &early.checked().runs {
+                    let run = &bytes[r.start - base..r.end - base];
+                    assert!(
+                        std::str::from_utf8(run).is_ok(),
+                        "byte {bad:#x} at {at}: vouched for {:?}",
+                        r.start - base..r.end - base
+                    );
+                }
+            }
+        }
     }
 
     /// "An event starts here" may change when more text comes: an object that closes
@@ -347,7 +434,7 @@ mod tests {
             Lexer::is_event_start(&cut, at),
             "taken for a start on the prefix"
         );
-        assert!(!settled(&cut, &PartEnd::Boundary(at)));
+        assert!(!settled(cut.as_bytes(), &PartEnd::Boundary(at)));
         let room = " ".repeat(EXCERPT_ROOM);
         let full = format!("{head}{nested}}}{room}]");
         assert!(
@@ -356,9 +443,9 @@ mod tests {
         );
         let event = format!("{head}1}},{nested},{room}");
         assert!(settled(
-            &event,
+            event.as_bytes(),
             &PartEnd::Boundary(event.find(nested).unwrap())
         ));
-        assert!(!settled(&event, &PartEnd::Truncated));
+        assert!(!settled(event.as_bytes(), &PartEnd::Truncated));
     }
 }

@@ -165,7 +165,11 @@ impl<'a> Lexer<'a> {
             let (f, key) = match self.short_key() {
                 Some((f, end)) => {
                     self.pos = end;
-                    (Some(f), Cow::Borrowed(&self.text[key_at + 1..end - 1]))
+                    // SAFETY: a defined key, matched byte for byte: ASCII.
+                    (
+                        Some(f),
+                        Cow::Borrowed(unsafe { self.str_of(key_at + 1, end - 1) }),
+                    )
                 }
                 None => {
                     let (k, esc) = self.string_str()?;
@@ -341,7 +345,7 @@ impl<'a> Lexer<'a> {
             // Keep the value as written, so nothing is lost and the writer restores it.
             self.pos = at;
             let (_, raw, clean) = self.raw_value(DEPTH)?;
-            let text = self.text;
+            let text = self.b;
             self.diag_with(DiagKind::BadField, at, || {
                 format!("`{key}` {}: {}", f.expected(), excerpt(text, at))
             });

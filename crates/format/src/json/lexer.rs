@@ -26,10 +26,87 @@ pub(crate) type Scan<T> = Result<T, Fail>;
 /// Deepest nesting accepted, like `value::Value::parse`, so the stack stays bounded.
 pub(crate) const MAX_DEPTH: u32 = 512;
 
+/// Text for the reader: bytes known to be UTF-8 (made from a `&str`) or not yet
+/// checked (a mapped file read as it is, with no pass of its own first). On unchecked
+/// bytes the lexer checks, as it steps over them, every string body (and comment)
+/// that holds a byte >= 0x80; every other byte it accepts is ASCII by JSON's grammar.
+/// So whatever text it hands out as `&str` is UTF-8 either way, and a run of input it
+/// read without a jump (see [`Part::checked`](super::list::Part::checked)) is UTF-8.
+/// Invalid UTF-8 in a string is a syntax error there: the caller then reads the whole
+/// text again from its repaired copy (see [`crate::Source`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Prefix<'a> {
+    bytes: &'a [u8],
+    checked: bool,
+    /// The [`Source`](crate::Source) these bytes are of, when it made them (a number
+    /// no other source has), else 0: what readers find is told only to that source.
+    pub(crate) origin: u64,
+}
+
+impl<'a> Prefix<'a> {
+    /// Bytes not yet known to be UTF-8.
+    pub fn unchecked(bytes: &'a [u8]) -> Self {
+        Prefix {
+            bytes,
+            checked: false,
+            origin: 0,
+        }
+    }
+
+    /// Bytes of the source numbered `origin`, not yet known to be UTF-8.
+    pub(crate) fn of_source(bytes: &'a [u8], origin: u64) -> Self {
+        Prefix {
+            origin,
+            ..Prefix::unchecked(bytes)
+        }
+    }
+
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Whether the bytes are known to be UTF-8 (they came as a `&str`).
+    pub fn is_checked(&self) -> bool {
+        self.checked
+    }
+
+    /// The text, when its bytes are known to be UTF-8.
+    pub fn as_str(&self) -> Option<&'a str> {
+        // SAFETY: `checked` is set only by `From<&str>`, from a `&str`'s own bytes.
+        self.checked
+            .then(|| unsafe { std::str::from_utf8_unchecked(self.bytes) })
+    }
+}
+
+impl<'a> From<&'a str> for Prefix<'a> {
+    fn from(text: &'a str) -> Self {
+        Prefix {
+            bytes: text.as_bytes(),
+            checked: true,
+            origin: 0,
+        }
+    }
+}
+
+impl<'a> From<&'a String> for Prefix<'a> {
+    fn from(text: &'a String) -> Self {
+        text.as_str().into()
+    }
+}
+
 /// A cursor over the text with the diagnostics of the part being read.
 pub(crate) struct Lexer<'a> {
-    pub text: &'a str,
     pub b: &'a [u8],
+    /// The bytes are known to be UTF-8 (see [`Prefix`]): string bodies need no check.
+    checked: bool,
     pub pos: usize,
     pub diags: Diagnostics,
     /// Set when a comment or trailing comma is skipped; raw values read with it clear
@@ -46,10 +123,11 @@ pub(crate) struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
-    pub fn new(text: &'a str, pos: usize) -> Self {
+    pub fn new(text: impl Into<Prefix<'a>>, pos: usize) -> Self {
+        let text = text.into();
         Lexer {
-            text,
-            b: text.as_bytes(),
+            b: text.bytes,
+            checked: text.checked,
             pos,
             diags: Diagnostics::new(),
             dirty: false,
@@ -59,7 +137,7 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    pub(crate) fn quiet(text: &'a str, pos: usize) -> Self {
+    pub(crate) fn quiet(text: impl Into<Prefix<'a>>, pos: usize) -> Self {
         Lexer {
             quiet: true,
             ..Lexer::new(text, pos)
@@ -74,7 +152,7 @@ impl<'a> Lexer<'a> {
     /// Records one diagnostic with an excerpt of the text around `at`.
     pub fn diag(&mut self, kind: DiagKind, at: usize) {
         if !self.quiet {
-            let text = self.text;
+            let text = self.b;
             self.diags.add(kind, at as u64, || excerpt(text, at));
         }
     }
@@ -111,6 +189,10 @@ impl<'a> Lexer<'a> {
             }
             _ => return false,
         };
+        // Unchecked text: a comment that is not UTF-8 is no comment (a syntax error).
+        if !self.checked && simdutf8::basic::from_utf8(&self.b[at..end]).is_err() {
+            return false;
+        }
         self.diag(DiagKind::Comment, at);
         self.dirty = true;
         self.pos = end;
@@ -133,21 +215,31 @@ impl<'a> Lexer<'a> {
 
     /// At a `"`: steps over the string; returns the body's bounds and whether it holds
     /// a backslash (so needs unescaping).
-    #[inline]
+    #[inline(always)]
     pub fn string(&mut self) -> Scan<(usize, usize, bool)> {
         let start = self.pos + 1;
         let b = self.b;
         let mut i = start;
         let mut escaped = false;
+        // Whether a byte >= 0x80 was seen in the body (unchecked text must then be
+        // checked: see `Prefix`), found by the same scan.
+        let mut high = false;
         loop {
-            i = quote_or_backslash(b, i);
+            let (at, hi) = quote_or_backslash(b, i);
+            i = at;
+            high |= hi;
             match b.get(i) {
                 Some(b'"') => {
                     self.pos = i + 1;
+                    if high && !self.checked {
+                        check_utf8(&b[start..i], start)?;
+                    }
                     return Ok((start, i, escaped));
                 }
                 Some(_) => {
                     escaped = true;
+                    // The escaped byte is stepped over unseen by the scan.
+                    high |= b.get(i + 1).is_some_and(|&c| c >= 0x80);
                     i += 2;
                 }
                 None => return Err(Fail::Eof),
@@ -161,7 +253,25 @@ impl<'a> Lexer<'a> {
     #[inline(always)]
     pub fn string_str(&mut self) -> Scan<(&'a str, bool)> {
         let (s, e, esc) = self.string()?;
-        Ok((&self.text[s..e], esc))
+        // SAFETY: `string` stepped over this body: UTF-8 (see `str_of`).
+        Ok((unsafe { self.str_of(s, e) }, esc))
+    }
+
+    /// The text of `start..end`, a run the lexer has just stepped over (and accepted)
+    /// as a string body, a number or a whole value. Its ends are on character
+    /// boundaries (next to ASCII grammar bytes), and it is UTF-8: on text known to be
+    /// (`checked`) because any such run of a `&str` is, on unchecked text because
+    /// every byte the lexer accepts is ASCII grammar or inside a string body or
+    /// comment it checked ([`Prefix`]). Panics if the run is out of bounds.
+    ///
+    /// # Safety
+    /// `start..end` must be such a run, stepped over by this lexer with success.
+    #[inline(always)]
+    pub(crate) unsafe fn str_of(&self, start: usize, end: usize) -> &'a str {
+        let bytes = &self.b[start..end];
+        debug_assert!(std::str::from_utf8(bytes).is_ok());
+        // SAFETY: the caller's promise, above.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
     }
 
     /// At a `-` or digit: steps over a number (JSON grammar, leading zeros tolerated),
@@ -193,7 +303,8 @@ impl<'a> Lexer<'a> {
         // 19 decimal digits always fit in a u64.
         let digits = (!exponent && count <= 19).then_some(mantissa);
         Ok(Num {
-            text: &self.text[start..i],
+            // SAFETY: a number the lexer just accepted: ASCII.
+            text: unsafe { self.str_of(start, i) },
             digits,
             frac: frac as u32,
             neg,
@@ -346,11 +457,12 @@ impl<'a> Lexer<'a> {
         let clean = !self.dirty;
         self.dirty |= outer;
         r?;
-        Ok((start, &self.text[start..self.pos], clean))
+        // SAFETY: `skip_value` just accepted this whole value.
+        Ok((start, unsafe { self.str_of(start, self.pos) }, clean))
     }
 
     /// Whether an event object starts at `at` (see [`super::starts`]).
-    pub fn is_event_start(text: &'a str, at: usize) -> bool {
+    pub fn is_event_start(text: impl Into<Prefix<'a>>, at: usize) -> bool {
         Starts::new(text).is_start(at)
     }
 
@@ -420,7 +532,7 @@ fn digits_value(w: u64, n: usize) -> u64 {
 
 /// One or more digits from `i`, accumulated into `acc` (wrapping: the caller ignores
 /// it past 19 digits); returns the offset after them. Eight digits at a time.
-#[inline]
+#[inline(always)]
 fn digits(b: &[u8], mut i: usize, acc: &mut u64) -> Scan<usize> {
     let start = i;
     while i + 8 <= b.len() {
@@ -498,9 +610,11 @@ fn run_end(b: &[u8], start: usize, i: usize) -> Scan<usize> {
 
 /// The offset of the first `"` or `\\` at or after `i` (or the end), sixteen bytes at
 /// a time (SSE2, part of every x86-64) or eight (elsewhere, and near the end): string
-/// bodies are most of a trace's bytes.
-#[inline]
-fn quote_or_backslash(b: &[u8], mut i: usize) -> usize {
+/// bodies are most of a trace's bytes. Also whether a byte before it is >= 0x80
+/// (from the same loads: the bytes' top bits).
+#[inline(always)]
+fn quote_or_backslash(b: &[u8], mut i: usize) -> (usize, bool) {
+    let mut high = 0u64;
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
@@ -512,25 +626,33 @@ fn quote_or_backslash(b: &[u8], mut i: usize) -> usize {
             while i + 16 <= b.len() {
                 let v = _mm_loadu_si128(b.as_ptr().add(i).cast());
                 let hits = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
-                let mask = _mm_movemask_epi8(hits);
+                let mask = _mm_movemask_epi8(hits) as u32;
+                let top = _mm_movemask_epi8(v) as u32;
                 if mask != 0 {
-                    return i + mask.trailing_zeros() as usize;
+                    let stop = mask.trailing_zeros();
+                    let below = top & ((1u32 << stop) - 1);
+                    return (i + stop as usize, high | below as u64 != 0);
                 }
+                high |= top as u64;
                 i += 16;
             }
         }
     }
     while i + 8 <= b.len() {
-        let stop = quote_or_backslash_in(word_at(b, i));
+        let w = word_at(b, i);
+        let stop = quote_or_backslash_in(w);
         if stop < 8 {
-            return i + stop;
+            let below = w & HIGH & ((1u64 << (8 * stop)) - 1);
+            return (i + stop, high | below != 0);
         }
+        high |= w & HIGH;
         i += 8;
     }
     while i < b.len() && b[i] != b'"' && b[i] != b'\\' {
+        high |= (b[i] >= 0x80) as u64;
         i += 1;
     }
-    i
+    (i, high != 0)
 }
 
 /// Which byte of the word is its first `"` or `\\` (8 when none is).
@@ -598,17 +720,31 @@ pub(crate) fn cow(s: &str, escaped: bool) -> Cow<'_, str> {
     }
 }
 
-/// A short excerpt of `text` around `at` for a diagnostic's example.
-pub(crate) fn excerpt(text: &str, at: usize) -> String {
+/// Checks the body of a string starting at `at`, which holds a byte >= 0x80, as
+/// UTF-8 (unchecked text only): invalid UTF-8 there is a syntax error.
+#[cold]
+#[inline(never)]
+fn check_utf8(body: &[u8], at: usize) -> Scan<()> {
+    match simdutf8::basic::from_utf8(body) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(Fail::Syntax(at)),
+    }
+}
+
+/// A short excerpt of `text` around `at` for a diagnostic's example (cut on
+/// character boundaries; bytes that are not UTF-8, in unchecked text, repaired).
+pub(crate) fn excerpt(text: &[u8], at: usize) -> String {
+    // Where a `str` would have a character boundary: not a continuation byte.
+    let boundary = |i: usize| i >= text.len() || text[i] & 0xC0 != 0x80;
     let mut start = at.saturating_sub(24).min(text.len());
-    while !text.is_char_boundary(start) {
+    while start > 0 && !boundary(start) {
         start -= 1;
     }
     let mut end = at.saturating_add(72).min(text.len());
-    while !text.is_char_boundary(end) {
+    while end > start && !boundary(end) {
         end -= 1;
     }
-    text[start..end].to_string()
+    String::from_utf8_lossy(&text[start..end]).into_owned()
 }
 
 #[cfg(test)]
@@ -883,9 +1019,24 @@ mod tests {
                             .unwrap_or(len);
                         assert_eq!(
                             quote_or_backslash(&t, from),
-                            want,
+                            (want, false),
                             "{len} {stop:?} {at} {from}"
                         );
+                        // A byte >= 0x80 is seen only before the stop.
+                        for high in [0, 1, 5, 8, 13, 16, 17, 31] {
+                            let mut h = t.clone();
+                            if from + high < len {
+                                h[from + high] = 0xE9;
+                                let want = (from..len)
+                                    .find(|&i| h[i] == b'"' || h[i] == b'\\')
+                                    .unwrap_or(len);
+                                assert_eq!(
+                                    quote_or_backslash(&h, from),
+                                    (want, from + high < want),
+                                    "{len} {stop:?} {at} {from} {high}"
+                                );
+                            }
+                        }
                     }
                 }
             }
@@ -896,8 +1047,8 @@ mod tests {
     fn excerpts_respect_char_boundaries() {
         let t = "ééééééééééééééééééééé{x}";
         for at in 0..t.len() {
-            let _ = excerpt(t, at);
+            let _ = excerpt(t.as_bytes(), at);
         }
-        assert_eq!(excerpt("abc", 99), "");
+        assert_eq!(excerpt(b"abc", 99), "");
     }
 }

@@ -6,7 +6,7 @@
 //! part stops depends only on the text, so reading the parts one after the other gives
 //! exactly what one uninterrupted read gives; the parallel reader relies on that.
 
-use super::lexer::{Fail, Lexer};
+use super::lexer::{Fail, Lexer, Prefix};
 use super::starts::Starts;
 use super::EventSink;
 use crate::{DiagKind, Diagnostics, Event};
@@ -47,6 +47,10 @@ pub(crate) struct Part<S> {
     pub diags: Diagnostics,
     pub events: u64,
     pub end: PartEnd,
+    /// Every byte of `start..` the stop ([`PartEnd::Boundary`] or
+    /// [`PartEnd::Closed`]) was stepped over by the lexer, with no jump: UTF-8 (see
+    /// [`Prefix`]), even when the text was not known to be.
+    pub checked: bool,
 }
 
 /// How to go on after a malformed element.
@@ -70,7 +74,7 @@ struct FindMemo<'a> {
 }
 
 impl<'a> FindMemo<'a> {
-    fn new(text: &'a str) -> Self {
+    fn new(text: Prefix<'a>) -> Self {
         FindMemo {
             starts: Starts::new(text),
             from: 0,
@@ -91,11 +95,14 @@ impl<'a> FindMemo<'a> {
 
 /// Reads one part of an event list into `sink`.
 pub(crate) fn read_part<'a, S: EventSink<'a>>(
-    text: &'a str,
+    text: impl Into<Prefix<'a>>,
     plan: PartPlan,
     mut sink: S,
 ) -> Part<S> {
+    let text = text.into();
     let mut lx = Lexer::new(text, plan.start);
+    // The cursor jumped over bytes it did not lex (a repair).
+    let mut jumped = false;
     let mut events = 0u64;
     // The event being read (see `Lexer::event`), emptied by the sink.
     let mut slot = Event::default();
@@ -166,10 +173,14 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
         loop {
             match resume.take() {
                 Some(Resume::At(next)) => {
+                    jumped = true;
                     lx.pos = next;
                     continue 'list;
                 }
-                Some(Resume::AfterElement(end)) => lx.pos = end,
+                Some(Resume::AfterElement(end)) => {
+                    jumped = true;
+                    lx.pos = end;
+                }
                 Some(Resume::Lost) => break 'list PartEnd::Lost,
                 None => {}
             }
@@ -217,6 +228,7 @@ pub(crate) fn read_part<'a, S: EventSink<'a>>(
         diags: lx.diags,
         events,
         end,
+        checked: !jumped && matches!(end, PartEnd::Boundary(_) | PartEnd::Closed(_)),
     }
 }
 

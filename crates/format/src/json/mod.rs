@@ -26,7 +26,8 @@ mod starts;
 pub mod value;
 pub mod writer;
 
-pub use early::{early_slots, read_early, EarlyParts};
+pub use early::{early_slots, read_early, CheckedBytes, EarlyParts};
+pub use lexer::Prefix;
 pub use reader::{read_events, read_json, read_json_after};
 pub use value::{Cursor, Value};
 pub use writer::{JsonWriter, Trailer};

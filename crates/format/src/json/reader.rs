@@ -311,7 +311,9 @@ fn object<'a>(
     if !keys.trace_events && keys.ph {
         // The object is an event, maybe the first of several: read them as a list.
         let mut diags = leading;
-        diags.add(DiagKind::BareEvents, open as u64, || excerpt(text, open));
+        diags.add(DiagKind::BareEvents, open as u64, || {
+            excerpt(text.as_bytes(), open)
+        });
         let mut doc = Doc::new(Form::BareEvents, diags);
         if let PartEnd::Closed(end) = doc.add_list(lists.read_list(text, open, None)) {
             trailing(&mut Lexer::new(text, end), &mut doc.diags, end);

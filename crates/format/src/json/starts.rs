@@ -18,21 +18,21 @@
 //! bit per level, four bytes per object), so memory stays below the size of the text
 //! walked.
 
-use super::lexer::{Fail, Lexer, Scan};
+use super::lexer::{Fail, Lexer, Prefix, Scan};
 
 /// Finds event starts, remembering the objects found not to be starts so that the
 /// searches of one reader over the same text stay linear.
 pub(crate) struct Starts<'a> {
-    text: &'a str,
+    text: Prefix<'a>,
     not_start: Marks,
     /// Bytes a walk may go before it gives up and takes its `{` for no start.
     walk_limit: usize,
 }
 
 impl<'a> Starts<'a> {
-    pub fn new(text: &'a str) -> Self {
+    pub fn new(text: impl Into<Prefix<'a>>) -> Self {
         Starts {
-            text,
+            text: text.into(),
             not_start: Marks::default(),
             walk_limit: usize::MAX,
         }
@@ -42,7 +42,7 @@ impl<'a> Starts<'a> {
     /// an event that spans more than `limit` bytes (and the objects open in it
     /// where its walk gave up), so a search walks each byte a bounded number of
     /// times however the text nests.
-    pub fn guessing(text: &'a str, limit: usize) -> Self {
+    pub fn guessing(text: impl Into<Prefix<'a>>, limit: usize) -> Self {
         Starts {
             walk_limit: limit,
             ..Starts::new(text)

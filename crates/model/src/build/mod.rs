@@ -58,18 +58,22 @@ impl Phases {
     }
 }
 
-/// A short excerpt of the input at `offset`, for diagnostics.
-pub(crate) fn excerpt(input: &str, offset: u64) -> String {
+/// A short excerpt of the input at `offset`, for diagnostics: cut on character
+/// boundaries, and repaired where the bytes are not UTF-8 (a prefix read early,
+/// not checked yet, whose result is then not used).
+pub(crate) fn excerpt(input: &[u8], offset: u64) -> String {
+    // Where a `str` would have a character boundary: not a continuation byte.
+    let boundary = |i: usize| i >= input.len() || input[i] & 0xC0 != 0x80;
     let start = (offset as usize).min(input.len());
     let mut start_ok = start;
-    while start_ok > 0 && !input.is_char_boundary(start_ok) {
+    while start_ok > 0 && !boundary(start_ok) {
         start_ok -= 1;
     }
     let mut end = (start_ok + 160).min(input.len());
-    while end > start_ok && !input.is_char_boundary(end) {
+    while end > start_ok && !boundary(end) {
         end -= 1;
     }
-    input.get(start_ok..end).unwrap_or("").to_string()
+    String::from_utf8_lossy(&input[start_ok..end]).into_owned()
 }
 
 /// Turns the records of all parts (in file order) into tables; a followed file's

@@ -3,21 +3,24 @@
 
 use std::borrow::Cow;
 
-use tracescope_format::json::{EventSink, Value};
+use tracescope_format::json::{EventSink, Prefix, Value};
 use tracescope_format::{DiagKind, Diagnostics, Event, Id, Id2, Int64, Pid};
 
 use super::excerpt;
 use super::profile_chunk::read_chunk;
 use super::records::*;
 use super::registry::{LocalRegistry, SharedRegistry};
-use crate::args::{in_input, LocalArena, SharedArena, TextRef};
+use crate::args::{in_bytes, LocalArena, SharedArena, TextRef};
 use crate::strings::{LocalStrings, SharedStrings, StrId};
 use crate::tables::arg_sets::known_compact;
 use crate::tables::{IdVal, Ns, PidK, ProcessId, Scope, ThreadId};
 
 /// State shared by all parts of one load.
 pub struct Shared<'s> {
-    pub input: &'s str,
+    /// The text the parts are read from, as bytes: a prefix read early may not be
+    /// checked as UTF-8 yet ([`Prefix`]), so it is only cut for excerpts (repaired
+    /// if need be) and compared by address.
+    pub input: &'s [u8],
     pub strings: &'s SharedStrings,
     pub registry: &'s SharedRegistry,
     pub arena: &'s SharedArena,
@@ -38,13 +41,13 @@ pub struct Shared<'s> {
 impl<'s> Shared<'s> {
     /// One file's text with the tables its parts share; nothing released early.
     pub fn of(
-        input: &'s str,
+        input: impl Into<Prefix<'s>>,
         strings: &'s SharedStrings,
         registry: &'s SharedRegistry,
         arena: &'s SharedArena,
     ) -> Self {
         Shared {
-            input,
+            input: input.into().as_bytes(),
             strings,
             registry,
             arena,
@@ -127,7 +130,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
     fn text(&mut self, raw: &Option<tracescope_format::RawJson<'a>>) -> TextRef {
         match raw {
             Some(r) => {
-                in_input(self.shared.input, &r.text).unwrap_or_else(|| self.arena.push(&r.text))
+                in_bytes(self.shared.input, &r.text).unwrap_or_else(|| self.arena.push(&r.text))
             }
             None => TextRef::NONE,
         }
