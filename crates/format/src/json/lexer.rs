@@ -31,7 +31,7 @@ pub(crate) const MAX_DEPTH: u32 = 512;
 /// bytes the lexer checks, as it steps over them, every string body (and comment)
 /// that holds a byte >= 0x80; every other byte it accepts is ASCII by JSON's grammar.
 /// So whatever text it hands out as `&str` is UTF-8 either way, and a run of input it
-/// read without a jump (see [`Part::checked`](super::list::Part::checked)) is UTF-8.
+/// read without a jump (see `Part::checked` in `list.rs`) is UTF-8.
 /// Invalid UTF-8 in a string is a syntax error there: the caller then reads the whole
 /// text again from its repaired copy (see [`crate::Source`]).
 #[derive(Clone, Copy, Debug)]
