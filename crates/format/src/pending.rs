@@ -313,17 +313,34 @@ fn fill<R: Read>(
         if limit.exceeded(written as u64, consumed) {
             return Err(());
         }
-        // SAFETY: decoded bytes inside the buffer, written by this thread only.
-        let fresh = unsafe { std::slice::from_raw_parts(ptr.add(checked), written - checked) };
-        match simdutf8::compat::from_utf8(fresh) {
-            Ok(_) => checked = written,
-            // A character cut at the end of this step: the rest comes with the next.
-            Err(e) if e.error_len().is_none() => checked += e.valid_up_to(),
-            Err(_) => return Err(()),
-        }
-        shared.lock().valid = checked;
-        shared.grown.notify_all();
+        // SAFETY: `checked..written` was decoded into the buffer by this thread.
+        checked = unsafe { publish(ptr, checked, written, shared)? };
     }
+}
+
+/// Checks the bytes decoded since the last step (`base[checked..written]`) as UTF-8
+/// and publishes them, but a character cut at their end (it comes with the next
+/// step); gives the new checked length, or `Err` at invalid UTF-8.
+///
+/// # Safety
+/// `base..base + written` lies inside the buffer, and `checked..written` was written
+/// by the calling (decoding) thread, which alone writes the buffer.
+unsafe fn publish(
+    base: *const u8,
+    checked: usize,
+    written: usize,
+    shared: &Shared,
+) -> Result<usize, ()> {
+    // SAFETY: as the caller promises.
+    let fresh = unsafe { std::slice::from_raw_parts(base.add(checked), written - checked) };
+    let checked = match simdutf8::compat::from_utf8(fresh) {
+        Ok(_) => written,
+        Err(e) if e.error_len().is_none() => checked + e.valid_up_to(),
+        Err(_) => return Err(()),
+    };
+    shared.lock().valid = checked;
+    shared.grown.notify_all();
+    Ok(checked)
 }
 
 /// The most text one byte of a zstd stream decodes to: a block of 128 KiB from an
@@ -377,16 +394,8 @@ fn fill_zstd(input: &[u8], buffer: &mut Buffer, limit: &Limit, shared: &Shared) 
             // No progress: the buffer is full and input is left.
             return Err(());
         }
-        // SAFETY: decoded bytes inside the buffer, written by this thread only.
-        let fresh = unsafe { std::slice::from_raw_parts(base.add(checked), written - checked) };
-        match simdutf8::compat::from_utf8(fresh) {
-            Ok(_) => checked = written,
-            // A character cut at the end of this call: the rest comes with the next.
-            Err(e) if e.error_len().is_none() => checked += e.valid_up_to(),
-            Err(_) => return Err(()),
-        }
-        shared.lock().valid = checked;
-        shared.grown.notify_all();
+        // SAFETY: `checked..written` was decoded into the buffer by this thread.
+        checked = unsafe { publish(base, checked, written, shared)? };
     }
     // A frame cut short, or a character cut at the very end.
     if left == 0 && checked == output.pos() {
