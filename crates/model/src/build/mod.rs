@@ -95,6 +95,12 @@ pub(crate) fn finish(
         vec![false; registry.processes.len()],
         vec![false; registry.threads.len()],
     );
+    // The duration records (most of the records) are counted by thread on both
+    // cores, then gathered by thread on both cores once renumbered: they are not
+    // visited nor remapped with the others.
+    let dur = recs.take_dur();
+    let dur_counts = slices::DurCounts::of(&dur, registry.threads.len());
+    dur_counts.mark_used(&mut used_t);
     recs.visit(
         |p| {
             if let Some(u) = used_p.get_mut(p.index()) {
@@ -113,12 +119,18 @@ pub(crate) fn finish(
     let (pmap, tmap) = registry.canonicalize(&used_p, &used_t);
     recs.remap(&pmap, &tmap);
     clock.mark("canonicalize");
+    let dur = slices::gather(dur, &dur_counts, &tmap);
+    clock.mark("gather");
     let arena_text = arena.take();
     let trace_end = recs.max_end.unwrap_or(0);
     let texts = (input, arena_text.as_str());
+    let (meta_recs, started) = (
+        recs.take_joined(|r| &mut r.metadata),
+        recs.take_joined(|r| &mut r.tracing_started),
+    );
     let (metadata, facts) = metadata::apply(
-        &recs.metadata,
-        &recs.tracing_started,
+        &meta_recs,
+        &started,
         &mut registry,
         &strings,
         texts,
@@ -130,12 +142,9 @@ pub(crate) fn finish(
     // profiles. The flows join slices of both, after. The steps' times
     // (`load_phases`) overlap, so they add up to more than the wall time. Each
     // family's records are freed as soon as its table is built, the small ones
-    // first.
-    let dur = recs.take_dur();
-    let (async_recs, flow_recs, flows_v2) = (recs.asyncs, recs.flows, recs.flows_v2);
-    let (counter_recs, object_recs) = (recs.counters, recs.objects);
-    let (profile_recs, chunks, sample_recs) = (recs.profiles, recs.chunks, recs.samples);
-    let thread_end = &recs.thread_end;
+    // first. The families but `dur` are joined there too (a copy of each into
+    // one vector), on the core the slices leave free.
+    let thread_end = &std::mem::take(&mut recs.thread_end);
     let inputs = profiles::ProfileInputs {
         input,
         arena: texts.1,
@@ -151,17 +160,24 @@ pub(crate) fn finish(
             let slices = match live {
                 // A followed file's duration records are kept there, not in `recs`.
                 Some(live) => live.build(&tmap, thread_end, &mut d),
-                None => slices::build(dur, thread_end, &mut d),
+                None => slices::build(dur, dur_counts.thread_times, thread_end, &mut d),
             };
             clock.mark("slices");
             (slices, d, clock)
         },
         || {
+            let mut clock = Phases::default();
+            recs.join_families();
+            let (async_recs, flow_recs, flows_v2) = (recs.asyncs, recs.flows, recs.flows_v2);
+            let (counter_recs, object_recs) = (recs.counters, recs.objects);
+            let (profile_recs, chunks, sample_recs) = (recs.profiles, recs.chunks, recs.samples);
+            let instants = instants(recs.instants);
+            let other = other(recs.other);
+            clock.mark("join+instants+other");
             // The parts' small vectors were freed when joined: their pages go back
             // here, beside the slices (20-30 ms a trim at 1 GB).
             trim::free_heap_pages();
             let mut d = Diagnostics::new();
-            let mut clock = Phases::default();
             let counters = counters::build(counter_recs);
             clock.mark("counters");
             let objects = objects::build(object_recs, trace_end, &mut d);
@@ -180,11 +196,13 @@ pub(crate) fn finish(
             // The profile chunks' vectors were freed.
             trim::free_heap_pages();
             clock.mark("profiles");
-            (counters, objects, async_slices, prof, d, clock)
+            let kept = (flow_recs, flows_v2, instants, other);
+            (counters, objects, async_slices, prof, kept, d, clock)
         },
     );
     let (slices, d1, c1) = timeline;
-    let (counters, (objects, snapshots), async_slices, prof, d2, c2) = rest;
+    let (counters, (objects, snapshots), async_slices, prof, kept, d2, c2) = rest;
+    let (flow_recs, flows_v2, instants, other) = kept;
     diags.merge(d1);
     diags.merge(d2);
     clock.done.extend(c1.done.into_iter().chain(c2.done));
@@ -195,9 +213,6 @@ pub(crate) fn finish(
     // released by the parse, and cutting the excerpts now reads the kept ones only.
     diags.cut_excerpts(|offset| input.excerpt(offset));
     registry.name_string_ids();
-    let instants = instants(recs.instants);
-    let other = other(recs.other);
-    clock.mark("instants+other");
     let tables = Tables {
         strings: strings.into_inner(),
         processes: std::mem::take(&mut registry.processes),

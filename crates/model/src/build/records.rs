@@ -254,6 +254,10 @@ pub struct Records {
     pub other: Vec<OtherRec>,
     /// `TracingStartedInBrowser` events' args.
     pub tracing_started: Vec<(u64, TextRef)>,
+    /// After [`Records::concat`]: the parts whose families (all but `dur`) are
+    /// not joined yet, in file order, after this one's own (their counts, ends
+    /// and duration records are in this one).
+    pub pending: Vec<Records>,
 }
 
 impl Records {
@@ -264,19 +268,80 @@ impl Records {
         parts
     }
 
-    /// Joins the records of all parts, in file order, copying each family once
-    /// (except `dur`, kept per part in `dur_parts`).
+    /// Joins the records of all parts, in file order. Only the counts and the
+    /// per-thread ends are merged here: each part's `dur` is kept in `dur_parts`,
+    /// and its other families in `pending`, joined by [`Records::join_families`]
+    /// where the build needs them (beside the slices step, on the core it leaves
+    /// free, instead of before it).
     pub fn concat(parts: Vec<Records>) -> Records {
         let mut out = Records::default();
         out.dur_parts.reserve_exact(parts.len());
-        macro_rules! reserve {
-            ($($f:ident),*) => {$(
-                out.$f.reserve_exact(parts.iter().map(|p| p.$f.len()).sum());
-            )*};
+        out.pending.reserve_exact(parts.len());
+        for mut p in parts {
+            let pending = std::mem::take(&mut p.pending);
+            out.add_counts(&mut p);
+            out.pending.push(p);
+            out.pending.extend(pending);
         }
-        families!(reserve);
-        for p in parts {
-            out.extend(p);
+        out
+    }
+
+    /// Moves `p`'s duration records, counts and ends into `self`.
+    fn add_counts(&mut self, p: &mut Records) {
+        // Records already joined (one per file of several) keep their parts.
+        self.dur_parts.append(&mut p.dur_parts);
+        self.dur_parts.push(std::mem::take(&mut p.dur));
+        self.events += std::mem::take(&mut p.events);
+        for (ph, n) in std::mem::take(&mut p.phases) {
+            match self.phases.iter_mut().find(|(q, _)| *q == ph) {
+                Some((_, c)) => *c += n,
+                None => self.phases.push((ph, n)),
+            }
+        }
+        self.min_ts = opt_min(self.min_ts, p.min_ts.take());
+        self.max_end = opt_max(self.max_end, p.max_end.take());
+        let ends = std::mem::take(&mut p.thread_end);
+        if self.thread_end.len() < ends.len() {
+            self.thread_end.resize(ends.len(), NO_TIME);
+        }
+        for (i, e) in ends.iter().enumerate() {
+            self.thread_end[i] = self.thread_end[i].max(*e);
+        }
+    }
+
+    /// Joins the families of the `pending` parts into this one's, in file order:
+    /// each family copied once, one task each on the rayon pool.
+    pub fn join_families(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut parts = std::mem::take(&mut self.pending);
+        macro_rules! join_all {
+            ($($f:ident),*) => {
+                rayon::scope(|s| {
+                    $(
+                        let from: Vec<_> = parts.iter_mut().map(|p| std::mem::take(&mut p.$f)).collect();
+                        let to = &mut self.$f;
+                        s.spawn(move |_| {
+                            to.reserve_exact(from.iter().map(Vec::len).sum());
+                            for mut v in from {
+                                to.append(&mut v);
+                            }
+                        });
+                    )*
+                });
+            };
+        }
+        families!(join_all);
+    }
+
+    /// One family of this part and of the pending ones, joined (taken out of
+    /// them): for the small families needed before the others are joined.
+    pub fn take_joined<T>(&mut self, family: impl Fn(&mut Records) -> &mut Vec<T>) -> Vec<T> {
+        let mut out = std::mem::take(family(self));
+        out.reserve_exact(self.pending.iter_mut().map(|p| family(p).len()).sum());
+        for p in &mut self.pending {
+            out.append(family(p));
         }
         out
     }
@@ -284,28 +349,13 @@ impl Records {
     /// Appends the records of the input that follows (a part, or the bytes
     /// appended to a followed file).
     pub fn extend(&mut self, mut p: Records) {
+        self.join_families();
+        p.join_families();
         macro_rules! join {
             ($($f:ident),*) => {$(self.$f.append(&mut p.$f);)*};
         }
         families!(join);
-        // Records already joined (one per file of several) keep their parts.
-        self.dur_parts.append(&mut p.dur_parts);
-        self.dur_parts.push(std::mem::take(&mut p.dur));
-        self.events += p.events;
-        for (ph, n) in p.phases {
-            match self.phases.iter_mut().find(|(q, _)| *q == ph) {
-                Some((_, c)) => *c += n,
-                None => self.phases.push((ph, n)),
-            }
-        }
-        self.min_ts = opt_min(self.min_ts, p.min_ts);
-        self.max_end = opt_max(self.max_end, p.max_end);
-        if self.thread_end.len() < p.thread_end.len() {
-            self.thread_end.resize(p.thread_end.len(), NO_TIME);
-        }
-        for (i, e) in p.thread_end.iter().enumerate() {
-            self.thread_end[i] = self.thread_end[i].max(*e);
-        }
+        self.add_counts(&mut p);
     }
 }
 
@@ -314,6 +364,9 @@ impl Records {
     /// raw text in the file) move by `base`, the file's place in the joined input;
     /// timestamps move by `shift` ns (`--align`, `FILE@+1ms`). Thread times stay.
     pub fn place(&mut self, base: u64, shift: i64) {
+        for p in &mut self.pending {
+            p.place(base, shift);
+        }
         let t = |ts: &mut i64| *ts = ts.saturating_add(shift);
         for part in std::iter::once(&mut self.dur).chain(&mut self.dur_parts) {
             for r in part {
@@ -388,6 +441,18 @@ impl Records {
         for part in std::iter::once(&mut self.dur).chain(&mut self.dur_parts) {
             part.iter_mut().for_each(|r| tm(&mut r.thread));
         }
+        self.visit_families(&mut pm, &mut tm);
+        for p in &mut self.pending {
+            p.visit_families(&mut pm, &mut tm);
+        }
+    }
+
+    /// [`Records::visit`] of this part's families but `dur`.
+    fn visit_families(
+        &mut self,
+        mut pm: impl FnMut(&mut ProcessId),
+        mut tm: impl FnMut(&mut ThreadId),
+    ) {
         self.flows.iter_mut().for_each(|r| tm(&mut r.thread));
         self.samples.iter_mut().for_each(|r| tm(&mut r.thread));
         self.counters.iter_mut().for_each(|r| pm(&mut r.process));

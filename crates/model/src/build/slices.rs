@@ -1,6 +1,8 @@
 //! Thread slices (spec section 3): `B`/`E` matching, `X`, `ui-nest` lanes, and the
 //! tree every thread's slices form, with improper overlaps on extra rows.
 
+use std::mem::MaybeUninit;
+
 use rayon::prelude::*;
 use tracescope_format::{DiagKind, Diagnostics};
 
@@ -36,59 +38,226 @@ pub(super) fn opens(r: &DurRec) -> bool {
     matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB)
 }
 
-/// Builds the slice table from the duration records of every part (parts in file
-/// order, records in file order within each).
-///
-/// The records and the table are never all held at once: each part's records are
-/// moved to their threads and the part freed, and each thread's records are freed
-/// as soon as its rows are written (holding every part until the end made the
-/// records, 72 bytes an event, and the table the peak of the load). Reading the
-/// records where the parts hold them instead (8-byte references per thread) was
-/// tried: slower at 1 GB (records scattered over every part) and 220 MiB more at
-/// the peak.
-pub fn build(parts: Vec<Vec<DurRec>>, thread_end: &[i64], diags: &mut Diagnostics) -> SliceTable {
-    // Per thread: its records, and the slice rows they open; whether any record
-    // has a thread time.
-    let (counts, thread_times) = parts
-        .par_iter()
-        .fold(
-            || (Vec::new(), false),
-            |(mut c, mut times): (Vec<(usize, usize)>, bool), part| {
+/// The duration records of every part counted by thread (ids as the parts
+/// wrote them), before the threads are renumbered: which threads they use, and
+/// where each part's records go when gathered by thread.
+pub struct DurCounts {
+    /// Per thread: its records, and the slice rows they open.
+    pub totals: Vec<(usize, usize)>,
+    /// Per part, per thread: its records (empty when there are too many parts
+    /// and threads for a table of both; the gather is then serial).
+    per_part: Vec<Vec<u32>>,
+    /// Whether any record has a thread time.
+    pub thread_times: bool,
+}
+
+/// Most cells of the part-by-thread tables of [`DurCounts`] and of [`gather`]
+/// (24 bytes a cell: 24 MiB).
+const MOST_PART_THREADS: usize = 1 << 20;
+
+impl DurCounts {
+    /// Counts `parts` (in parallel): read once here, on both cores, before the
+    /// renumbering of the threads (which no longer visits these records).
+    pub fn of(parts: &[Vec<DurRec>], threads: usize) -> DurCounts {
+        if parts.len().saturating_mul(threads) > MOST_PART_THREADS {
+            let (totals, thread_times) = parts
+                .par_iter()
+                .fold(
+                    || (Vec::new(), false),
+                    |(mut c, mut times): (Vec<(usize, usize)>, bool), part| {
+                        for r in part {
+                            let t = r.thread.index();
+                            if c.len() <= t {
+                                c.resize(t + 1, (0, 0));
+                            }
+                            c[t].0 += 1;
+                            c[t].1 += usize::from(opens(r));
+                            times |= has_thread_time(r);
+                        }
+                        (c, times)
+                    },
+                )
+                .reduce(
+                    || (Vec::new(), false),
+                    |(a, ta), (b, tb)| {
+                        let (mut long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+                        for (x, y) in long.iter_mut().zip(short) {
+                            x.0 += y.0;
+                            x.1 += y.1;
+                        }
+                        (long, ta || tb)
+                    },
+                );
+            return DurCounts {
+                totals,
+                per_part: Vec::new(),
+                thread_times,
+            };
+        }
+        let per_part: Vec<(Vec<u32>, Vec<u32>, bool)> = parts
+            .par_iter()
+            .map(|part| {
+                let mut recs = vec![0u32; threads];
+                let mut opened = vec![0u32; threads];
+                let mut times = false;
                 for r in part {
                     let t = r.thread.index();
-                    if c.len() <= t {
-                        c.resize(t + 1, (0, 0));
+                    if recs.len() <= t {
+                        recs.resize(t + 1, 0);
+                        opened.resize(t + 1, 0);
                     }
-                    c[t].0 += 1;
-                    c[t].1 += usize::from(opens(r));
+                    recs[t] += 1;
+                    opened[t] += u32::from(opens(r));
                     times |= has_thread_time(r);
                 }
-                (c, times)
-            },
-        )
-        .reduce(
-            || (Vec::new(), false),
-            |(a, ta), (b, tb)| {
-                let (mut long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-                for (x, y) in long.iter_mut().zip(short) {
-                    x.0 += y.0;
-                    x.1 += y.1;
-                }
-                (long, ta || tb)
-            },
-        );
-    let mut by_thread: Vec<Vec<DurRec>> = counts.iter().map(|c| Vec::with_capacity(c.0)).collect();
-    for part in parts {
-        for r in &part {
-            by_thread[r.thread.index()].push(*r);
+                (recs, opened, times)
+            })
+            .collect();
+        let width = per_part.iter().map(|p| p.0.len()).max().unwrap_or(0);
+        let mut totals = vec![(0usize, 0usize); width];
+        let mut thread_times = false;
+        for (recs, opened, times) in &per_part {
+            for (t, (&n, &o)) in recs.iter().zip(opened).enumerate() {
+                totals[t].0 += n as usize;
+                totals[t].1 += o as usize;
+            }
+            thread_times |= times;
+        }
+        let per_part = per_part.into_iter().map(|p| p.0).collect();
+        DurCounts {
+            totals,
+            per_part,
+            thread_times,
         }
     }
-    let work = by_thread
-        .into_iter()
-        .enumerate()
-        .filter(|(_, recs)| !recs.is_empty())
-        .map(|(t, recs)| (ThreadId::at(t), counts[t].1, recs))
+
+    /// Marks the threads some record uses.
+    pub fn mark_used(&self, used: &mut [bool]) {
+        for (t, c) in self.totals.iter().enumerate() {
+            if c.0 > 0 {
+                if let Some(u) = used.get_mut(t) {
+                    *u = true;
+                }
+            }
+        }
+    }
+}
+
+/// Every thread's records (each part's moved to its threads in parallel, the
+/// part freed once moved), with the slice rows they open, in the order of the
+/// new thread ids `tmap` gives (old to new, as the registry renumbered them).
+/// Each record's thread is set to its new id.
+pub fn gather(
+    parts: Vec<Vec<DurRec>>,
+    counts: &DurCounts,
+    tmap: &[Option<ThreadId>],
+) -> Vec<(ThreadId, usize, Vec<DurRec>)> {
+    let new_of = |old: usize| -> ThreadId {
+        tmap.get(old)
+            .copied()
+            .flatten()
+            .expect("a thread some record uses is kept")
+    };
+    // Old ids of the threads with records, in new id order.
+    let mut olds: Vec<usize> = (0..counts.totals.len())
+        .filter(|&t| counts.totals[t].0 > 0)
         .collect();
+    olds.sort_by_key(|&t| new_of(t));
+    let mut by_thread: Vec<Vec<DurRec>> = olds
+        .iter()
+        .map(|&t| Vec::with_capacity(counts.totals[t].0))
+        .collect();
+    if counts.per_part.len() != parts.len() || parts.len() < 2 {
+        let mut slot = vec![usize::MAX; counts.totals.len()];
+        for (k, &t) in olds.iter().enumerate() {
+            slot[t] = k;
+        }
+        for part in parts {
+            for r in &part {
+                let mut r = *r;
+                let t = r.thread.index();
+                r.thread = new_of(t);
+                by_thread[slot[t]].push(r);
+            }
+        }
+    } else {
+        // Each part's share of every thread's vector: the spare capacity cut in
+        // file order, part by part.
+        let width = counts.totals.len();
+        let mut pieces: Vec<Vec<&mut [MaybeUninit<DurRec>]>> = (0..parts.len())
+            .map(|_| (0..width).map(|_| Default::default()).collect())
+            .collect();
+        for (v, &t) in by_thread.iter_mut().zip(&olds) {
+            let mut rest = &mut v.spare_capacity_mut()[..counts.totals[t].0];
+            for (p, piece) in pieces.iter_mut().enumerate() {
+                let n = counts.per_part[p].get(t).copied().unwrap_or(0) as usize;
+                let (mine, after) = rest.split_at_mut(n);
+                piece[t] = mine;
+                rest = after;
+            }
+            assert!(rest.is_empty(), "the parts' counts add up to the total");
+        }
+        let new_ids: Vec<ThreadId> = (0..width)
+            .map(|t| {
+                if counts.totals[t].0 > 0 {
+                    new_of(t)
+                } else {
+                    ThreadId::at(0)
+                }
+            })
+            .collect();
+        parts
+            .into_par_iter()
+            .zip(pieces)
+            .for_each(|(part, mut piece)| {
+                for r in &part {
+                    let t = r.thread.index();
+                    let (slot, rest) = std::mem::take(&mut piece[t])
+                        .split_first_mut()
+                        .expect("a part writes the records counted for it");
+                    let mut r = *r;
+                    r.thread = new_ids[t];
+                    slot.write(r);
+                    piece[t] = rest;
+                }
+                assert!(
+                    piece.iter().all(|s| s.is_empty()),
+                    "a part writes every record counted for it"
+                );
+                drop(part);
+            });
+        for (v, &t) in by_thread.iter_mut().zip(&olds) {
+            // SAFETY: the first `totals[t].0` cells of `v`'s spare capacity were
+            // cut into one piece per part (the assert above checks the pieces
+            // cover them exactly), and every part wrote each cell of its piece:
+            // the loop writes a cell per record of thread `t` (as many as counted
+            // for the part, or `split_first_mut` would have panicked) and the
+            // assert after it checks no piece kept an unwritten cell. A panic in
+            // any part propagates out of `for_each` before this line.
+            unsafe { v.set_len(counts.totals[t].0) };
+        }
+    }
+    olds.iter()
+        .zip(by_thread)
+        .map(|(&t, recs)| (new_of(t), counts.totals[t].1, recs))
+        .collect()
+}
+
+/// Builds the slice table from every thread's records (from [`gather`], in file
+/// order within each thread).
+///
+/// The records and the table are never all held at once: each thread's records
+/// are freed as soon as its rows are written (holding every part until the end
+/// made the records, 72 bytes an event, and the table the peak of the load).
+/// Reading the records where the parts hold them instead (8-byte references per
+/// thread) was tried: slower at 1 GB (records scattered over every part) and 220
+/// MiB more at the peak.
+pub fn build(
+    work: Vec<(ThreadId, usize, Vec<DurRec>)>,
+    thread_times: bool,
+    thread_end: &[i64],
+    diags: &mut Diagnostics,
+) -> SliceTable {
     fill(
         work,
         thread_times,
@@ -240,6 +409,8 @@ pub(super) fn emit(
 pub(super) struct Scratch {
     keyed: Vec<(i64, u32)>,
     x_keys: Vec<XKey>,
+    /// The radix sort's other buffer for `x_keys`.
+    x_spare: Vec<XKey>,
     /// The slices the matcher closed.
     matched: Vec<Built>,
     built: Vec<Built>,
@@ -307,13 +478,7 @@ fn thread_slices(
     for &(_, i) in keyed.iter() {
         m.feed(i as usize, recs);
     }
-    // The order of `tree_order`, on the keys: start, longer first, file order.
-    x_keys.sort_unstable_by(|a, b| {
-        a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then_with(|| {
-            let (ra, rb) = (&recs[a.rec as usize], &recs[b.rec as usize]);
-            (ra.offset, a.rec).cmp(&(rb.offset, b.rec))
-        })
-    });
+    sort_x_keys(x_keys, &mut scratch.x_spare, recs);
     let (mut matched, mut ui_done) = m.close(thread_end, diags);
     matched.sort_unstable_by(tree_order);
     ui_done.sort_unstable_by(tree_order);
@@ -366,6 +531,87 @@ fn prefetch_rec(recs: &[DurRec], rec: u32) {
         let p = (r as *const DurRec).cast::<u8>();
         crate::prefetch(p);
         crate::prefetch(p.wrapping_add(std::mem::size_of::<DurRec>() - 1));
+    }
+}
+
+/// The order of `tree_order`, on the keys: start, longer first, file order.
+fn x_order(a: &XKey, b: &XKey, recs: &[DurRec]) -> std::cmp::Ordering {
+    a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then_with(|| {
+        let (ra, rb) = (&recs[a.rec as usize], &recs[b.rec as usize]);
+        (ra.offset, a.rec).cmp(&(rb.offset, b.rec))
+    })
+}
+
+/// Bits of the start a pass of [`sort_x_keys`] sorts on.
+const DIGIT: u32 = 11;
+
+/// Sorts `keys` in [`x_order`]: a least-significant-digit radix sort on the start
+/// (above its smallest value, `DIGIT` bits a pass, as many passes as the span of
+/// starts needs: 4 for a trace of seconds in ns), which keeps the keys of equal
+/// starts in the order they came, then each run of equal starts (rare) sorted by
+/// the rest of the order. A comparison sort of a thread's keys was ~8% of the CPU
+/// after the read at 1 GB. Few keys, or starts spread over more than 44 bits, go
+/// to the comparison sort. `spare` is the other buffer of the passes.
+pub(super) fn sort_x_keys(keys: &mut Vec<XKey>, spare: &mut Vec<XKey>, recs: &[DurRec]) {
+    const MOST_PASSES: u32 = 4;
+    let (Some(min), Some(max)) = (
+        keys.iter().map(|k| k.start).min(),
+        keys.iter().map(|k| k.start).max(),
+    ) else {
+        return;
+    };
+    // The span as u64: `max - min` may not fit an i64.
+    let span = (max as u64).wrapping_sub(min as u64);
+    let passes = (64 - span.leading_zeros()).div_ceil(DIGIT);
+    if keys.len() < 256 || passes > MOST_PASSES {
+        keys.sort_unstable_by(|a, b| x_order(a, b, recs));
+        return;
+    }
+    let digit = |k: &XKey, pass: u32| {
+        ((k.start as u64).wrapping_sub(min as u64) >> (pass * DIGIT)) as usize & ((1 << DIGIT) - 1)
+    };
+    let mut counts = vec![[0usize; 1 << DIGIT]; passes as usize];
+    for k in keys.iter() {
+        for (pass, c) in counts.iter_mut().enumerate() {
+            c[digit(k, pass as u32)] += 1;
+        }
+    }
+    spare.clear();
+    spare.resize(
+        keys.len(),
+        XKey {
+            start: 0,
+            end: 0,
+            rec: 0,
+        },
+    );
+    for (pass, c) in counts.iter_mut().enumerate() {
+        // Starts of each digit's run, then the keys moved there in order.
+        let mut at = 0;
+        for n in c.iter_mut() {
+            let here = *n;
+            *n = at;
+            at += here;
+        }
+        for k in keys.iter() {
+            let d = digit(k, pass as u32);
+            spare[c[d]] = *k;
+            c[d] += 1;
+        }
+        std::mem::swap(keys, spare);
+    }
+    // Equal starts: by the rest of the order.
+    let mut i = 0;
+    while i < keys.len() {
+        let start = keys[i].start;
+        let mut j = i + 1;
+        while j < keys.len() && keys[j].start == start {
+            j += 1;
+        }
+        if j - i > 1 {
+            keys[i..j].sort_unstable_by(|a, b| x_order(a, b, recs));
+        }
+        i = j;
     }
 }
 
@@ -767,6 +1013,63 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// The radix sort of the `X` keys gives the comparison sort's order: starts
+    /// over spans of 0 to 63 bits, ties on the start and on the end, offsets not
+    /// in file order, below and above the size the radix sort starts at.
+    #[test]
+    fn x_keys_radix_sorted_as_compared() {
+        let mut state = 7u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        let mut spare = Vec::new();
+        for round in 0..200u64 {
+            let n = [1, 5, 255, 256, 257, 1000, 5000][round as usize % 7];
+            let bits = (round * 7) % 64;
+            let span = if bits == 0 { 1 } else { 1u64 << bits };
+            let base = [0i64, -5_000, i64::MIN / 2, 1 << 40][round as usize % 4];
+            let recs: Vec<DurRec> = (0..n)
+                .map(|i| {
+                    let mut r = records(round, 1)[0];
+                    r.offset = if round % 3 == 0 {
+                        10_000 - i as u64
+                    } else {
+                        i as u64
+                    };
+                    r
+                })
+                .collect();
+            let keys: Vec<XKey> = (0..n as u32)
+                .map(|rec| {
+                    let start = base.wrapping_add((next() % span.max(1)) as i64);
+                    let start = if round % 5 == 0 && rec % 3 == 0 {
+                        base
+                    } else {
+                        start
+                    };
+                    XKey {
+                        start,
+                        end: start.saturating_add((next() % 4) as i64),
+                        rec,
+                    }
+                })
+                .collect();
+            let mut want = keys.clone();
+            want.sort_unstable_by(|a, b| x_order(a, b, &recs));
+            let mut got = keys.clone();
+            sort_x_keys(&mut got, &mut spare, &recs);
+            let key = |k: &XKey| (k.start, k.end, k.rec);
+            assert_eq!(
+                got.iter().map(key).collect::<Vec<_>>(),
+                want.iter().map(key).collect::<Vec<_>>(),
+                "round {round}"
+            );
+        }
     }
 
     fn lanes(ts: &ThreadSlices) -> String {
