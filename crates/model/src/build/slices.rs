@@ -1072,6 +1072,68 @@ mod tests {
         }
     }
 
+    /// The gather gives each thread its records in file order, with the new thread
+    /// ids, whether the parts are cut into pieces per thread (in parallel) or
+    /// there are too many parts and threads for that (serial).
+    /// A gathered thread: its id, rows, records' (offset, thread).
+    type Gathered = (u32, usize, Vec<(u64, u32)>);
+
+    #[test]
+    fn gather_in_parallel_equals_serial() {
+        let threads = 5;
+        let parts: Vec<Vec<DurRec>> = (0..7u64)
+            .map(|p| {
+                let mut recs = records(p, (p as usize * 13) % 40);
+                for (i, r) in recs.iter_mut().enumerate() {
+                    r.thread = ThreadId::at((i * 7 + p as usize) % threads);
+                    r.offset = p * 1000 + i as u64;
+                }
+                recs
+            })
+            .collect();
+        // Threads renumbered backwards.
+        let tmap: Vec<Option<ThreadId>> = (0..threads)
+            .map(|t| Some(ThreadId::at(threads - 1 - t)))
+            .collect();
+        let summary = |g: Vec<(ThreadId, usize, Vec<DurRec>)>| -> Vec<Gathered> {
+            g.into_iter()
+                .map(|(t, opened, recs)| {
+                    let recs = recs
+                        .iter()
+                        .map(|r| (r.offset, r.thread.index() as u32))
+                        .collect();
+                    (t.index() as u32, opened, recs)
+                })
+                .collect()
+        };
+        let tabled = DurCounts::of(&parts, threads);
+        assert_eq!(tabled.per_part.len(), parts.len());
+        let parallel = summary(gather(parts.clone(), &tabled, &tmap));
+        // Wider than the part-by-thread table allows: counted and gathered serially.
+        let wide = DurCounts::of(&parts, MOST_PART_THREADS);
+        assert!(wide.per_part.is_empty());
+        assert_eq!(wide.totals, tabled.totals);
+        let serial = summary(gather(parts.clone(), &wide, &tmap));
+        assert_eq!(parallel, serial);
+        // Each thread's records in file order, set to its new id, new ids in order.
+        let mut want: Vec<(u32, Vec<(u64, u32)>)> = Vec::new();
+        for new in 0..threads {
+            let old = threads - 1 - new;
+            let recs: Vec<(u64, u32)> = parts
+                .iter()
+                .flatten()
+                .filter(|r| r.thread.index() == old)
+                .map(|r| (r.offset, new as u32))
+                .collect();
+            if !recs.is_empty() {
+                want.push((new as u32, recs));
+            }
+        }
+        let got: Vec<(u32, Vec<(u64, u32)>)> =
+            parallel.into_iter().map(|(t, _, r)| (t, r)).collect();
+        assert_eq!(got, want);
+    }
+
     fn lanes(ts: &ThreadSlices) -> String {
         format!("{:?}", ts.lanes)
     }
