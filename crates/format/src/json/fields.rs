@@ -136,6 +136,30 @@ fn field(key: &[u8]) -> Option<Field> {
     (key.len() <= 8).then(|| known(key_word(key), key.len()))?
 }
 
+/// How many guesses [`Lexer::key_after`] holds: one per defined field, one for an
+/// event's first key.
+pub(super) const GUESSES: usize = KEYS.len() + 1;
+
+/// A guess that matches no key.
+pub(super) const NO_GUESS: u8 = KEYS.len() as u8;
+
+/// Each defined key with its closing quote, as the word of text after its opening
+/// quote (masked), and that mask; a key of 8 bytes (and [`NO_GUESS`]) never matches.
+const KEY_QUOTED: [(u64, u64); GUESSES] = {
+    let mut t = [(1u64, 0u64); GUESSES];
+    let mut i = 0;
+    while i < KEYS.len() {
+        let (key, f) = KEYS[i];
+        assert!(f as usize == i, "KEYS is in the order of Field");
+        if key.len() < 8 {
+            let word = key_word(key) | (b'"' as u64) << (8 * key.len());
+            t[i] = (word, u64::MAX >> (64 - 8 * (key.len() + 1)));
+        }
+        i += 1;
+    }
+    t
+};
+
 /// Depth of an event's values: the event list is 1, the event 2.
 const DEPTH: u32 = 2;
 
@@ -160,9 +184,15 @@ impl<'a> Lexer<'a> {
         ev.offset = start as u64;
         self.sub_ns = [None, None];
         let mut seen = 0u32;
+        let mut last = NO_GUESS as usize;
         loop {
             let key_at = self.pos;
-            let (f, key) = match self.short_key() {
+            let guess = self.key_after[last] as usize;
+            let (word, mask) = KEY_QUOTED[guess];
+            let guessed = (key_at + 9 <= self.b.len()
+                && word_at(self.b, key_at + 1) & mask == word)
+                .then(|| (KEYS[guess].1, key_at + 1 + KEYS[guess].0.len() + 1));
+            let (f, key) = match guessed.or_else(|| self.short_key()) {
                 Some((f, end)) => {
                     self.pos = end;
                     // SAFETY: a defined key, matched byte for byte: ASCII.
@@ -183,6 +213,8 @@ impl<'a> Lexer<'a> {
             }
             match f {
                 Some(f) => {
+                    self.key_after[last] = f as u8;
+                    last = f as usize;
                     let bit = 1u32 << f as u32;
                     if seen & bit != 0 {
                         self.duplicate(ev, &key, key_at);
@@ -517,6 +549,45 @@ mod tests {
         let mut ev = Event::default();
         let r = l.event(&mut ev);
         (r, ev, l.diags)
+    }
+
+    /// The guessed next key (`Lexer::key_after`) reads every event as a fresh lexer
+    /// does, whatever came before: keys in changing orders, keys that a guess is a
+    /// prefix of or that hold escapes, unknown keys, a key near the end of the text.
+    #[test]
+    fn key_guesses_change_nothing() {
+        let events = [
+            r#"{"args":{},"cat":"c","dur":1.5,"name":"n","ph":"X","pid":1,"tid":2,"ts":3}"#,
+            r#"{"args":{},"cat":"c","dur":1.5,"name":"n","ph":"X","pid":1,"tid":2,"ts":3}"#,
+            r#"{"args":{},"cat":"c","name":"m","ph":"M","pid":1,"tid":2,"ts":0}"#,
+            r#"{"args":{},"cat":"c","durx":1,"na\u006de":"e","ph":"X","pi":1,"tts":2,"ts":4}"#,
+            r#"{"args":{},"cat":"c","dur":1,"name":"n","ph":"X","pid":"p","tid":2,"tsx":3}"#,
+            r#"{"ts":5,"ts":6,"tid":1,"tdur":2,"bind_id":3,"flow_out":true,"flow_in":false}"#,
+            r#"{"bind_id":3,"bind_idx":4,"flow_out":true,"flow_outx":1,"s":"g","sf":1,"cat":"c"}"#,
+            r#"{ "ph" : "B" , "name":"n\"q","ts":1}"#,
+            r#"{"ts":1}"#,
+            r#"{"t"#,
+            r#"{"ts""#,
+        ];
+        let all: String = events.join(",");
+        let mut primed = Lexer::new(all.as_str(), 0);
+        for round in 0..3 {
+            let mut at = 0;
+            for e in events {
+                primed.pos = at;
+                let mut ev = Event::default();
+                let r = primed.event(&mut ev);
+                let mut fresh = Lexer::new(all.as_str(), at);
+                let mut ev_fresh = Event::default();
+                let want = fresh.event(&mut ev_fresh);
+                assert_eq!(
+                    (format!("{r:?}"), format!("{ev:?}")),
+                    (format!("{want:?}"), format!("{ev_fresh:?}")),
+                    "{round} {e}"
+                );
+                at += e.len() + 1;
+            }
+        }
     }
 
     /// Each defined key is found from its word, and only it: a longer, shorter or

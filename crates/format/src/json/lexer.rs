@@ -120,6 +120,10 @@ pub(crate) struct Lexer<'a> {
     /// Where the last [`Fail::Syntax`] for nesting deeper than [`MAX_DEPTH`] was
     /// (so the error can name the limit rather than the grammar).
     pub too_deep: Option<usize>,
+    /// For each defined field (and, last, an event's start), the field whose key
+    /// came after it last time: the next key is first compared with that one (events
+    /// of one trace write their keys in one order). See `Lexer::event`.
+    pub(super) key_after: [u8; super::fields::GUESSES],
 }
 
 impl<'a> Lexer<'a> {
@@ -134,6 +138,7 @@ impl<'a> Lexer<'a> {
             quiet: false,
             sub_ns: [None, None],
             too_deep: None,
+            key_after: [super::fields::NO_GUESS; super::fields::GUESSES],
         }
     }
 
