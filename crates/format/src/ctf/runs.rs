@@ -211,7 +211,6 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
     let direct = direct.iter().all(|d| d.2 && d.1 < n as u64);
     let records = if direct && slots.get(..n).is_some_and(filled) {
         slots.truncate(n);
-        slots.shrink_to_fit();
         slots
     } else {
         // Any other numbering (repeated or missing `seq`s): scanned again, sorted.
@@ -292,17 +291,14 @@ fn scan<T: Send>(
     Some(out)
 }
 
-/// `records` cut into `runs` consecutive runs.
-fn in_runs(mut records: Vec<u64>, runs: usize) -> Vec<Mutex<Vec<u64>>> {
+/// `records` cut into `runs` consecutive runs, each a vector of its own (so each
+/// run's memory goes when it is done; `records`, written whole by the scan, goes
+/// here).
+fn in_runs(records: Vec<u64>, runs: usize) -> Vec<Mutex<Vec<u64>>> {
     let n = records.len();
-    let mut out: Vec<Mutex<Vec<u64>>> = Vec::with_capacity(runs);
-    // From the last run back, each cut off the end (no copy of the first).
-    for k in (0..runs).rev() {
-        let at = k * n / runs;
-        out.push(Mutex::new(records.split_off(at)));
-    }
-    out.reverse();
-    out
+    (0..runs)
+        .map(|k| Mutex::new(records[k * n / runs..(k + 1) * n / runs].to_vec()))
+        .collect()
 }
 
 /// The scanned `(seq, record)` of every record, per packet, as the records in `seq`
