@@ -13,3 +13,15 @@ pub trait EventRuns<'a>: Sync {
     /// Gives each event of run `k` to `each`, in order; problems go to `diags`.
     fn run(&self, k: usize, diags: &mut Diagnostics, each: &mut dyn FnMut(Event<'a>));
 }
+
+/// Runs lent: a consumer that takes its runs by value (to drop them once read) also
+/// takes a borrow, which it then cannot drop early.
+impl<'a, T: EventRuns<'a> + ?Sized> EventRuns<'a> for &T {
+    fn runs(&self) -> usize {
+        (**self).runs()
+    }
+
+    fn run(&self, k: usize, diags: &mut Diagnostics, each: &mut dyn FnMut(Event<'a>)) {
+        (**self).run(k, diags, each)
+    }
+}

@@ -293,12 +293,14 @@ impl Trace {
         let runs = DecodedRuns {
             chunks: events.chunks_mut(run.max(1)).map(Mutex::new).collect(),
         };
-        Self::from_event_runs(&runs, format, bytes)
+        Self::from_event_runs(runs, format, bytes)
     }
 
     /// Builds a trace from a reader that hands its events over in runs (CTF): one
-    /// part per run, in parallel, so all the events are never held at once.
-    pub fn from_event_runs<'a>(runs: &dyn EventRuns<'a>, format: &str, bytes: u64) -> Trace {
+    /// part per run, in parallel, so all the events are never held at once. The runs
+    /// are dropped once every part is built (a CTF trace's record index, 8 bytes a
+    /// record, is then no longer held while the tables are made).
+    pub fn from_event_runs<'a>(runs: impl EventRuns<'a>, format: &str, bytes: u64) -> Trace {
         let t0 = Instant::now();
         let strings = SharedStrings::default();
         let registry = SharedRegistry::default();
@@ -316,6 +318,7 @@ impl Trace {
                 (part.finish(), read)
             })
             .collect();
+        drop(runs);
         let mut diags = Diagnostics::new();
         let mut records = Vec::with_capacity(parts.len());
         for (r, d) in parts {

@@ -313,7 +313,7 @@ fn load_binary(binary: &crate::input::Binary, path: &Path) -> Result<Trace> {
         if let Some(runs) = files.runs() {
             // The pass that finds every record and orders them is part of the load.
             let index_ms = t0.elapsed().as_secs_f64() * 1e3;
-            let mut trace = Trace::from_event_runs(&runs, "ctf", files.bytes());
+            let mut trace = Trace::from_event_runs(runs, "ctf", files.bytes());
             trace.info.load_phases.insert(0, ("index", index_ms));
             trace.info.load_ms += index_ms;
             return Ok(trace);

@@ -317,17 +317,18 @@ fn strings_len(b: &[u8], mut count: usize) -> Option<usize> {
             continue;
         };
         let (mut zero, _) = nul_and_high_bits::<false>(block);
-        loop {
-            if zero == 0 {
-                at += LANES;
-                break;
-            }
-            count -= 1;
-            if count == 0 {
-                return Some(at + zero.trailing_zeros() as usize + 1);
-            }
+        // One branch a block rather than one a string: the strings' lengths vary,
+        // so a branch per NUL was mispredicted often.
+        let nuls = zero.count_ones() as usize;
+        if nuls < count {
+            count -= nuls;
+            at += LANES;
+            continue;
+        }
+        for _ in 1..count {
             zero &= zero - 1;
         }
+        return Some(at + zero.trailing_zeros() as usize + 1);
     }
     Some(at)
 }
@@ -384,24 +385,24 @@ fn record<'a>(
     let pid = b.u64()? as i64;
     let tid = b.u64()? as i64;
     let seq = b.u64()?;
-    // The scan needs neither the name nor the categories: it only steps over them.
+    // The scan needs neither the name nor the categories: it only steps over them,
+    // and over the arguments after them in the same pass but for `End` records.
+    let keep_args = keep == Keep::All || class.ty == ChromeType::End;
     let (name, id, categories) = match keep {
         Keep::All => (b.string()?, b.u64()?, b.string()?),
         Keep::OfEnds => {
             b.skip_string()?;
             let id = b.u64()?;
-            b.skip_string()?;
+            b.skip_strings(1 + if keep_args { 0 } else { 2 * class.args })?;
             (Str::EMPTY, id, Str::EMPTY)
         }
     };
     args.clear();
-    if keep == Keep::All || class.ty == ChromeType::End {
+    if keep_args {
         for _ in 0..class.args {
             let k = b.string()?;
             args.push((k, b.string()?));
         }
-    } else {
-        b.skip_strings(2 * class.args)?;
     }
     let stack = match class.stack {
         Some(w) => {

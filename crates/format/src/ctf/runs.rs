@@ -1,19 +1,18 @@
 //! A trace in tracescope's own layout as [`EventRuns`]: one parallel pass over the
-//! packets notes each event's `seq` and where its record starts (16 bytes an event),
-//! ordered by `seq` as [`super::order`] orders decoded events; each run then decodes
-//! its records straight from the files. The decoded events are never all held at
-//! once, which matters when they are hundreds of bytes each and the trace has
-//! millions.
+//! packets notes each event's `seq` and where its record starts (8 bytes an event:
+//! its packet and its offset in the packet), ordered by `seq` as [`super::order`]
+//! orders decoded events; each run then decodes its records straight from the files.
+//! The decoded events are never all held at once, which matters when they are
+//! hundreds of bytes each and the trace has millions.
 //!
 //! A mapped stream file does not stay in memory either: the scan drops each packet's
-//! pages once it has noted its records, and the runs count down each packet's
-//! records and drop its pages again once the last one is decoded (a run that reads
-//! it later faults them back in from the page cache, and a fault may map some
-//! cached neighbours along, so a few pages come back). So the memory of a load is
-//! the model's, plus the packets being decoded, as for JSON whose parts release
-//! their text once parsed.
+//! pages once it has noted its records, and the runs drop the pages of the packets
+//! no run read lately (a run that reads one later faults its pages back in from the
+//! page cache). So the memory of a load is the model's, plus the packets being
+//! decoded, as for JSON whose parts release their text once parsed.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -24,106 +23,124 @@ use crate::{DiagKind, Diagnostics, Event, EventRuns};
 
 /// Events per run below which splitting does not pay.
 const MIN_RUN: usize = 1 << 14;
-/// A packet's records as the scan notes them: `(seq, stream << 48 | offset)`.
+/// A packet's records as the scan notes them: `(seq, record)` (see [`CtfRuns::records`]).
 type Noted = Vec<(u64, u64)>;
 
 /// Packets scanned between two drops of their pages (8 MiB of our 256 KiB packets).
 const SCAN_BATCH: usize = 32;
-/// Stream offsets take the low 48 bits of a record's location.
-const OFFSET_BITS: u32 = 48;
+
+/// Records a run decodes between two ticks of the runs' common clock.
+const TICK: usize = 1 << 10;
+/// Ticks between two drops of the pages of packets no run read lately.
+const DROP_EVERY: u32 = 16;
+/// A packet no run read for this many ticks (about that many thousand records of
+/// all runs) is no longer being read: its pages are dropped at the next drop.
+const AGE: u32 = 32;
 
 /// The events of one trace, in input order, decoded run by run.
 pub struct CtfRuns<'a> {
     streams: Vec<Stream<'a>>,
+    /// Every packet of every stream, the packets of each stream in turn.
+    packets: Vec<PacketAt>,
     layout: FastLayout,
-    /// `(packet, stream << 48 | offset)` of every event, in input order: `packet`
-    /// numbers the packets of all streams in turn (see [`Stream::first`]).
-    records: Vec<(u64, u64)>,
-    runs: usize,
+    /// Every event, in input order, as `packet << offset_bits | offset`: `packet`
+    /// numbers [`CtfRuns::packets`], `offset` is where its record starts in the
+    /// packet (never 0: the packet's header comes first). 8 bytes a record (a 1 GB
+    /// trace has 4 M), one vector per run, which the run takes and drops once done.
+    records: Vec<Mutex<Vec<u64>>>,
+    len: usize,
+    offset_bits: u32,
+    /// The runs' common clock, in [`TICK`]s of records decoded by any run.
+    ticks: AtomicU32,
+    /// Whether a run is dropping pages (one at a time).
+    dropping: AtomicBool,
+    /// Runs finished: the last one drops all the pages left.
+    finished: AtomicUsize,
 }
 
-/// A stream file's bytes and, when they are a mapping whose pages can be dropped,
-/// its packets with the number of their events no run has decoded yet.
+/// A stream file's bytes, and whether they are a mapping whose pages can be dropped.
 struct Stream<'a> {
     data: &'a [u8],
-    /// The number of the stream's first packet among the packets of all streams.
-    first: u64,
-    /// Empty when the bytes are not mapped (nothing to release).
-    packets: Vec<(Packet, AtomicUsize)>,
-    /// Per batch of [`SCAN_BATCH`] packets, how many are not wholly decoded yet.
-    batches_left: Vec<AtomicUsize>,
+    mapped: bool,
 }
 
-impl<'a> Stream<'a> {
-    fn new(data: &'a [u8], first: u64, packets: Vec<(Packet, AtomicUsize)>) -> Self {
-        let batches_left = (packets.chunks(SCAN_BATCH))
-            .map(|b| AtomicUsize::new(b.len()))
-            .collect();
-        Stream {
-            data,
-            first,
-            packets,
-            batches_left,
-        }
-    }
-
-    /// Counts `n` more decoded events of packet `k`; drops the pages of its batch
-    /// of packets once all of them are decoded (a drop per packet interrupted the
-    /// other core as often, to flush its TLB).
-    fn decoded(&self, k: usize, n: usize) {
-        let (_, left) = &self.packets[k];
-        if n > 0 && left.fetch_sub(n, Ordering::AcqRel) == n {
-            let b = k / SCAN_BATCH;
-            if self.batches_left[b].fetch_sub(1, Ordering::AcqRel) == 1 {
-                let first = &self.packets[b * SCAN_BATCH].0;
-                let last = &self.packets[((b + 1) * SCAN_BATCH).min(self.packets.len()) - 1].0;
-                release(self.data, first.pos as usize..last.next);
-            }
-        }
-    }
-
-    /// Drops the pages of every packet whose events are all decoded, again: a fault
-    /// maps the cached pages around it too (64 KiB by default), so a packet done
-    /// earlier gets some back when its neighbour is read.
-    fn sweep(&self) {
-        let mut done: Option<std::ops::Range<usize>> = None;
-        for (p, left) in &self.packets {
-            let finished = left.load(Ordering::Acquire) == 0;
-            match &mut done {
-                Some(r) if finished && r.end == p.pos as usize => r.end = p.next,
-                _ if finished => {
-                    if let Some(r) = done.replace(p.pos as usize..p.next) {
-                        release(self.data, r);
-                    }
-                }
-                _ => {
-                    if let Some(r) = done.take() {
-                        release(self.data, r);
-                    }
-                }
-            }
-        }
-        if let Some(r) = done {
-            release(self.data, r);
-        }
-    }
+/// A packet of a stream: its bytes `pos..next` and the tick a run last read it at
+/// (0: not since its pages were last dropped).
+struct PacketAt {
+    stream: usize,
+    pos: usize,
+    next: usize,
+    last: AtomicU32,
 }
 
 impl CtfRuns<'_> {
     /// The number of events.
     pub fn len(&self) -> usize {
-        self.records.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.len == 0
     }
 
     /// The same events in `runs` runs (at least one): any split gives the same
-    /// events in the same order.
+    /// events in the same order. Each run is decoded once.
     pub fn split(mut self, runs: usize) -> Self {
-        self.runs = runs.max(1);
+        let all: Vec<u64> = (self.records.drain(..))
+            .flat_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect();
+        self.records = in_runs(all, runs.max(1));
         self
+    }
+
+    /// The packet and the stream offset of a record.
+    #[inline(always)]
+    fn locate(&self, record: u64) -> (usize, usize) {
+        let k = (record >> self.offset_bits) as usize;
+        let offset = (record & ((1 << self.offset_bits) - 1)) as usize;
+        (k, self.packets[k].pos + offset)
+    }
+
+    /// Drops the pages of the mapped packets no run read since tick `now - AGE`,
+    /// with the packets around them that no run read lately either (a fault maps
+    /// cached neighbours along, up to a large folio). Input order jumps about the
+    /// time-sorted stream, so a packet that still has records to come may be dropped
+    /// and read again later from the page cache: what stays mapped is what the runs
+    /// read lately, not every packet with a record left (~100 MB at 1 GB).
+    fn drop_old(&self, now: u32) {
+        if now <= AGE || self.dropping.swap(true, Ordering::Acquire) {
+            return;
+        }
+        let old = now - AGE;
+        // The packets of the range being gathered: its stream, bytes, and whether a
+        // run read any of them since they were last dropped.
+        let mut range: Option<(usize, usize, usize, bool)> = None;
+        let flush = |r: Option<(usize, usize, usize, bool)>| {
+            if let Some((s, start, end, true)) = r {
+                release(self.streams[s].data, start..end);
+            }
+        };
+        for p in &self.packets {
+            let last = p.last.load(Ordering::Relaxed);
+            if !self.streams[p.stream].mapped || last >= old {
+                flush(range.take());
+                continue;
+            }
+            let read = last != 0;
+            if read {
+                // A run reading it meanwhile keeps its tick.
+                let _ = (p.last).compare_exchange(last, 0, Ordering::Relaxed, Ordering::Relaxed);
+            }
+            match &mut range {
+                Some((s, _, end, any)) if *s == p.stream && *end == p.pos => {
+                    *end = p.next;
+                    *any |= read;
+                }
+                _ => flush(range.replace((p.stream, p.pos, p.next, read))),
+            }
+        }
+        flush(range);
+        self.dropping.store(false, Ordering::Release);
     }
 }
 
@@ -134,73 +151,171 @@ impl CtfRuns<'_> {
 pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Option<CtfRuns<'a>> {
     let meta = parse_metadata(&metadata_text(metadata).ok()?).ok()?;
     let layout = detect(&meta)?;
-    let mut scanned = Vec::new();
-    let mut streams = Vec::with_capacity(files.len());
-    for (k, &(data, mapped)) in files.iter().enumerate() {
-        if data.len() as u64 >= 1 << OFFSET_BITS {
-            return None;
-        }
+    let mut per_stream = Vec::with_capacity(files.len());
+    for &(data, mapped) in files {
         let (packets, rest) = packets_of(data, mapped);
         if rest.is_some() {
             return None;
         }
-        let stream = (k as u64) << OFFSET_BITS;
+        per_stream.push(packets);
+    }
+    // A record is its packet's number and its offset in the packet, in 64 bits.
+    let total: usize = per_stream.iter().map(Vec::len).sum();
+    let longest = (per_stream.iter().flatten())
+        .map(|p| p.next - p.pos as usize)
+        .max()
+        .unwrap_or(1);
+    let offset_bits = usize::BITS - longest.leading_zeros();
+    if offset_bits >= 64 || total as u128 > 1u128 << (64 - offset_bits) {
+        return None;
+    }
+    let mut packets = Vec::with_capacity(total);
+    let mut streams = Vec::with_capacity(files.len());
+    for (k, (&(data, mapped), stream_packets)) in files.iter().zip(&per_stream).enumerate() {
+        packets.extend(stream_packets.iter().map(|p| PacketAt {
+            stream: k,
+            pos: p.pos as usize,
+            next: p.next,
+            last: AtomicU32::new(0),
+        }));
+        streams.push(Stream { data, mapped });
+    }
+    // Each record goes straight to its place as the scan finds it: the writer
+    // numbers the events 0, 1, 2... in input order. The slots are as many as the
+    // packets could hold records (untouched slots are never mapped), 0 where no
+    // record went.
+    let content: usize = per_stream.iter().flatten().map(|p| p.end - p.start).sum();
+    let mut slots = vec![0u64; content / MIN_RECORD + 1];
+    let placed = atomics(&mut slots);
+    let direct = scan(&streams, &per_stream, offset_bits, |packet, number| {
+        let (mut n, mut most, mut ok) = (0usize, 0u64, true);
+        scan_packet(packet.0, packet.1, &layout, |seq, at| {
+            let record = number | (at - packet.1.pos);
+            // Not a swap (a locked instruction per record): two records of the same
+            // `seq` on two threads may both find the slot free, but then a slot
+            // below `n` stays empty, which the check after the scan finds.
+            match usize::try_from(seq).ok().and_then(|i| placed.get(i)) {
+                Some(slot) if slot.load(Ordering::Relaxed) == 0 => {
+                    slot.store(record, Ordering::Relaxed)
+                }
+                _ => ok = false,
+            }
+            (n, most) = (n + 1, most.max(seq));
+        })?;
+        Some((n, most, ok))
+    })?;
+    let n: usize = direct.iter().map(|d| d.0).sum();
+    // `n` records whose seqs are below `n` and that fill every slot below `n` have
+    // distinct seqs: each went to its own slot.
+    let filled = |slots: &[u64]| slots.par_chunks(1 << 16).all(|c| !c.contains(&0));
+    let direct = direct.iter().all(|d| d.2 && d.1 < n as u64);
+    let records = if direct && slots.get(..n).is_some_and(filled) {
+        slots.truncate(n);
+        slots
+    } else {
+        // Any other numbering (repeated or missing `seq`s): scanned again, sorted.
+        drop(slots);
+        let scanned = scan(&streams, &per_stream, offset_bits, |packet, number| {
+            let mut v: Noted = Vec::new();
+            scan_packet(packet.0, packet.1, &layout, |seq, at| {
+                v.push((seq, number | (at - packet.1.pos)))
+            })?;
+            Some(v)
+        })?;
+        in_seq_order(scanned)
+    };
+    let runs = (n / MIN_RUN).clamp(1, 4 * rayon::current_num_threads());
+    Some(CtfRuns {
+        streams,
+        packets,
+        layout,
+        records: in_runs(records, runs),
+        len: n,
+        offset_bits,
+        ticks: AtomicU32::new(1),
+        dropping: AtomicBool::new(false),
+        finished: AtomicUsize::new(0),
+    })
+}
+
+/// The fewest bytes a record takes: its opcode, time, pid, tid, `seq` and id, and
+/// the NULs of an empty name and empty categories.
+const MIN_RECORD: usize = 1 + 5 * 8 + 2;
+
+/// `slots` as atomics, which threads may write at once.
+fn atomics(slots: &mut [u64]) -> &[AtomicU64] {
+    const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
+    // SAFETY: `AtomicU64` has the size and bit validity of `u64` (documented) and,
+    // as asserted above, its alignment here; the exclusive borrow of `slots` is held
+    // as long as the atomics are, so nothing reads them as plain `u64`s meanwhile.
+    unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<AtomicU64>(), slots.len()) }
+}
+
+/// Scans every packet of every stream, in parallel, a batch of packets at a time,
+/// dropping a mapped stream's pages as it goes: `each((data, packet), number)`
+/// (`number`: the packet's number, shifted to its place in a record) for every
+/// packet, its answers in packet order; `None` when a packet does not read.
+fn scan<T: Send>(
+    streams: &[Stream<'_>],
+    per_stream: &[Vec<Packet>],
+    offset_bits: u32,
+    each: impl Fn((&[u8], Packet), u64) -> Option<T> + Sync,
+) -> Option<Vec<T>> {
+    let mut out = Vec::with_capacity(per_stream.iter().map(Vec::len).sum());
+    for (s, stream_packets) in streams.iter().zip(per_stream) {
+        let (data, mapped, first) = (s.data, s.mapped, out.len());
         // Packets are scanned a batch at a time, whose pages are then dropped at
         // once: a drop interrupts the other core to flush its TLB, and per packet
         // that was ~5% of a 1 GB load's samples.
-        let batches: Option<Vec<Vec<Noted>>> = packets
+        let batches: Option<Vec<Vec<T>>> = stream_packets
             .par_chunks(SCAN_BATCH)
-            .map(|batch| {
-                let mut scanned = Vec::with_capacity(batch.len());
-                for &p in batch {
-                    let mut v = Vec::new();
-                    scan_packet(data, p, &layout, |seq, at| v.push((seq, stream | at)))?;
-                    scanned.push(v);
+            .enumerate()
+            .map(|(b, batch)| {
+                let mut answers = Vec::with_capacity(batch.len());
+                for (i, &p) in batch.iter().enumerate() {
+                    let number = ((first + b * SCAN_BATCH + i) as u64) << offset_bits;
+                    answers.push(each((data, p), number)?);
                 }
                 if let (true, Some(first), Some(last)) = (mapped, batch.first(), batch.last()) {
                     release(data, first.pos as usize..last.next);
                 }
-                Some(scanned)
+                Some(answers)
             })
             .collect();
-        let per_packet: Vec<Noted> = batches?.into_iter().flatten().collect();
-        let left = per_packet.iter().map(|v| AtomicUsize::new(v.len()));
-        let packets = match mapped {
-            true => packets.into_iter().zip(left).collect(),
-            false => Vec::new(),
-        };
-        streams.push(Stream::new(data, scanned.len() as u64, packets));
+        out.extend(batches?.into_iter().flatten());
         if mapped {
             // The faults of the scan mapped pages of packets scanned before.
             release(data, 0..data.len());
         }
-        scanned.extend(per_packet);
     }
-    let records = in_seq_order(scanned);
-    let runs = (records.len() / MIN_RUN).clamp(1, 4 * rayon::current_num_threads());
-    Some(CtfRuns {
-        streams,
-        layout,
-        records,
-        runs,
-    })
+    Some(out)
 }
 
-/// The scanned `(seq, location)` of every record, per packet (`scanned[k]`: those of
-/// packet `k`), as `(k, location)` in `seq` order: the runs then know each record's
-/// packet without looking for it. The writer numbers the events 0, 1, 2... in input
-/// order, so each record usually goes straight to its place (no sort of millions of
-/// pairs); any other numbering (repeated or missing `seq`s) is sorted, stably, as
-/// decoded events are put in order.
-fn in_seq_order(scanned: Vec<Vec<(u64, u64)>>) -> Vec<(u64, u64)> {
+/// `records` cut into `runs` consecutive runs, each a vector of its own (so each
+/// run's memory goes when it is done; `records`, written whole by the scan, goes
+/// here).
+fn in_runs(records: Vec<u64>, runs: usize) -> Vec<Mutex<Vec<u64>>> {
+    let n = records.len();
+    (0..runs)
+        .map(|k| Mutex::new(records[k * n / runs..(k + 1) * n / runs].to_vec()))
+        .collect()
+}
+
+/// The scanned `(seq, record)` of every record, per packet, as the records in `seq`
+/// order. The writer numbers the events 0, 1, 2... in input order, so each record
+/// usually goes straight to its place (no sort of millions of pairs); any other
+/// numbering (repeated or missing `seq`s) is sorted, stably, as decoded events are
+/// put in order. No record is `u64::MAX` (its offset is below its packet's length,
+/// which fits the offset bits).
+fn in_seq_order(scanned: Vec<Vec<(u64, u64)>>) -> Vec<u64> {
     let n: usize = scanned.iter().map(Vec::len).sum();
     const FREE: u64 = u64::MAX;
-    let mut placed = vec![(FREE, 0); n];
+    let mut placed = vec![FREE; n];
     let mut direct = true;
-    'place: for (k, v) in scanned.iter().enumerate() {
-        for &(seq, at) in v {
+    'place: for v in &scanned {
+        for &(seq, record) in v {
             match usize::try_from(seq).ok().and_then(|i| placed.get_mut(i)) {
-                Some(slot) if slot.0 == FREE => *slot = (k as u64, at),
+                Some(slot) if *slot == FREE => *slot = record,
                 _ => {
                     direct = false;
                     break 'place;
@@ -213,13 +328,9 @@ fn in_seq_order(scanned: Vec<Vec<(u64, u64)>>) -> Vec<(u64, u64)> {
         return placed;
     }
     drop(placed);
-    let mut records: Vec<(u64, u64, u64)> = scanned
-        .into_iter()
-        .enumerate()
-        .flat_map(|(k, v)| v.into_iter().map(move |(seq, at)| (seq, k as u64, at)))
-        .collect();
+    let mut records: Vec<(u64, u64)> = scanned.into_iter().flatten().collect();
     records.sort_by_key(|r| r.0);
-    records.into_iter().map(|(_, k, at)| (k, at)).collect()
+    records.into_iter().map(|(_, record)| record).collect()
 }
 
 /// How many records ahead of the one being decoded a run asks for the memory of.
@@ -230,13 +341,11 @@ const PREFETCH_AHEAD: usize = 16;
 const PREFETCH_BYTES: usize = 192;
 
 impl CtfRuns<'_> {
-    /// Asks the CPU to load the start of the record at `at` into the cache.
-    fn prefetch(&self, at: u64) {
-        let (stream, offset) = ((at >> OFFSET_BITS) as usize, at & ((1 << OFFSET_BITS) - 1));
-        let Some(data) = self.streams.get(stream).map(|s| s.data) else {
-            return;
-        };
-        let start = (offset as usize).min(data.len());
+    /// Asks the CPU to load the start of `record` into the cache.
+    fn prefetch(&self, record: u64) {
+        let (k, offset) = self.locate(record);
+        let data = self.streams[self.packets[k].stream].data;
+        let start = offset.min(data.len());
         let end = (start + PREFETCH_BYTES).min(data.len());
         for line in data[start..end].chunks(64) {
             prefetch_line(line.as_ptr());
@@ -256,46 +365,48 @@ fn prefetch_line(_: *const u8) {}
 
 impl<'a> EventRuns<'a> for CtfRuns<'a> {
     fn runs(&self) -> usize {
-        self.runs
+        self.records.len()
     }
 
     fn run(&self, k: usize, diags: &mut Diagnostics, each: &mut dyn FnMut(Event<'a>)) {
-        let n = self.records.len();
-        let (a, b) = (k * n / self.runs, ((k + 1) * n / self.runs).min(n));
+        // Taken: the run's records are dropped once decoded.
+        let records = match self.records.get(k) {
+            Some(m) => std::mem::take(&mut *m.lock().unwrap_or_else(|e| e.into_inner())),
+            None => Vec::new(),
+        };
         let mut scratch = Scratch::default();
-        // The mapped packet being read (its number, stream and index in the stream)
-        // and how many of its events this run decoded since it came to it.
-        let mut current: Option<(u64, usize, usize)> = None;
-        let mut decoded = 0;
-        let records = self.records.get(a..b).unwrap_or_default();
-        for (i, &(packet, at)) in records.iter().enumerate() {
-            if let Some(&(_, ahead)) = records.get(i + PREFETCH_AHEAD) {
+        let mut tick = self.ticks.load(Ordering::Relaxed);
+        let mut current = usize::MAX;
+        for (i, &record) in records.iter().enumerate() {
+            if let Some(&ahead) = records.get(i + PREFETCH_AHEAD) {
                 self.prefetch(ahead);
             }
-            let (stream, offset) = ((at >> OFFSET_BITS) as usize, at & ((1 << OFFSET_BITS) - 1));
-            let s = &self.streams[stream];
-            if !s.packets.is_empty() {
-                if current.is_none_or(|c| c.0 != packet) {
-                    if let Some((_, st, p)) = current.take() {
-                        self.streams[st].decoded(p, std::mem::take(&mut decoded));
-                    }
-                    current = Some((packet, stream, (packet - s.first) as usize));
+            let (packet, offset) = self.locate(record);
+            if i % TICK == TICK - 1 {
+                tick = self.ticks.fetch_add(1, Ordering::Relaxed) + 1;
+                current = usize::MAX;
+                if tick.is_multiple_of(DROP_EVERY) {
+                    self.drop_old(tick);
                 }
-                decoded += 1;
+            }
+            let p = &self.packets[packet];
+            if packet != current {
+                current = packet;
+                p.last.store(tick, Ordering::Relaxed);
             }
             // The scan read this record already; only a file changed underneath the
             // map fails here.
-            if event_at(s.data, offset, &self.layout, &mut scratch, each).is_none() {
-                diags.add(DiagKind::SyntaxError, offset, || {
+            let data = self.streams[p.stream].data;
+            if event_at(data, offset as u64, &self.layout, &mut scratch, each).is_none() {
+                diags.add(DiagKind::SyntaxError, offset as u64, || {
                     format!("record at byte {offset} changed since it was first read")
                 });
             }
         }
-        if let Some((_, st, p)) = current {
-            self.streams[st].decoded(p, decoded);
-        }
-        for s in &self.streams {
-            s.sweep();
+        if self.finished.fetch_add(1, Ordering::AcqRel) + 1 == self.records.len() {
+            for s in self.streams.iter().filter(|s| s.mapped) {
+                release(s.data, 0..s.data.len());
+            }
         }
     }
 }
@@ -356,6 +467,8 @@ fn release(_: &[u8], _: std::ops::Range<usize>) {}
 mod tests {
     use super::{in_seq_order, packets_in_steps, packets_of, release};
     use crate::ctf::fast::split_packets;
+    use crate::ctf::metadata::metadata_text;
+    use crate::ctf::tsdl::parse_metadata;
     use crate::ctf::writer::{CTF_MAGIC, PACKET_PREAMBLE};
 
     /// The resident size (smaps `Rss`, KiB) of the mapping that starts at `base`.
@@ -429,13 +542,9 @@ mod tests {
     fn records_in_seq_order_placed_or_sorted() {
         // A stable sort by seq, each record named by its packet's index.
         let sorted = |s: &[Vec<(u64, u64)>]| {
-            let mut all: Vec<(u64, u64, u64)> = (s.iter().enumerate())
-                .flat_map(|(k, v)| v.iter().map(move |&(seq, at)| (seq, k as u64, at)))
-                .collect();
+            let mut all: Vec<(u64, u64)> = s.iter().flatten().copied().collect();
             all.sort_by_key(|r| r.0);
-            all.into_iter()
-                .map(|(_, k, at)| (k, at))
-                .collect::<Vec<_>>()
+            all.into_iter().map(|(_, at)| at).collect::<Vec<_>>()
         };
         let cases: Vec<Vec<Vec<(u64, u64)>>> = vec![
             vec![],
@@ -452,11 +561,84 @@ mod tests {
         }
         assert_eq!(
             in_seq_order(vec![vec![(1, 10), (0, 0)], vec![(1, 11), (2, 20)]]),
-            vec![(0, 0), (0, 10), (1, 11), (1, 20)]
+            vec![0, 10, 11, 20]
         );
         assert_eq!(
             in_seq_order(vec![vec![(2, 20), (0, 0)], vec![], vec![(3, 30), (1, 10)]]),
-            vec![(0, 0), (2, 10), (0, 20), (2, 30)]
+            vec![0, 10, 20, 30]
         );
+    }
+
+    /// Records whose `seq`s repeat, skip numbers or run past the count (a file not
+    /// written by us) come in the order the decoded events are put in (a stable
+    /// sort by `seq`), whatever the split; our own numbering is placed directly.
+    #[test]
+    fn runs_of_any_numbering_give_the_decoded_order() {
+        use crate::ctf::fast::{detect, scan_packet, split_packets};
+        use crate::ctf::{open_dir, write_dir, CtfWriteOptions};
+        use crate::EventRuns;
+        use std::borrow::Cow;
+
+        let events: Vec<crate::Event<'static>> = (0..3000i64)
+            .map(|i| crate::Event {
+                ph: Some(Cow::Borrowed(if i % 3 == 0 { "X" } else { "i" })),
+                name: Some(Cow::Owned(format!("e{i}"))),
+                // Times out of input order, so the stream's order is not `seq`'s.
+                ts: Some((i * 7919) % 3001 * 1000),
+                dur: (i % 3 == 0).then_some(500),
+                pid: Some(crate::Pid::Int(crate::Int64::I(1))),
+                tid: Some(crate::Pid::Int(crate::Int64::I(i % 4))),
+                ..Default::default()
+            })
+            .collect();
+        let dir = std::env::temp_dir().join(format!("tracescope-seqs-{}", std::process::id()));
+        let opts = CtfWriteOptions {
+            packet_bytes: 4 << 10,
+            ..Default::default()
+        };
+        write_dir(&dir, &events, &opts).expect("write");
+        let stream = dir.join("chrome_0");
+        let clean = std::fs::read(&stream).expect("stream");
+        let meta = std::fs::read(dir.join("metadata")).expect("metadata");
+        let meta = parse_metadata(&metadata_text(&meta).expect("text")).expect("metadata");
+        let layout = detect(&meta).expect("our layout");
+        // Where each event record's `seq` is (after its opcode, time, pid and tid).
+        let mut seqs = Vec::new();
+        for p in split_packets(&clean).0 {
+            scan_packet(&clean, p, &layout, |seq, at| {
+                seqs.push((seq, at as usize + 25))
+            });
+        }
+        assert_eq!(seqs.len(), events.len());
+        let set = |bytes: &mut [u8], at: usize, seq: u64| {
+            bytes[at..at + 8].copy_from_slice(&seq.to_le_bytes());
+        };
+        let renumber: [&dyn Fn(u64) -> u64; 4] = [
+            &|s| s,
+            &|s| s / 2,                   // every seq twice
+            &|s| s * 3 + 1,               // gaps, past the count
+            &|s| (s % 7 == 0) as u64 * s, // many zeros
+        ];
+        for (case, f) in renumber.iter().enumerate() {
+            let mut bytes = clean.clone();
+            for &(seq, at) in &seqs {
+                set(&mut bytes, at, f(seq));
+            }
+            std::fs::write(&stream, &bytes).expect("rewrite");
+            let files = open_dir(&dir).expect("open");
+            let (want, diags) = files.events().expect("decoded");
+            assert!(diags.is_empty(), "{diags:?}");
+            for split in [1, 3, 8] {
+                let runs = files.runs().expect("our layout").split(split);
+                let mut got = Vec::new();
+                let mut diags = crate::Diagnostics::new();
+                for k in 0..runs.runs() {
+                    runs.run(k, &mut diags, &mut |e| got.push(e));
+                }
+                assert!(diags.is_empty(), "{diags:?}");
+                assert!(got == want, "case {case}, {split} runs");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
