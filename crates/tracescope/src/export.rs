@@ -20,6 +20,7 @@ pub fn run(files: &[PathBuf], out: &Path, _format: Format, tables: Option<&str>)
         None => tracescope_parquet::default_tables(),
     };
     let traces = crate::load::load_many(files)?;
+    crate::keep_freed_buffers();
     let named: Vec<(String, &tracescope_model::Trace)> =
         traces.iter().map(|(n, t)| (n.clone(), t)).collect();
     let written = tracescope_parquet::export(out, &named, &tables)?;

@@ -309,13 +309,24 @@ enum Command {
 /// (BENCHMARKS.md, "The allocator"). A load frees its records' buffers on worker
 /// threads, whose arenas would keep them for allocations that never come: at 10 GB the
 /// process held 8.5 GB at its peak instead of 6 GB, and spent more time in the kernel.
-/// `export` keeps glibc's default: its Parquet writer frees and allocates such buffers
-/// again and again, and mapping each one anew made it 20% slower.
 fn give_freed_buffers_back() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: sets one malloc option, before any other thread starts.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
+/// After `export`'s load: its Parquet writer frees and allocates buffers of a few
+/// MiB again and again, and mapping each one anew made it 20% slower, so blocks up
+/// to glibc's own ceiling (32 MiB) are kept in the heap and reused from here on.
+pub(crate) fn keep_freed_buffers() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: called once the load is done and its worker threads are idle; the
+    // options only decide where later allocations come from.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
     }
 }
 
@@ -334,9 +345,7 @@ fn end_quietly_on_closed_stdout() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !matches!(cli.command, Command::Export { .. }) {
-        give_freed_buffers_back();
-    }
+    give_freed_buffers_back();
     let serves = match &cli.command {
         Command::View { .. } => true,
         Command::Diff { view, .. } => *view,
