@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use super::lexer::{cow, excerpt, quote_or_backslash_in, word_at, Fail, Lexer, Scan};
-use super::value::Value;
+use super::value::{unescape, Value};
 use crate::time::micros_text_to_ns;
 use crate::{DiagKind, Event, Id, Id2, Int64, Pid, RawJson};
 
@@ -160,6 +160,56 @@ const KEY_QUOTED: [(u64, u64); GUESSES] = {
     t
 };
 
+/// What the text after a key's opening quote is compared with when a field is
+/// guessed ([`Lexer::key_after`]): the key, its closing quote and, when they fit
+/// in the word, the colon after it (so a match steps over all of them at once).
+#[derive(Clone, Copy)]
+struct Guess {
+    word: u64,
+    mask: u64,
+    field: Field,
+    /// Bytes from the opening quote to after what the word holds.
+    skip: u8,
+    /// The word holds the colon.
+    colon: bool,
+}
+
+/// [`Guess`] by field, then one for [`NO_GUESS`] that never matches.
+const GUESS: [Guess; GUESSES] = {
+    let never = Guess {
+        word: 1,
+        mask: 0,
+        field: Field::Ph,
+        skip: 0,
+        colon: false,
+    };
+    let mut t = [never; GUESSES];
+    let mut i = 0;
+    while i < KEYS.len() {
+        let (key, f) = KEYS[i];
+        let (word, mask) = KEY_QUOTED[i];
+        if key.len() + 2 <= 8 {
+            t[i] = Guess {
+                word: word | (b':' as u64) << (8 * (key.len() + 1)),
+                mask: u64::MAX >> (64 - 8 * (key.len() + 2)),
+                field: f,
+                skip: key.len() as u8 + 3,
+                colon: true,
+            };
+        } else if key.len() < 8 {
+            t[i] = Guess {
+                word,
+                mask,
+                field: f,
+                skip: key.len() as u8 + 2,
+                colon: false,
+            };
+        }
+        i += 1;
+    }
+    t
+};
+
 /// Depth of an event's values: the event list is 1, the event 2.
 const DEPTH: u32 = 2;
 
@@ -187,43 +237,50 @@ impl<'a> Lexer<'a> {
         let mut last = NO_GUESS as usize;
         loop {
             let key_at = self.pos;
-            let guess = self.key_after[last] as usize;
-            let (word, mask) = KEY_QUOTED[guess];
-            let guessed = (key_at + 9 <= self.b.len()
-                && word_at(self.b, key_at + 1) & mask == word)
-                .then(|| (KEYS[guess].1, key_at + 1 + KEYS[guess].0.len() + 1));
-            let (f, key) = match guessed.or_else(|| self.short_key()) {
-                Some((f, end)) => {
-                    self.pos = end;
-                    // SAFETY: a defined key, matched byte for byte: ASCII.
-                    (
-                        Some(f),
-                        Cow::Borrowed(unsafe { self.str_of(key_at + 1, end - 1) }),
-                    )
+            let g = GUESS[self.key_after[last] as usize];
+            // A defined key is not kept as text: only a diagnostic or `extra` needs
+            // it, and then `key_text` reads it again.
+            let f = if key_at + 9 <= self.b.len() && word_at(self.b, key_at + 1) & g.mask == g.word
+            {
+                self.pos = key_at + g.skip as usize;
+                if !g.colon {
+                    self.colon()?;
                 }
-                None => {
-                    let (k, esc) = self.string_str()?;
-                    let key = cow(k, esc);
-                    (field(key.as_bytes()), key)
+                Ok(g.field)
+            } else {
+                let f = match self.short_key() {
+                    Some((f, end)) => {
+                        self.pos = end;
+                        Ok(f)
+                    }
+                    None => {
+                        let (k, esc) = self.string_str()?;
+                        let key = cow(k, esc);
+                        field(key.as_bytes()).ok_or(key)
+                    }
+                };
+                self.colon()?;
+                if let Ok(f) = f {
+                    self.key_after[last] = f as u8;
                 }
+                f
             };
-            self.colon()?;
             if let Some(b' ' | b'\n' | b'\r' | b'\t' | b'/') = self.peek() {
                 self.ws();
             }
             match f {
-                Some(f) => {
-                    self.key_after[last] = f as u8;
+                Ok(f) => {
                     last = f as usize;
                     let bit = 1u32 << f as u32;
                     if seen & bit != 0 {
+                        let key = self.key_text(key_at);
                         self.duplicate(ev, &key, key_at);
                         clear(ev, f);
                     }
                     seen |= bit;
-                    self.field(ev, f, key)?;
+                    self.field(ev, f, key_at)?;
                 }
-                None => {
+                Err(key) => {
                     if ev.extra.iter().any(|(x, _)| *x == key) {
                         self.duplicate(ev, &key, key_at);
                     }
@@ -236,6 +293,12 @@ impl<'a> Lexer<'a> {
                         },
                     ));
                 }
+            }
+            // The next key right after a comma, as compact JSON has it: what
+            // `next_member` and the test below find, in one look.
+            if self.b.get(self.pos..self.pos + 2) == Some(b",\"") {
+                self.pos += 1;
+                continue;
             }
             if self.next_member(b'}')? {
                 self.round_span(ev);
@@ -265,6 +328,17 @@ impl<'a> Lexer<'a> {
         known(word, len).map(|f| (f, at + len + 1))
     }
 
+    /// The key whose `"` is at `at`, a string this lexer has stepped over, as
+    /// text (unescaped), read again.
+    #[cold]
+    fn key_text(&mut self, at: usize) -> Cow<'a, str> {
+        let pos = std::mem::replace(&mut self.pos, at);
+        let key = self.string_str().map(|(k, esc)| cow(k, esc));
+        self.pos = pos;
+        // It was read before with success, so it is again.
+        key.unwrap_or_default()
+    }
+
     /// A key seen again: the last value wins, so forget what the earlier one left in
     /// `extra` (the caller clears the typed field).
     #[cold]
@@ -274,7 +348,8 @@ impl<'a> Lexer<'a> {
     }
 
     /// Reads the value of a defined field (the cursor is at the value).
-    fn field(&mut self, ev: &mut Event<'a>, f: Field, key: Cow<'a, str>) -> Scan<()> {
+    /// `key_at` is where its key's `"` is.
+    fn field(&mut self, ev: &mut Event<'a>, f: Field, key_at: usize) -> Scan<()> {
         let at = self.pos;
         let first = self.peek();
         let ok = match f {
@@ -287,7 +362,15 @@ impl<'a> Lexer<'a> {
             | Field::Cname => {
                 if first == Some(b'"') {
                     let (s, esc) = self.string_str()?;
-                    *string_slot(ev, f) = Some(cow(s, esc));
+                    // Written apart: built in one place and then copied, the value
+                    // was read back 16 bytes wide after 8-byte stores (a stalled
+                    // store forward on most fields of every event).
+                    let slot = string_slot(ev, f);
+                    if esc {
+                        *slot = Some(unescape(s));
+                    } else {
+                        *slot = Some(Cow::Borrowed(s));
+                    }
                     true
                 } else {
                     false
@@ -318,11 +401,18 @@ impl<'a> Lexer<'a> {
                 }
                 Some(b'-' | b'0'..=b'9') => match self.number()?.int64() {
                     Some(n) => {
-                        *if f == Field::Pid {
+                        let slot = if f == Field::Pid {
                             &mut ev.pid
                         } else {
                             &mut ev.tid
-                        } = Some(Pid::Int(n));
+                        };
+                        // Empty as the event comes (a duplicate is cleared first):
+                        // nothing to drop, so no call to drop it.
+                        if slot.is_none() {
+                            *slot = Some(Pid::Int(n));
+                        } else {
+                            replace_pid(slot, n);
+                        }
                         true
                     }
                     None => false,
@@ -378,6 +468,7 @@ impl<'a> Lexer<'a> {
             self.pos = at;
             let (_, raw, clean) = self.raw_value(DEPTH)?;
             let text = self.b;
+            let key = self.key_text(key_at);
             self.diag_with(DiagKind::BadField, at, || {
                 format!("`{key}` {}: {}", f.expected(), excerpt(text, at))
             });
@@ -470,6 +561,13 @@ impl<'a> Lexer<'a> {
             _ => None,
         })
     }
+}
+
+/// Sets a `pid`/`tid` slot that holds something, out of line (only a slot the
+/// caller broke the empty-event rule for does).
+#[cold]
+fn replace_pid(slot: &mut Option<Pid<'_>>, n: Int64) {
+    *slot = Some(Pid::Int(n));
 }
 
 fn string_slot<'e, 'a>(ev: &'e mut Event<'a>, f: Field) -> &'e mut Option<Cow<'a, str>> {

@@ -286,6 +286,25 @@ impl<'a> Lexer<'a> {
     pub fn number(&mut self) -> Scan<Num<'a>> {
         let b = self.b;
         let start = self.pos;
+        if let Some(n) = short_number(b, start) {
+            self.pos = start + n.len;
+            return Ok(Num {
+                // SAFETY: a number just accepted (as below): ASCII.
+                text: unsafe { self.str_of(start, start + n.len) },
+                digits: Some(n.value(b, start)),
+                frac: n.frac,
+                neg: n.neg,
+                below_ns: n.frac > 3,
+            });
+        }
+        self.number_general()
+    }
+
+    /// [`number`](Self::number) for every number, a byte or a word at a time.
+    #[inline(always)]
+    fn number_general(&mut self) -> Scan<Num<'a>> {
+        let b = self.b;
+        let start = self.pos;
         let neg = b.get(start) == Some(&b'-');
         let mut i = start + neg as usize;
         let mut mantissa = 0u64;
@@ -322,6 +341,17 @@ impl<'a> Lexer<'a> {
     #[inline]
     fn skip_number(&mut self) -> Scan<()> {
         let b = self.b;
+        if let Some(n) = short_number(b, self.pos) {
+            self.pos += n.len;
+            return Ok(());
+        }
+        self.skip_number_general()
+    }
+
+    /// [`skip_number`](Self::skip_number) for every number.
+    #[inline]
+    fn skip_number_general(&mut self) -> Scan<()> {
+        let b = self.b;
         let mut i = self.pos + (b.get(self.pos) == Some(&b'-')) as usize;
         i = digit_run(b, i)?;
         if b.get(i) == Some(&b'.') {
@@ -348,13 +378,20 @@ impl<'a> Lexer<'a> {
 
     /// Steps over one value (after whitespace), checking its grammar, building nothing.
     pub fn skip_value(&mut self, depth: u32) -> Scan<()> {
+        self.skip_value_inline(depth)
+    }
+
+    /// [`skip_value`](Self::skip_value), inlined into the container skips: most
+    /// members are scalars, stepped over without a call of their own.
+    #[inline(always)]
+    fn skip_value_inline(&mut self, depth: u32) -> Scan<()> {
         if let Some(b' ' | b'\n' | b'\r' | b'\t' | b'/') = self.peek() {
             self.ws();
         }
         match self.peek() {
             Some(b'"') => self.string().map(|_| ()),
-            Some(b'{') => self.skip_container(depth + 1, b'}'),
-            Some(b'[') => self.skip_container(depth + 1, b']'),
+            Some(b'{') => self.skip_object(depth + 1),
+            Some(b'[') => self.skip_array(depth + 1),
             Some(b'-' | b'0'..=b'9') => self.skip_number(),
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
@@ -364,8 +401,44 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// At `{` or `[`: steps over the object or array ending with `close`.
-    fn skip_container(&mut self, depth: u32, close: u8) -> Scan<()> {
+    /// At `{`: steps over the object (one function per closer, so neither tests
+    /// which container it is in at each member).
+    fn skip_object(&mut self, depth: u32) -> Scan<()> {
+        if !self.open_container(depth, b'}')? {
+            return Ok(());
+        }
+        loop {
+            match self.peek() {
+                Some(b'"') => self.string()?,
+                Some(_) => return Err(Fail::Syntax(self.pos)),
+                None => return Err(Fail::Eof),
+            };
+            self.colon()?;
+            self.skip_value_inline(depth)?;
+            if self.next_member(b'}')? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// At `[`: steps over the array.
+    fn skip_array(&mut self, depth: u32) -> Scan<()> {
+        if !self.open_container(depth, b']')? {
+            return Ok(());
+        }
+        loop {
+            self.skip_value_inline(depth)?;
+            if self.next_member(b']')? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// At a container's opening byte: checks its depth, steps over it and the
+    /// whitespace after it; false when `close` follows at once (an empty container,
+    /// stepped over).
+    #[inline(always)]
+    fn open_container(&mut self, depth: u32, close: u8) -> Scan<bool> {
         if depth > MAX_DEPTH {
             self.too_deep = Some(self.pos);
             return Err(Fail::Syntax(self.pos));
@@ -374,22 +447,9 @@ impl<'a> Lexer<'a> {
         self.ws();
         if self.peek() == Some(close) {
             self.pos += 1;
-            return Ok(());
+            return Ok(false);
         }
-        loop {
-            if close == b'}' {
-                match self.peek() {
-                    Some(b'"') => self.string()?,
-                    Some(_) => return Err(Fail::Syntax(self.pos)),
-                    None => return Err(Fail::Eof),
-                };
-                self.colon()?;
-            }
-            self.skip_value(depth)?;
-            if self.next_member(close)? {
-                return Ok(());
-            }
-        }
+        Ok(true)
     }
 
     /// Expects `:` (after whitespace) and steps over it.
@@ -546,17 +606,6 @@ fn digits(b: &[u8], mut i: usize, acc: &mut u64) -> Scan<usize> {
         if n == 0 {
             break;
         }
-        const POW10: [u64; 9] = [
-            1,
-            10,
-            100,
-            1_000,
-            10_000,
-            100_000,
-            1_000_000,
-            10_000_000,
-            100_000_000,
-        ];
         *acc = acc.wrapping_mul(POW10[n]).wrapping_add(digits_value(w, n));
         i += n;
         if n < 8 {
@@ -572,6 +621,122 @@ fn digits(b: &[u8], mut i: usize, acc: &mut u64) -> Scan<usize> {
         i += 1;
     }
     run_end(b, start, i)
+}
+
+/// A number of at most 15 bytes without an exponent, as [`short_number`] finds it.
+#[derive(Clone, Copy)]
+struct Short {
+    neg: bool,
+    /// Digits before the point.
+    int: u32,
+    /// Digits after the point (0 without one).
+    frac: u32,
+    /// Bytes of the whole number.
+    len: usize,
+}
+
+impl Short {
+    /// The number's digits as one integer (at most 15 of them: no overflow), from
+    /// the text it was found in at `start`.
+    #[inline(always)]
+    fn value(self, b: &[u8], start: usize) -> u64 {
+        let at = start + self.neg as usize;
+        let int = run_value(b, at, self.int as usize);
+        if self.frac == 0 {
+            int
+        } else {
+            let frac = run_value(b, at + self.int as usize + 1, self.frac as usize);
+            int * POW10[self.frac as usize] + frac
+        }
+    }
+}
+
+/// The value of the `n` (1 to 16) digits at `at`, with 16 bytes of text there.
+#[inline(always)]
+fn run_value(b: &[u8], at: usize, n: usize) -> u64 {
+    if n <= 8 {
+        digits_value(word_at(b, at), n)
+    } else {
+        digits_value(word_at(b, at), 8) * POW10[n - 8] + digits_value(word_at(b, at + 8), n - 8)
+    }
+}
+
+/// Powers of ten up to 10^15.
+const POW10: [u64; 16] = {
+    let mut t = [1u64; 16];
+    let mut i = 1;
+    while i < 16 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// At a `-` or digit: the number there, when its shape is found from the 16 bytes at
+/// `start` alone (digits and the point as two bit masks, no byte-by-byte walk): digits,
+/// optionally a point and digits, then a byte that is none of digit, point, `e` or
+/// `E`, all within those 16 bytes, with at least 32 bytes of text from `start` (so
+/// [`Short::value`] may read whole words). `None` sends it the general way (longer
+/// numbers, exponents, errors, the text's last bytes), which reads the same result
+/// in every case this one takes.
+#[inline(always)]
+fn short_number(b: &[u8], start: usize) -> Option<Short> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        if start + 32 > b.len() {
+            return None;
+        }
+        // SAFETY: SSE2 is in the x86-64 baseline; the load reads 16 bytes at `start`,
+        // inside `b` (`start + 32 <= b.len()`).
+        let (digit, point, exp) = unsafe {
+            let v = _mm_loadu_si128(b.as_ptr().add(start).cast());
+            let d = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
+            // A digit is at most 9 above '0' (unsigned): the minimum with 9 is itself.
+            let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+            let is_point = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'.' as i8));
+            // `e` or `E`: the same byte with bit 5 set.
+            let lower = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            let is_exp = _mm_cmpeq_epi8(lower, _mm_set1_epi8(b'e' as i8));
+            (
+                _mm_movemask_epi8(is_digit) as u32,
+                _mm_movemask_epi8(is_point) as u32,
+                _mm_movemask_epi8(is_exp) as u32,
+            )
+        };
+        let neg = b[start] == b'-';
+        let from = neg as u32;
+        // Bits past the 16th are clear in `digit`, so each run stops by then.
+        let int = (!(digit >> from)).trailing_zeros();
+        let mut end = from + int;
+        if int == 0 || end >= 16 {
+            return None;
+        }
+        let mut frac = 0;
+        if point >> end & 1 != 0 {
+            frac = (!(digit >> (end + 1))).trailing_zeros();
+            end += 1 + frac;
+            if frac == 0 || end >= 16 {
+                return None;
+            }
+        }
+        // The byte after the number, from the same load (not read again: the
+        // number's end is the chain the next byte waits on).
+        if exp >> end & 1 != 0 {
+            return None;
+        }
+        Some(Short {
+            neg,
+            int,
+            frac,
+            len: end as usize,
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (b, start);
+        None
+    }
 }
 
 /// One or more digits from `i`, not kept; returns the offset after them.
@@ -628,6 +793,24 @@ fn quote_or_backslash(b: &[u8], mut i: usize) -> (usize, bool) {
         unsafe {
             let quote = _mm_set1_epi8(b'"' as i8);
             let backslash = _mm_set1_epi8(b'\\' as i8);
+            // Two loads a step: most names, categories and keys end within 32 bytes,
+            // so the loop's exit is taken the first time (a branch predicted well,
+            // where the end of a 16-byte step depended on each string's length).
+            while i + 32 <= b.len() {
+                let v0 = _mm_loadu_si128(b.as_ptr().add(i).cast());
+                let v1 = _mm_loadu_si128(b.as_ptr().add(i + 16).cast());
+                let h0 = _mm_or_si128(_mm_cmpeq_epi8(v0, quote), _mm_cmpeq_epi8(v0, backslash));
+                let h1 = _mm_or_si128(_mm_cmpeq_epi8(v1, quote), _mm_cmpeq_epi8(v1, backslash));
+                let mask = _mm_movemask_epi8(h0) as u32 | (_mm_movemask_epi8(h1) as u32) << 16;
+                let top = _mm_movemask_epi8(v0) as u32 | (_mm_movemask_epi8(v1) as u32) << 16;
+                if mask != 0 {
+                    let stop = mask.trailing_zeros();
+                    let below = top & ((1u32 << stop) - 1);
+                    return (i + stop as usize, high | below as u64 != 0);
+                }
+                high |= top as u64;
+                i += 32;
+            }
             while i + 16 <= b.len() {
                 let v = _mm_loadu_si128(b.as_ptr().add(i).cast());
                 let hits = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash));
@@ -684,7 +867,7 @@ pub(crate) struct Num<'a> {
 
 impl Num<'_> {
     /// Microseconds to nanoseconds, exactly (see [`micros_text_to_ns`]).
-    #[inline]
+    #[inline(always)]
     pub fn micros_to_ns(&self) -> Option<i64> {
         match self.digits {
             Some(m) if self.frac <= 3 => match m.checked_mul(10u64.pow(3 - self.frac)) {
@@ -696,7 +879,7 @@ impl Num<'_> {
     }
 
     /// An integer exact to 64 bits, or an integral float (see [`Int64::parse_number`]).
-    #[inline]
+    #[inline(always)]
     pub fn int64(&self) -> Option<Int64> {
         match self.digits {
             Some(m) if self.frac == 0 && !self.neg => Some(Int64::from_u64(m)),
@@ -755,6 +938,147 @@ pub(crate) fn excerpt(text: &[u8], at: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Lexer<'_> {
+        /// The skip as it was before `skip_object`/`skip_array`, for the tests that
+        /// compare them.
+        fn skip_value_before(&mut self, depth: u32) -> Scan<()> {
+            if let Some(b' ' | b'\n' | b'\r' | b'\t' | b'/') = self.peek() {
+                self.ws();
+            }
+            match self.peek() {
+                Some(b'"') => self.string().map(|_| ()),
+                Some(b'{') => self.skip_container_before(depth + 1, b'}'),
+                Some(b'[') => self.skip_container_before(depth + 1, b']'),
+                Some(b'-' | b'0'..=b'9') => self.skip_number_general(),
+                Some(b't') => self.literal(b"true"),
+                Some(b'f') => self.literal(b"false"),
+                Some(b'n') => self.literal(b"null"),
+                Some(_) => Err(Fail::Syntax(self.pos)),
+                None => Err(Fail::Eof),
+            }
+        }
+
+        fn skip_container_before(&mut self, depth: u32, close: u8) -> Scan<()> {
+            if depth > MAX_DEPTH {
+                self.too_deep = Some(self.pos);
+                return Err(Fail::Syntax(self.pos));
+            }
+            self.pos += 1;
+            self.ws();
+            if self.peek() == Some(close) {
+                self.pos += 1;
+                return Ok(());
+            }
+            loop {
+                if close == b'}' {
+                    match self.peek() {
+                        Some(b'"') => self.string()?,
+                        Some(_) => return Err(Fail::Syntax(self.pos)),
+                        None => return Err(Fail::Eof),
+                    };
+                    self.colon()?;
+                }
+                self.skip_value_before(depth)?;
+                if self.next_member(close)? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Everything a skip leaves behind, to compare two skips.
+    fn skip_state(l: &Lexer<'_>, r: Scan<()>) -> String {
+        let kinds = [DiagKind::Comment, DiagKind::TrailingComma];
+        let diags: Vec<_> = kinds
+            .iter()
+            .map(|k| (l.diags.count(*k), l.diags.get(*k).map(|d| d.offset)))
+            .collect();
+        format!("{r:?} {} {} {:?} {diags:?}", l.pos, l.dirty, l.too_deep)
+    }
+
+    /// JSON-ish text: values with every kind of token, whitespace, comments,
+    /// trailing commas, escapes, numbers of every shape, and damage anywhere.
+    fn jsonish() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just("1".to_string()),
+            Just("-0.5e+3".to_string()),
+            Just("1234567890123.25".to_string()),
+            Just("\"a\\\"b\"".to_string()),
+            Just("\"é€\"".to_string()),
+            Just("true".to_string()),
+            Just("false".to_string()),
+            Just("null".to_string()),
+            Just("\"a long string value, longer than thirty-two bytes\"".to_string()),
+            "[0-9]{1,20}(\\.[0-9]{0,6})?".prop_map(|s| s),
+        ];
+        let value = leaf.prop_recursive(6, 64, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6)
+                    .prop_map(|v| format!("[{}]", v.join(","))),
+                proptest::collection::vec(("[a-z\\\\\"]{0,6}", inner), 0..6).prop_map(|v| {
+                    let m: Vec<String> = v.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+                    format!("{{{}}}", m.join(","))
+                }),
+            ]
+        });
+        let damage = proptest::collection::vec(
+            (
+                any::<proptest::sample::Index>(),
+                proptest::sample::select(vec![
+                    "", " ", "\n", ",", ":", "/* c */", "// x\n", "}", "]", "{", "[", "\"", "\\",
+                    "x", "1", ".", "e",
+                ]),
+            ),
+            0..3,
+        );
+        (value, damage, any::<proptest::sample::Index>()).prop_map(|(mut v, damage, cut)| {
+            for (at, what) in damage {
+                let mut i = at.index(v.len() + 1);
+                while !v.is_char_boundary(i) {
+                    i -= 1;
+                }
+                v.insert_str(i, what);
+            }
+            if cut.index(8) == 0 {
+                let mut i = cut.index(v.len() + 1);
+                while !v.is_char_boundary(i) {
+                    i -= 1;
+                }
+                v.truncate(i);
+            }
+            v
+        })
+    }
+
+    proptest::proptest! {
+        /// The skip by object and array gives what the skip by container gave: the
+        /// result or error offset, where it stopped, and what it counted.
+        #[test]
+        fn object_and_array_skips_match_the_container_skip(text in jsonish(), pad in 0usize..40) {
+            let text = format!("{text}{}", " ".repeat(pad));
+            let mut a = Lexer::new(text.as_str(), 0);
+            let ra = a.skip_value(1);
+            let mut b = Lexer::new(text.as_str(), 0);
+            let rb = b.skip_value_before(1);
+            proptest::prop_assert_eq!(skip_state(&a, ra), skip_state(&b, rb), "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn deep_nesting_fails_where_it_did() {
+        for open in ["[", "{\"a\":", "[{\"k\":[", "{\"a\":[1,{\"b\":"] {
+            for n in [500, 511, 512, 513, 600] {
+                let text = open.repeat(n);
+                let mut a = Lexer::new(text.as_str(), 0);
+                let ra = a.skip_value(1);
+                let mut b = Lexer::new(text.as_str(), 0);
+                let rb = b.skip_value_before(1);
+                assert_eq!(skip_state(&a, ra), skip_state(&b, rb), "{open} {n}");
+            }
+        }
+    }
 
     fn skip(s: &str) -> (Scan<()>, usize, bool, Diagnostics) {
         let mut l = Lexer::new(s, 0);
@@ -886,7 +1210,8 @@ mod tests {
         for t in texts.iter().filter(|t| !t.ends_with('.')) {
             // Alone (digits read a byte at a time near the end) and followed by more
             // text (eight at a time), which must stop the number at the same place.
-            for text in [t.clone(), format!("{t},\"ts\":12345678}}")] {
+            let padded = format!("{t},\"ts\":12345678}},\"pid\":1,\"tid\":2}}");
+            for text in [t.clone(), format!("{t},\"ts\":12345678}}"), padded] {
                 let mut l = Lexer::new(&text, 0);
                 let n = l.number().unwrap();
                 assert_eq!(l.pos, t.len(), "{text}");
@@ -898,6 +1223,61 @@ mod tests {
                 let mut skip = Lexer::new(&text, 0);
                 assert_eq!((skip.skip_number(), skip.pos), (Ok(()), t.len()), "{t}");
             }
+        }
+    }
+
+    /// What a number read gave: the error, or where it ended and what it found.
+    fn number_result(l: &mut Lexer<'_>, general: bool) -> String {
+        let r = if general {
+            l.number_general()
+        } else {
+            l.number()
+        };
+        match r {
+            Ok(n) => format!(
+                "{} {} {:?} {} {} {}",
+                l.pos, n.text, n.digits, n.frac, n.neg, n.below_ns
+            ),
+            Err(e) => format!("{e:?}"),
+        }
+    }
+
+    proptest::proptest! {
+        /// The 16-byte path of `number` and `skip_number` ([`short_number`]) gives
+        /// what the general path gives, on numbers and near-numbers of every length
+        /// (points, exponents, signs and junk anywhere), with text after them of every
+        /// length (so near the text's end too).
+        #[test]
+        fn short_numbers_match_the_general_path(
+            body in proptest::collection::vec(
+                proptest::sample::select(b"0123456789999.-eE+x,}\" ]".to_vec()), 0..24),
+            lead in proptest::collection::vec(proptest::sample::select(b"0123456789".to_vec()), 0..18),
+            point in proptest::option::of(proptest::collection::vec(
+                proptest::sample::select(b"0123456789".to_vec()), 0..18)),
+            neg in proptest::bool::ANY,
+            pad in 0usize..40,
+        ) {
+            let mut t = Vec::new();
+            if neg {
+                t.push(b'-');
+            }
+            t.extend(&lead);
+            if let Some(p) = &point {
+                t.push(b'.');
+                t.extend(p);
+            }
+            t.extend(&body);
+            t.extend(std::iter::repeat_n(b' ', pad));
+            let text = String::from_utf8(t).unwrap();
+            if !text.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) {
+                return Ok(());
+            }
+            let want = number_result(&mut Lexer::new(text.as_str(), 0), true);
+            let got = number_result(&mut Lexer::new(text.as_str(), 0), false);
+            proptest::prop_assert_eq!(&got, &want, "{:?}", text);
+            let (mut a, mut b) = (Lexer::new(text.as_str(), 0), Lexer::new(text.as_str(), 0));
+            let (ra, rb) = (a.skip_number(), b.skip_number_general());
+            proptest::prop_assert_eq!((ra, a.pos), (rb, b.pos), "{:?}", text);
         }
     }
 
