@@ -263,6 +263,7 @@ impl<'a, 's> EventSink<'a> for PartBuilder<'a, 's> {
     fn part_done(&mut self, bytes: std::ops::Range<usize>, _diags: &mut Diagnostics) {
         self.registry.flush(self.shared.registry);
         self.shared.sizes.note(&self.records);
+        self.strings.release();
         if let Some(release) = self.shared.release {
             release(bytes);
         }
