@@ -1,16 +1,41 @@
 //! Counters (spec section 7): one series per `(pid, name, id, args key)`.
 
 use rustc_hash::FxHashMap;
+use tracescope_format::Int64;
 
+use super::order::{count, sort_stable_by_key, Parts};
 use super::records::CounterRec;
 use crate::strings::StrId;
 use crate::tables::{CounterSeries, CounterTable, ProcessId, SeriesId};
 
-pub fn build(mut recs: Vec<CounterRec>) -> CounterTable {
+/// A sample on its way to its row: what the table keeps of it and what orders it.
+#[derive(Clone, Copy, Debug)]
+struct Sample {
+    ts: i64,
+    offset: u64,
+    value: f64,
+    /// Index in the exact integers, `NO_EXACT` for none.
+    exact: u32,
+}
+
+const NO_EXACT: u32 = u32::MAX;
+
+/// The rows are the samples by series (in order of first appearance), then by
+/// (time, offset), equal keys in file order.
+///
+/// Linear but for the sort of each series' samples: a counting pass by series,
+/// the samples written series by series (one stream each), then each series'
+/// samples sorted where they are not in order. The samples sorted are compact
+/// (32 bytes, their keys in them); sorting row indexes by a key read through
+/// two other arrays missed the caches on every comparison at 10 GB (15x the
+/// time of 1 GB).
+pub fn build(parts: Parts<CounterRec>) -> CounterTable {
+    let n = count(&parts);
     let mut index: FxHashMap<(ProcessId, StrId, StrId), u32> = FxHashMap::default();
     let mut t = CounterTable::default();
-    let mut series_of = Vec::with_capacity(recs.len());
-    for r in &recs {
+    let mut series_of: Vec<u32> = Vec::with_capacity(n);
+    let mut counts: Vec<u32> = Vec::new();
+    for r in parts.iter().flatten() {
         let next = t.series.len() as u32;
         let s = *index
             .entry((r.process, r.counter, r.series))
@@ -21,32 +46,177 @@ pub fn build(mut recs: Vec<CounterRec>) -> CounterTable {
                     series: r.series,
                     rows: (0, 0),
                 });
+                counts.push(0);
                 next
             });
+        counts[s as usize] += 1;
         series_of.push(s);
     }
-    let mut order: Vec<u32> = (0..recs.len() as u32).collect();
-    order.sort_by_key(|&i| {
-        (
-            series_of[i as usize],
-            recs[i as usize].ts,
-            recs[i as usize].offset,
-        )
-    });
-    for (row, &i) in order.iter().enumerate() {
-        let r = &mut recs[i as usize];
-        let s = series_of[i as usize];
-        let rows = &mut t.series[s as usize].rows;
-        if rows.0 == rows.1 {
-            *rows = (row as u32, row as u32);
-        }
-        rows.1 = row as u32 + 1;
-        t.sample_series.push(SeriesId::new(s));
-        t.ts.push(r.ts);
-        t.value.push(r.value);
-        if let Some(e) = r.exact.take() {
-            t.exact.insert(row as u32, e);
+    // Each series' first row, then the next free row of each while filling.
+    let mut at: Vec<u32> = Vec::with_capacity(counts.len());
+    let mut row = 0u32;
+    for (s, &c) in counts.iter().enumerate() {
+        at.push(row);
+        t.series[s].rows = (row, row + c);
+        row += c;
+    }
+    let empty = Sample {
+        ts: 0,
+        offset: 0,
+        value: 0.0,
+        exact: NO_EXACT,
+    };
+    let mut samples = vec![empty; n];
+    let mut exact: Vec<Int64> = Vec::new();
+    for (r, &s) in parts.iter().flatten().zip(&series_of) {
+        let slot = &mut at[s as usize];
+        samples[*slot as usize] = Sample {
+            ts: r.ts,
+            offset: r.offset,
+            value: r.value,
+            exact: match r.exact {
+                Some(e) => {
+                    exact.push(e);
+                    exact.len() as u32 - 1
+                }
+                None => NO_EXACT,
+            },
+        };
+        *slot += 1;
+    }
+    drop(parts);
+    drop(series_of);
+    t.sample_series.reserve_exact(n);
+    t.ts.reserve_exact(n);
+    t.value.reserve_exact(n);
+    for (s, series) in t.series.iter().enumerate() {
+        let (from, to) = series.rows;
+        let run = &mut samples[from as usize..to as usize];
+        sort_stable_by_key(run, |x| (x.ts, x.offset));
+        for (k, x) in run.iter().enumerate() {
+            t.sample_series.push(SeriesId::new(s as u32));
+            t.ts.push(x.ts);
+            t.value.push(x.value);
+            if x.exact != NO_EXACT {
+                t.exact.insert(from + k as u32, exact[x.exact as usize]);
+            }
         }
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::order::tests::Lcg;
+
+    /// The table as it was built before: row indexes stably sorted by
+    /// (series, time, offset), series in order of first appearance.
+    fn plain(mut recs: Vec<CounterRec>) -> CounterTable {
+        let mut index: FxHashMap<(ProcessId, StrId, StrId), u32> = FxHashMap::default();
+        let mut t = CounterTable::default();
+        let mut series_of = Vec::with_capacity(recs.len());
+        for r in &recs {
+            let next = t.series.len() as u32;
+            let s = *index
+                .entry((r.process, r.counter, r.series))
+                .or_insert_with(|| {
+                    t.series.push(CounterSeries {
+                        process: r.process,
+                        counter: r.counter,
+                        series: r.series,
+                        rows: (0, 0),
+                    });
+                    next
+                });
+            series_of.push(s);
+        }
+        let mut order: Vec<u32> = (0..recs.len() as u32).collect();
+        order.sort_by_key(|&i| {
+            (
+                series_of[i as usize],
+                recs[i as usize].ts,
+                recs[i as usize].offset,
+            )
+        });
+        for (row, &i) in order.iter().enumerate() {
+            let r = &mut recs[i as usize];
+            let s = series_of[i as usize];
+            let rows = &mut t.series[s as usize].rows;
+            if rows.0 == rows.1 {
+                *rows = (row as u32, row as u32);
+            }
+            rows.1 = row as u32 + 1;
+            t.sample_series.push(SeriesId::new(s));
+            t.ts.push(r.ts);
+            t.value.push(r.value);
+            if let Some(e) = r.exact.take() {
+                t.exact.insert(row as u32, e);
+            }
+        }
+        t
+    }
+
+    fn same(a: &CounterTable, b: &CounterTable) {
+        let key = |t: &CounterTable| {
+            t.series
+                .iter()
+                .map(|s| (s.process, s.counter, s.series, s.rows))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(key(a), key(b));
+        assert_eq!(a.sample_series, b.sample_series);
+        assert_eq!(a.ts, b.ts);
+        // Values are unique per record here: they tell which record made a row.
+        assert_eq!(
+            a.value.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            b.value.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        assert_eq!(a.exact, b.exact);
+    }
+
+    /// Unsorted, nearly sorted and sorted series, equal times and equal offsets
+    /// (one event's several args keys; an arg key twice), split into parts.
+    #[test]
+    fn same_table_as_a_stable_sort_of_row_indexes() {
+        let mut rng = Lcg(11);
+        for round in 0..400 {
+            let n = rng.below(60) as usize;
+            let mut recs = Vec::with_capacity(n);
+            let mut offset = 0u64;
+            let mut ts = 0i64;
+            for k in 0..n {
+                if rng.below(3) != 0 {
+                    offset += 1 + rng.below(3);
+                }
+                ts = match round % 4 {
+                    0 => rng.below(8) as i64,
+                    1 => ts + rng.below(3) as i64 - 1,
+                    2 => ts + rng.below(3) as i64,
+                    _ => 7,
+                };
+                let offset = if round % 5 == 0 { rng.below(6) } else { offset };
+                recs.push(CounterRec {
+                    offset,
+                    ts,
+                    process: ProcessId::new(rng.below(2) as u32),
+                    counter: StrId::NONE,
+                    series: StrId(rng.below(2) as u32),
+                    value: k as f64,
+                    exact: (rng.below(4) == 0).then_some(Int64::I(k as i64)),
+                });
+            }
+            let mut parts: Parts<CounterRec> = Vec::new();
+            let mut rest = &recs[..];
+            while !rest.is_empty() || rng.below(3) == 0 {
+                let (a, b) = rest.split_at((rng.below(15) as usize).min(rest.len()));
+                parts.push(a.to_vec());
+                rest = b;
+                if rest.is_empty() && rng.below(2) == 0 {
+                    break;
+                }
+            }
+            same(&build(parts), &plain(recs));
+        }
+    }
 }
