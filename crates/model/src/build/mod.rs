@@ -172,10 +172,11 @@ pub(crate) fn finish(
             // builders read the parts in turn.
             let counter_recs = recs.take_parts(|r| &mut r.counters);
             let object_recs = recs.take_parts(|r| &mut r.objects);
+            let async_recs = recs.take_parts(|r| &mut r.asyncs);
             let instants = instants::instants(recs.take_parts(|r| &mut r.instants));
             let other = instants::other(recs.take_parts(|r| &mut r.other));
             recs.join_families();
-            let (async_recs, flow_recs, flows_v2) = (recs.asyncs, recs.flows, recs.flows_v2);
+            let (flow_recs, flows_v2) = (recs.flows, recs.flows_v2);
             let (profile_recs, chunks, sample_recs) = (recs.profiles, recs.chunks, recs.samples);
             clock.mark("join+instants+other");
             // The parts' small vectors were freed when joined: their pages go back
