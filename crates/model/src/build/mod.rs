@@ -173,10 +173,11 @@ pub(crate) fn finish(
             let counter_recs = recs.take_parts(|r| &mut r.counters);
             let object_recs = recs.take_parts(|r| &mut r.objects);
             let async_recs = recs.take_parts(|r| &mut r.asyncs);
+            let flow_recs = recs.take_parts(|r| &mut r.flows);
+            let flows_v2 = recs.take_parts(|r| &mut r.flows_v2);
             let instants = instants::instants(recs.take_parts(|r| &mut r.instants));
             let other = instants::other(recs.take_parts(|r| &mut r.other));
             recs.join_families();
-            let (flow_recs, flows_v2) = (recs.flows, recs.flows_v2);
             let (profile_recs, chunks, sample_recs) = (recs.profiles, recs.chunks, recs.samples);
             clock.mark("join+instants+other");
             // The parts' small vectors were freed when joined: their pages go back
