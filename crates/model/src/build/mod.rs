@@ -170,6 +170,7 @@ pub(crate) fn finish(
             let mut clock = Phases::default();
             // Each family as the parts made it (not copied into one vector): the
             // builders read the parts in turn.
+            let mut recs = recs;
             let counter_recs = recs.take_parts(|r| &mut r.counters);
             let object_recs = recs.take_parts(|r| &mut r.objects);
             let async_recs = recs.take_parts(|r| &mut r.asyncs);
@@ -177,11 +178,13 @@ pub(crate) fn finish(
             let flows_v2 = recs.take_parts(|r| &mut r.flows_v2);
             let instants = instants::instants(recs.take_parts(|r| &mut r.instants));
             let other = instants::other(recs.take_parts(|r| &mut r.other));
-            recs.join_families();
-            let (profile_recs, chunks, sample_recs) = (recs.profiles, recs.chunks, recs.samples);
+            let profile_recs = recs.take_parts(|r| &mut r.profiles);
+            let chunks = recs.take_parts(|r| &mut r.chunks);
+            let sample_recs = recs.take_parts(|r| &mut r.samples);
+            drop(recs);
             clock.mark("join+instants+other");
-            // The parts' small vectors were freed when joined: their pages go back
-            // here, beside the slices (20-30 ms a trim at 1 GB).
+            // The instants' and other events' vectors and the parts' records were
+            // freed: their pages go back here, beside the slices.
             trim::free_heap_pages();
             let mut d = Diagnostics::new();
             let counters = counters::build(counter_recs);

@@ -7,6 +7,7 @@ use tracescope_format::json::Value;
 use tracescope_format::time::micros_text_to_ns;
 use tracescope_format::{DiagKind, Diagnostics};
 
+use super::order::{count, Parts};
 use super::profile_chunk::{node, parse_nodes};
 use super::records::{ChunkRec, IdK, NodeRec, ProfileRec, SampleRec};
 use super::registry::Registry;
@@ -68,9 +69,9 @@ struct Row {
 }
 
 pub fn build(
-    profiles: Vec<ProfileRec>,
-    chunks: Vec<ChunkRec>,
-    samples: Vec<SampleRec>,
+    profiles: Parts<ProfileRec>,
+    chunks: Parts<ChunkRec>,
+    samples: Parts<SampleRec>,
     inputs: &ProfileInputs<'_>,
     registry: &mut Registry,
     strings: &SharedStrings,
@@ -84,8 +85,9 @@ pub fn build(
         P(ProfileRec),
         C(ChunkRec),
     }
-    let mut evs: Vec<(u64, Ev)> = profiles.into_iter().map(|p| (p.offset, Ev::P(p))).collect();
-    evs.extend(chunks.into_iter().map(|c| (c.offset, Ev::C(c))));
+    let mut evs: Vec<(u64, Ev)> = Vec::with_capacity(count(&profiles) + count(&chunks));
+    evs.extend(profiles.into_iter().flatten().map(|p| (p.offset, Ev::P(p))));
+    evs.extend(chunks.into_iter().flatten().map(|c| (c.offset, Ev::C(c))));
     evs.sort_by_key(|(o, _)| *o);
     let new_stream =
         |out: &mut ProfileOutput, streams: &mut Vec<Stream>, process, thread, id, start, offset| {
@@ -173,9 +175,9 @@ pub fn build(
     let mut streams_frames = Vec::with_capacity(streams.len());
     for st in &mut streams {
         let p = &out.profiles[st.profile.index()];
-        let frames = node_frames(&st.nodes, &mut out.frames);
+        let frames = FrameOf::new(node_frames(&st.nodes, &mut out.frames));
         for node in st.samples.iter_mut().flat_map(|run| &mut run.1) {
-            let frame = frames.get(node).copied();
+            let frame = frames.get(*node);
             if frame.is_none() {
                 let node = *node;
                 diags.add(DiagKind::BadProfile, p.offset, || {
@@ -186,9 +188,9 @@ pub fn build(
         }
         streams_frames.push((p.thread, st.profile));
     }
-    let mut rows: Vec<Row> = Vec::with_capacity(samples.len());
+    let mut rows: Vec<Row> = Vec::with_capacity(count(&samples));
     let mut dict = StackFrames::new(inputs.stack_frames, strings, diags);
-    for s in samples {
+    for s in samples.into_iter().flatten() {
         let frame = if !s.sf.is_none() {
             dict.frame(strings.get(s.sf).as_str(), &mut out.frames, diags, s.offset)
         } else {
@@ -336,6 +338,40 @@ fn sort_by_time(t: &mut SampleTable, weights: &mut Vec<(u32, f64)>, from: usize,
     for (k, &i) in order.iter().enumerate() {
         if let Some(&w) = old.get(&(i as u32)) {
             weights.push(((from + k) as u32, w));
+        }
+    }
+}
+
+/// A profile's node ids to frames: a vector by id when the ids are small (the
+/// common profile numbers its nodes from 1), else the map. Looked up once per
+/// sample (millions), where the map's hashing and probing was a fifth of the
+/// profiles step.
+enum FrameOf {
+    Dense(Vec<Option<FrameId>>),
+    Map(FxHashMap<i64, FrameId>),
+}
+
+impl FrameOf {
+    fn new(map: FxHashMap<i64, FrameId>) -> Self {
+        let limit = 4 * map.len() as i64 + 1024;
+        if map.keys().all(|&id| (0..limit).contains(&id)) {
+            let len = map.keys().max().map_or(0, |&m| m as usize + 1);
+            let mut v = vec![None; len];
+            for (&id, &f) in &map {
+                v[id as usize] = Some(f);
+            }
+            FrameOf::Dense(v)
+        } else {
+            FrameOf::Map(map)
+        }
+    }
+
+    fn get(&self, node: i64) -> Option<FrameId> {
+        match self {
+            FrameOf::Dense(v) => usize::try_from(node)
+                .ok()
+                .and_then(|i| v.get(i).copied().flatten()),
+            FrameOf::Map(m) => m.get(&node).copied(),
         }
     }
 }
