@@ -174,8 +174,9 @@ pub(crate) fn finish(
             let counter_recs = recs.take_parts(|r| &mut r.counters);
             let object_recs = recs.take_parts(|r| &mut r.objects);
             let async_recs = recs.take_parts(|r| &mut r.asyncs);
-            let flow_recs = recs.take_parts(|r| &mut r.flows);
-            let flows_v2 = recs.take_parts(|r| &mut r.flows_v2);
+            // The flows are built after the slices: copied into one vector each.
+            let flow_recs = order::joined(recs.take_parts(|r| &mut r.flows));
+            let flows_v2 = order::joined(recs.take_parts(|r| &mut r.flows_v2));
             let instants = instants::instants(recs.take_parts(|r| &mut r.instants));
             let other = instants::other(recs.take_parts(|r| &mut r.other));
             let profile_recs = recs.take_parts(|r| &mut r.profiles);
@@ -183,7 +184,7 @@ pub(crate) fn finish(
             let sample_recs = recs.take_parts(|r| &mut r.samples);
             drop(recs);
             clock.mark("join+instants+other");
-            // The instants' and other events' vectors and the parts' records were
+            // The instants', other events' and flows' vectors of the parts were
             // freed: their pages go back here, beside the slices.
             trim::free_heap_pages();
             let mut d = Diagnostics::new();
@@ -202,7 +203,7 @@ pub(crate) fn finish(
                 &strings,
                 &mut d,
             );
-            // The profile chunks' vectors were freed.
+            // The profile chunks' and the other families' vectors were freed.
             trim::free_heap_pages();
             clock.mark("profiles");
             let kept = (flow_recs, flows_v2, instants, other);

@@ -11,6 +11,21 @@
 /// One family's records: each part's vector, in file order.
 pub type Parts<T> = Vec<Vec<T>>;
 
+/// The parts copied into one vector of their length, the parts freed: for a
+/// family kept past the slices step. Each part's vector is a small block of the
+/// heap with room to spare, and blocks left among freed ones keep their pages
+/// resident (a trim cannot give back a page still partly in use).
+pub fn joined<T>(mut parts: Parts<T>) -> Parts<T> {
+    if parts.len() > 1 {
+        let mut one = Vec::with_capacity(count(&parts));
+        for mut p in parts.drain(..) {
+            one.append(&mut p);
+        }
+        parts.push(one);
+    }
+    parts
+}
+
 /// How many records the parts hold.
 pub fn count<T>(parts: &[Vec<T>]) -> usize {
     parts.iter().map(Vec::len).sum()
