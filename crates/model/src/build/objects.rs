@@ -3,20 +3,22 @@
 use rustc_hash::FxHashMap;
 use tracescope_format::{DiagKind, Diagnostics};
 
+use super::order::{sorted_by, Parts};
 use super::records::{IdK, ObjectRec};
 use crate::strings::StrId;
 use crate::tables::{Object, ObjectId, ProcessId, Snapshot, SnapshotId};
 
 pub fn build(
-    mut recs: Vec<ObjectRec>,
+    parts: Parts<ObjectRec>,
     trace_end: i64,
     diags: &mut Diagnostics,
 ) -> (Vec<Object>, Vec<Snapshot>) {
-    recs.sort_by_key(|r| r.ts);
+    // By time, equal times in file order.
+    let recs = sorted_by(&parts, |r| r.ts);
     let mut objects: Vec<Object> = Vec::new();
     let mut snapshots: Vec<Snapshot> = Vec::new();
     let mut alive: FxHashMap<(Option<ProcessId>, StrId, IdK), u32> = FxHashMap::default();
-    for r in &recs {
+    for &(_, r) in &recs {
         let key = ((!r.global).then_some(r.process), r.name, r.key);
         let new_object = |objects: &mut Vec<Object>| {
             objects.push(Object {

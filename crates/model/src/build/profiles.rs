@@ -7,6 +7,7 @@ use tracescope_format::json::Value;
 use tracescope_format::time::micros_text_to_ns;
 use tracescope_format::{DiagKind, Diagnostics};
 
+use super::order::{count, Parts};
 use super::profile_chunk::{node, parse_nodes};
 use super::records::{ChunkRec, IdK, NodeRec, ProfileRec, SampleRec};
 use super::registry::Registry;
@@ -36,19 +37,21 @@ pub struct ProfileOutput {
 
 struct Stream {
     profile: ProfileId,
-    time: i64,
+    /// The time the first delta adds to; `None`: the runs hold times, not deltas
+    /// (a `.cpuprofile`'s own).
+    start: Option<i64>,
     nodes: Vec<NodeRec>,
-    /// The samples, in runs as their chunks brought them: (times, node ids), of
-    /// one length, none empty. Each chunk's vectors are kept and rewritten in
-    /// place (deltas to times, then node ids to frames) instead of copied into one
-    /// vector per stream: that copy (16 bytes a sample, grown by doubling) was
-    /// held with the chunks and the sample table at the model's peak.
+    /// The samples, in runs as their chunks brought them: (time deltas, node
+    /// ids), of one length, none empty. Each chunk's vectors are kept as they
+    /// are, not copied into one vector per stream (16 bytes a sample, grown by
+    /// doubling, held with the chunks and the sample table at the model's peak),
+    /// and read once: the times and frames are made as the table is written.
     samples: Vec<(Vec<i64>, Vec<i64>)>,
 }
 
 impl Stream {
-    /// Appends a run of samples: the first `min` of `times` and `nodes` (the
-    /// rest have no pair).
+    /// Appends a run of samples: the first `min` of `times` (or deltas) and
+    /// `nodes` (the rest have no pair).
     fn push(&mut self, mut times: Vec<i64>, mut nodes: Vec<i64>) {
         let n = times.len().min(nodes.len());
         times.truncate(n);
@@ -68,9 +71,9 @@ struct Row {
 }
 
 pub fn build(
-    profiles: Vec<ProfileRec>,
-    chunks: Vec<ChunkRec>,
-    samples: Vec<SampleRec>,
+    profiles: Parts<ProfileRec>,
+    chunks: Parts<ChunkRec>,
+    samples: Parts<SampleRec>,
     inputs: &ProfileInputs<'_>,
     registry: &mut Registry,
     strings: &SharedStrings,
@@ -84,8 +87,9 @@ pub fn build(
         P(ProfileRec),
         C(ChunkRec),
     }
-    let mut evs: Vec<(u64, Ev)> = profiles.into_iter().map(|p| (p.offset, Ev::P(p))).collect();
-    evs.extend(chunks.into_iter().map(|c| (c.offset, Ev::C(c))));
+    let mut evs: Vec<(u64, Ev)> = Vec::with_capacity(count(&profiles) + count(&chunks));
+    evs.extend(profiles.into_iter().flatten().map(|p| (p.offset, Ev::P(p))));
+    evs.extend(chunks.into_iter().flatten().map(|c| (c.offset, Ev::C(c))));
     evs.sort_by_key(|(o, _)| *o);
     let new_stream =
         |out: &mut ProfileOutput, streams: &mut Vec<Stream>, process, thread, id, start, offset| {
@@ -99,7 +103,7 @@ pub fn build(
             });
             streams.push(Stream {
                 profile: ProfileId::at(out.profiles.len() - 1),
-                time: start,
+                start: Some(start),
                 nodes: Vec::new(),
                 samples: Vec::new(),
             });
@@ -146,14 +150,8 @@ pub fn build(
                         format!("{} samples, {} timeDeltas", c.samples.len(), c.deltas.len())
                     });
                 }
-                // The deltas become times in place.
-                let mut times = c.deltas;
-                times.truncate(c.samples.len());
-                for t in &mut times {
-                    st.time = st.time.saturating_add(*t);
-                    *t = st.time;
-                }
-                st.push(times, c.samples);
+                // The deltas become times as the table is written.
+                st.push(c.deltas, c.samples);
             }
         }
     }
@@ -168,27 +166,16 @@ pub fn build(
             diags,
         );
     }
-    // The profiles' samples stay in their streams (each node id replaced by its
-    // frame); only the `P` and top-level samples are made rows here.
-    let mut streams_frames = Vec::with_capacity(streams.len());
-    for st in &mut streams {
-        let p = &out.profiles[st.profile.index()];
-        let frames = node_frames(&st.nodes, &mut out.frames);
-        for node in st.samples.iter_mut().flat_map(|run| &mut run.1) {
-            let frame = frames.get(node).copied();
-            if frame.is_none() {
-                let node = *node;
-                diags.add(DiagKind::BadProfile, p.offset, || {
-                    format!("sample of unknown node {node}")
-                });
-            }
-            *node = frame.map_or(0, |f| i64::from(f.raw()) + 1);
-        }
-        streams_frames.push((p.thread, st.profile));
-    }
-    let mut rows: Vec<Row> = Vec::with_capacity(samples.len());
+    // The profiles' samples stay in their streams, read once when the table is
+    // written; only the `P` and top-level samples are made rows here. Each
+    // stream's frames are made first, in stream order.
+    let frame_of: Vec<FrameOf> = streams
+        .iter()
+        .map(|st| FrameOf::new(node_frames(&st.nodes, &mut out.frames)))
+        .collect();
+    let mut rows: Vec<Row> = Vec::with_capacity(count(&samples));
     let mut dict = StackFrames::new(inputs.stack_frames, strings, diags);
-    for s in samples {
+    for s in samples.into_iter().flatten() {
         let frame = if !s.sf.is_none() {
             dict.frame(strings.get(s.sf).as_str(), &mut out.frames, diags, s.offset)
         } else {
@@ -219,11 +206,31 @@ pub fn build(
     }
     let runs: Vec<Run<'_>> = streams
         .iter()
-        .zip(streams_frames)
-        .map(|(st, (thread, profile))| Run::Stream(thread, profile, &st.samples))
+        .zip(&frame_of)
+        .enumerate()
+        .map(|(index, (st, frames))| {
+            Run::Stream(StreamRun {
+                thread: out.profiles[st.profile.index()].thread,
+                profile: st.profile,
+                start: st.start,
+                samples: &st.samples,
+                frames,
+                index,
+            })
+        })
         .chain(rows.iter().map(Run::Row))
         .collect();
-    out.samples = sample_table(runs);
+    let (table, mut unknown) = sample_table(runs);
+    out.samples = table;
+    // In stream order, each stream's in sample order: as a pass over the streams
+    // would have found them.
+    unknown.sort_by_key(|u| u.0);
+    for (index, node) in unknown {
+        let offset = out.profiles[streams[index as usize].profile.index()].offset;
+        diags.add(DiagKind::BadProfile, offset, || {
+            format!("sample of unknown node {node}")
+        });
+    }
     for (p, rows) in out.samples.profile_runs() {
         if let Some(p) = p {
             out.profiles[p.index()].samples += rows.len() as u32;
@@ -232,17 +239,29 @@ pub fn build(
     out
 }
 
-/// Samples in the order they were made: a profile's stream (its thread, its id,
-/// runs of (times, frames) with each frame's row plus one, 0 for none), or one row.
+/// Samples in the order they were made: a profile's stream, or one row.
 enum Run<'a> {
-    Stream(ThreadId, ProfileId, &'a [(Vec<i64>, Vec<i64>)]),
+    Stream(StreamRun<'a>),
     Row(&'a Row),
+}
+
+/// A profile's samples.
+struct StreamRun<'a> {
+    thread: ThreadId,
+    profile: ProfileId,
+    /// The time the first delta adds to; `None`: the runs hold times.
+    start: Option<i64>,
+    /// Runs of (time deltas or times, node ids).
+    samples: &'a [(Vec<i64>, Vec<i64>)],
+    frames: &'a FrameOf,
+    /// The stream's index, for its unknown nodes.
+    index: usize,
 }
 
 impl Run<'_> {
     fn thread(&self) -> ThreadId {
         match self {
-            Run::Stream(t, ..) => *t,
+            Run::Stream(s) => s.thread,
             Run::Row(r) => r.thread,
         }
     }
@@ -254,11 +273,15 @@ impl Run<'_> {
 /// already: a profile's stream comes in time order, and the common trace has one
 /// per thread. (Sorting every row, 32 bytes each, and copying them into the
 /// columns made twice the memory of the table, fresh.)
-fn sample_table(mut runs: Vec<Run<'_>>) -> SampleTable {
+///
+/// Also returns the samples whose node has no frame, as (stream index, node id),
+/// in the order written.
+fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
+    let mut unknown = Vec::new();
     let n: usize = runs
         .iter()
         .map(|r| match r {
-            Run::Stream(.., s) => s.iter().map(|run| run.0.len()).sum(),
+            Run::Stream(s) => s.samples.iter().map(|run| run.0.len()).sum(),
             Run::Row(_) => 1,
         })
         .sum();
@@ -271,21 +294,30 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> SampleTable {
     let mut from = 0;
     for (k, run) in runs.iter().enumerate() {
         let row = t.ts.len() as u32;
-        if !matches!(run, Run::Stream(.., s) if s.is_empty()) {
+        if !matches!(run, Run::Stream(s) if s.samples.is_empty()) {
             t.threads.push(row, run.thread());
         }
         match run {
-            Run::Stream(_, profile, samples) => {
-                for (times, frames) in samples.iter() {
-                    t.ts.extend_from_slice(times);
-                    t.frame.extend(
-                        frames
-                            .iter()
-                            .map(|&f| (f > 0).then(|| FrameId::at(f as usize - 1))),
-                    );
+            Run::Stream(s) => {
+                let mut time = s.start.unwrap_or(0);
+                for (times, nodes) in s.samples {
+                    match s.start {
+                        Some(_) => t.ts.extend(times.iter().map(|&d| {
+                            time = time.saturating_add(d);
+                            time
+                        })),
+                        None => t.ts.extend_from_slice(times),
+                    }
+                    t.frame.extend(nodes.iter().map(|&node| {
+                        let f = s.frames.get(node);
+                        if f.is_none() {
+                            unknown.push((s.index as u32, node));
+                        }
+                        f
+                    }));
                 }
-                if !samples.is_empty() {
-                    t.profiles.push(row, Some(*profile));
+                if !s.samples.is_empty() {
+                    t.profiles.push(row, Some(s.profile));
                 }
             }
             Run::Row(r) => {
@@ -311,7 +343,7 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> SampleTable {
     t.threads.shrink_to_fit();
     t.profiles.shrink_to_fit();
     t.weights = Weights::new(weights, n);
-    t
+    (t, unknown)
 }
 
 /// Rows `from..to` of `t` (one thread's, the last written) in time order, ties in
@@ -336,6 +368,40 @@ fn sort_by_time(t: &mut SampleTable, weights: &mut Vec<(u32, f64)>, from: usize,
     for (k, &i) in order.iter().enumerate() {
         if let Some(&w) = old.get(&(i as u32)) {
             weights.push(((from + k) as u32, w));
+        }
+    }
+}
+
+/// A profile's node ids to frames: a vector by id when the ids are small (the
+/// common profile numbers its nodes from 1), else the map. Looked up once per
+/// sample (millions), where the map's hashing and probing was a fifth of the
+/// profiles step.
+enum FrameOf {
+    Dense(Vec<Option<FrameId>>),
+    Map(FxHashMap<i64, FrameId>),
+}
+
+impl FrameOf {
+    fn new(map: FxHashMap<i64, FrameId>) -> Self {
+        let limit = 4 * map.len() as i64 + 1024;
+        if map.keys().all(|&id| (0..limit).contains(&id)) {
+            let len = map.keys().max().map_or(0, |&m| m as usize + 1);
+            let mut v = vec![None; len];
+            for (&id, &f) in &map {
+                v[id as usize] = Some(f);
+            }
+            FrameOf::Dense(v)
+        } else {
+            FrameOf::Map(map)
+        }
+    }
+
+    fn get(&self, node: i64) -> Option<FrameId> {
+        match self {
+            FrameOf::Dense(v) => usize::try_from(node)
+                .ok()
+                .and_then(|i| v.get(i).copied().flatten()),
+            FrameOf::Map(m) => m.get(&node).copied(),
         }
     }
 }
@@ -469,7 +535,7 @@ fn cpu_profile(
     });
     let mut stream = Stream {
         profile: ProfileId::at(out.profiles.len() - 1),
-        time: start,
+        start: None,
         nodes,
         samples: Vec::new(),
     };
@@ -771,10 +837,25 @@ mod tests {
                     .map(|r| (r.thread, r.ts, r.frame, r.profile, r.weight)),
             );
             all.sort_by_key(|r| (r.0, r.1));
-            // Each stream's samples in runs of 1 to 7, as chunks bring them.
+            // Each stream's samples in runs of 1 to 7, as chunks bring them; every
+            // other stream as time deltas from a start.
+            let start = |s: usize| (s % 2 == 1).then_some(3i64);
             let split: Vec<Vec<(Vec<i64>, Vec<i64>)>> = streams
                 .iter()
-                .map(|(.., s)| {
+                .enumerate()
+                .map(|(k, (.., s))| {
+                    let mut prev = start(k).unwrap_or(0);
+                    let s: Vec<(i64, i64)> = s
+                        .iter()
+                        .map(|&(ts, f)| match start(k) {
+                            Some(_) => {
+                                let d = ts - prev;
+                                prev = ts;
+                                (d, f)
+                            }
+                            None => (ts, f),
+                        })
+                        .collect();
                     let mut runs = Vec::new();
                     let mut rest = &s[..];
                     while !rest.is_empty() {
@@ -785,13 +866,45 @@ mod tests {
                     runs
                 })
                 .collect();
+            // Node f is frame f - 1; node 0 has none.
+            let frames = FrameOf::Dense(
+                (0..4)
+                    .map(|f| (f > 0).then(|| FrameId::at(f - 1)))
+                    .collect(),
+            );
             let runs = streams
                 .iter()
                 .zip(&split)
-                .map(|((t, p, _), s)| Run::Stream(*t, *p, s))
+                .enumerate()
+                .map(|(index, ((t, p, _), s))| {
+                    Run::Stream(StreamRun {
+                        thread: *t,
+                        profile: *p,
+                        start: start(index),
+                        samples: s,
+                        frames: &frames,
+                        index,
+                    })
+                })
                 .chain(rows.iter().map(Run::Row))
                 .collect();
-            assert_eq!(listed(&sample_table(runs)), all, "round {round}");
+            let (table, unknown) = sample_table(runs);
+            let want_unknown: Vec<(u32, i64)> = {
+                let mut order: Vec<usize> = (0..streams.len()).collect();
+                order.sort_by_key(|&k| streams[k].0);
+                order
+                    .into_iter()
+                    .flat_map(|k| {
+                        streams[k]
+                            .2
+                            .iter()
+                            .filter(|s| s.1 == 0)
+                            .map(move |_| (k as u32, 0))
+                    })
+                    .collect()
+            };
+            assert_eq!(unknown, want_unknown, "round {round}");
+            assert_eq!(listed(&table), all, "round {round}");
         }
     }
 }

@@ -346,6 +346,18 @@ impl Records {
         out
     }
 
+    /// One family of this part and of the pending ones, each part's vector as it
+    /// is (in file order, empty ones left out): not copied into one.
+    pub fn take_parts<T>(&mut self, family: impl Fn(&mut Records) -> &mut Vec<T>) -> Vec<Vec<T>> {
+        let mut out = Vec::with_capacity(1 + self.pending.len());
+        out.push(std::mem::take(family(self)));
+        for p in &mut self.pending {
+            out.push(std::mem::take(family(p)));
+        }
+        out.retain(|v| !v.is_empty());
+        out
+    }
+
     /// Appends the records of the input that follows (a part, or the bytes
     /// appended to a followed file).
     pub fn extend(&mut self, mut p: Records) {
