@@ -109,8 +109,8 @@ impl SharedStrings {
 /// a name first seen megabytes back was compared there, a cache miss per lookup
 /// (the copies of a part's few hundred distinct strings stay in cache).
 ///
-/// In front of that map, a direct-mapped table of [`SLOTS`] slots keyed by a
-/// string's length and its first and last eight bytes ([`sketch`]): names and
+/// In front of that map, a direct-mapped table of `SLOTS` slots keyed by a
+/// string's length and its first and last eight bytes (`sketch`): names and
 /// categories recur on almost every event, and a hit there costs two loads, one
 /// multiplication and a compare, where the map hashed the whole string, probed,
 /// and called `memcmp`. A slot holds all the bytes of a string of at most 16
