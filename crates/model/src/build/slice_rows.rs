@@ -13,7 +13,7 @@ use std::mem::MaybeUninit;
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::tables::slices::slice_columns;
-use crate::tables::sparse::{narrow_cell, Sparse, U40};
+use crate::tables::sparse::{narrow_cell, Narrow, Sparse, U40};
 use crate::tables::{Ns, SliceId, SliceTable};
 
 macro_rules! row {
@@ -155,6 +155,51 @@ macro_rules! columns {
                     cells.cname.push((row, r.cname));
                 }
                 self.filled += 1;
+            }
+
+            /// Rows written so far.
+            pub fn len(&self) -> usize {
+                self.filled
+            }
+
+            /// Sets the self time of written row `i` (of the range).
+            pub fn set_self_ns(&mut self, i: usize, v: i64) {
+                assert!(i < self.filled, "a row is written before it is changed");
+                self.self_ns[i].write(v);
+            }
+
+            /// Sets the depth of written row `i` (of the range), whose depth cell
+            /// was written narrow (not wide).
+            pub fn set_depth(&mut self, i: usize, depth: u32) {
+                assert!(i < self.filled, "a row is written before it is changed");
+                let row = self.base + i as u32;
+                self.depth[i].write(narrow_cell(depth, row, &mut self.cells.depth));
+            }
+
+            /// Start, flags and depth of written row `i` (of the range).
+            pub fn written(&self, i: usize) -> (i64, u8, u32) {
+                assert!(i < self.filled, "only written rows are read");
+                // SAFETY: `push` wrote every column of the rows below `filled`
+                // (`set_*` only write them again).
+                let (ts, flags, cell) = unsafe {
+                    (
+                        self.ts[i].assume_init(),
+                        self.flags[i].assume_init(),
+                        self.depth[i].assume_init(),
+                    )
+                };
+                let row = self.base + i as u32;
+                let depth = if cell == <u32 as Narrow>::WIDE {
+                    self.cells
+                        .depth
+                        .iter()
+                        .rev()
+                        .find(|c| c.0 == row)
+                        .map_or(u32::MAX, |c| c.1)
+                } else {
+                    <u32 as Narrow>::widen(cell)
+                };
+                (ts, flags, depth)
             }
 
             /// Whether every row of the range was written.

@@ -33,7 +33,7 @@ pub(super) struct ThreadSlices {
 }
 
 /// Whether a record opens a slice row (each `X`, `B` or `ui-nest` begin opens
-/// exactly one, see `thread_slices`).
+/// exactly one, see `thread_rows`).
 pub(super) fn opens(r: &DurRec) -> bool {
     matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB)
 }
@@ -264,8 +264,7 @@ pub fn build(
         diags,
         |thread, recs, out, base, d, scratch| {
             let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-            let ts = thread_slices(thread, &recs, end, d, scratch);
-            emit(out, base, ts, &recs, scratch)
+            thread_rows(thread, &recs, end, out, base, d, scratch)
         },
     )
 }
@@ -352,53 +351,66 @@ pub(super) fn emit(
     let mut tracks = Vec::new();
     let mut next = base;
     for (lane, built) in ts.lanes {
-        if built.is_empty() {
-            continue;
-        }
-        let lane_base = next;
-        let self_ns = &mut scratch.self_ns;
-        self_ns.clear();
-        self_ns.extend(built.iter().map(|b| b.end.saturating_sub(b.start)));
-        for b in &built {
-            if let Some(p) = b.parent {
-                let p = &mut self_ns[p as usize];
-                *p = p.saturating_sub(b.end.saturating_sub(b.start));
-            }
-        }
-        let mut max_depth = 0;
-        for (i, (b, &s)) in built.iter().zip(self_ns.iter()).enumerate() {
-            if let Some(ahead) = built.get(i + AHEAD) {
-                prefetch_rec(recs, ahead.rec);
-            }
-            let r = &recs[b.rec as usize];
-            max_depth = max_depth.max(b.depth);
-            out.push(Row {
-                ts: b.start,
-                dur: b.end.saturating_sub(b.start),
-                name: r.name,
-                cat: r.cat,
-                depth: b.depth,
-                parent: b.parent.map(|p| SliceId::new(lane_base + p)),
-                self_ns: s,
-                flags: b.flags,
-                tts: r.tts,
-                tdur: b.tdur,
-                args: r.args,
-                end_args: b.end_args,
-                cname: r.cname,
-                offset: b.offset,
-            });
-        }
+        tracks.extend(emit_lane(out, next, ts.thread, lane, &built, recs, scratch));
         next += built.len() as u32;
-        tracks.push(SliceTrack {
-            thread: ts.thread,
-            lane,
-            rows: (lane_base, next),
-            max_depth,
-        });
         scratch.keep(built);
     }
     tracks
+}
+
+/// Writes one lane's slices (placed, in tree order) from row `lane_base` on;
+/// returns its track (none for no slices).
+fn emit_lane(
+    out: &mut RowsMut<'_>,
+    lane_base: u32,
+    thread: ThreadId,
+    lane: Lane,
+    built: &[Built],
+    recs: &[DurRec],
+    scratch: &mut Scratch,
+) -> Option<SliceTrack> {
+    if built.is_empty() {
+        return None;
+    }
+    let self_ns = &mut scratch.self_ns;
+    self_ns.clear();
+    self_ns.extend(built.iter().map(|b| b.end.saturating_sub(b.start)));
+    for b in built {
+        if let Some(p) = b.parent {
+            let p = &mut self_ns[p as usize];
+            *p = p.saturating_sub(b.end.saturating_sub(b.start));
+        }
+    }
+    let mut max_depth = 0;
+    for (i, (b, &s)) in built.iter().zip(self_ns.iter()).enumerate() {
+        if let Some(ahead) = built.get(i + AHEAD) {
+            prefetch_rec(recs, ahead.rec);
+        }
+        let r = &recs[b.rec as usize];
+        max_depth = max_depth.max(b.depth);
+        out.push(Row {
+            ts: b.start,
+            dur: b.end.saturating_sub(b.start),
+            name: r.name,
+            cat: r.cat,
+            depth: b.depth,
+            parent: b.parent.map(|p| SliceId::new(lane_base + p)),
+            self_ns: s,
+            flags: b.flags,
+            tts: r.tts,
+            tdur: b.tdur,
+            args: r.args,
+            end_args: b.end_args,
+            cname: r.cname,
+            offset: b.offset,
+        });
+    }
+    Some(SliceTrack {
+        thread,
+        lane,
+        rows: (lane_base, lane_base + built.len() as u32),
+        max_depth,
+    })
 }
 
 /// The buffers of one thread's slice step, handed on to the next thread: at 10 GB
@@ -407,7 +419,14 @@ pub(super) fn emit(
 /// the system, so each thread used to fault its own in again).
 #[derive(Default)]
 pub(super) struct Scratch {
+    /// The records other than `X`, by time.
     keyed: Vec<(i64, u32)>,
+    /// Per `X` record, last first: the smallest start from it on.
+    from_here: Vec<i64>,
+    /// The stack lane's open slices, and its improper overlaps.
+    stack: Vec<Open>,
+    overlaps: Vec<Overlap>,
+    /// The `X` keys of a run.
     x_keys: Vec<XKey>,
     /// The radix sort's other buffer for `x_keys`.
     x_spare: Vec<XKey>,
@@ -425,47 +444,42 @@ impl Scratch {
             self.built = v;
         }
     }
-
-    /// An empty list of slices with room for `n`.
-    fn take_built(&mut self, n: usize) -> Vec<Built> {
-        let mut v = std::mem::take(&mut self.built);
-        v.clear();
-        v.reserve_exact(n);
-        v
-    }
 }
 
-/// One thread's slices from its records (in file order).
+/// Writes one thread's rows from its records (in file order) from row `base` on;
+/// returns its tracks.
 ///
-/// An `X` needs no matching: its slice is made straight from its record, and only
-/// the other records go through the [`Matcher`] in time order. The `X` slices are
-/// put in tree order by sorting 24-byte keys, then merged with the matched ones
-/// (sorted on their own). Sorting every slice at once, in feed order, moved the
-/// 64-byte slices of a list nearly in tree order but not quite (each `B`/`E` slice
-/// lands where it closes): the largest single cost of the step.
-fn thread_slices(
+/// The rows of the stack lane are written as they come in tree order, placed in
+/// the tree on the way (as [`nest`] places a list): no list of the lane's slices
+/// is made. An `X` needs no matching: its slice is made straight from its record,
+/// and only the other records go through the [`Matcher`] in time order (their
+/// slices are sorted on their own, then merged in). The `X` records are cut into
+/// runs where every start before a cut is below every start after it: a thread
+/// whose tasks are written one after the other (each task's slices children
+/// first, as Chrome writes `X`) has one run per task, sorted in cache while its
+/// records are there, and read sequentially. Sorting every `X` key of a thread
+/// at once and reading the records in that order missed the caches on every
+/// record once a thread's records outgrew them (at 10 GB the radix sort's
+/// scatter alone took 1.2 s).
+pub(super) fn thread_rows(
     thread: ThreadId,
     recs: &[DurRec],
     thread_end: i64,
+    out: &mut RowsMut<'_>,
+    base: u32,
     diags: &mut Diagnostics,
     scratch: &mut Scratch,
-) -> ThreadSlices {
-    let mut sorted = SortCheck::default();
-    sorted.feed(recs);
-    sorted.report(thread, diags);
-    let (keyed, x_keys) = (&mut scratch.keyed, &mut scratch.x_keys);
+) -> Vec<SliceTrack> {
+    // Backwards: the smallest `X` start from each `X` on (the runs' cuts), and
+    // the other records by time for the matcher.
+    let (keyed, from_here) = (&mut scratch.keyed, &mut scratch.from_here);
     keyed.clear();
-    x_keys.clear();
-    for (i, r) in recs.iter().enumerate() {
+    from_here.clear();
+    let mut min = i64::MAX;
+    for (i, r) in recs.iter().enumerate().rev() {
         if r.kind == DurKind::X {
-            x_keys.push(XKey {
-                start: r.ts,
-                end: match r.dur {
-                    Some(d) => r.ts.saturating_add(d.get()),
-                    None => thread_end.max(r.ts),
-                },
-                rec: i as u32,
-            });
+            min = min.min(r.ts);
+            from_here.push(min);
         } else {
             keyed.push((r.ts, i as u32));
         }
@@ -478,45 +492,272 @@ fn thread_slices(
     for &(_, i) in keyed.iter() {
         m.feed(i as usize, recs);
     }
-    sort_x_keys(x_keys, &mut scratch.x_spare, recs);
     let (mut matched, mut ui_done) = m.close(thread_end, diags);
     matched.sort_unstable_by(tree_order);
     ui_done.sort_unstable_by(tree_order);
-    if x_keys.is_empty() {
-        return place(thread, matched, ui_done, diags);
-    }
-    let mut done = scratch.take_built(scratch.x_keys.len() + matched.len());
+    let mut lane = StackRows::new(
+        out,
+        base,
+        std::mem::take(&mut scratch.stack),
+        std::mem::take(&mut scratch.overlaps),
+    );
     let mut next = 0;
-    for (i, k) in scratch.x_keys.iter().enumerate() {
-        if let Some(ahead) = scratch.x_keys.get(i + AHEAD) {
-            prefetch_rec(recs, ahead.rec);
+    let mut sorted = SortCheck::default();
+    let run = &mut scratch.x_keys;
+    run.clear();
+    // The latest start before the run, and the `X` records still to come.
+    let mut before = i64::MIN;
+    let mut x_left = from_here.len();
+    for (i, r) in recs.iter().enumerate() {
+        if r.kind != DurKind::X {
+            sorted.note(r);
+            continue;
         }
-        let r = &recs[k.rec as usize];
-        let x = Built {
+        x_left -= 1;
+        let min_after = from_here[x_left];
+        if before < min_after && !run.is_empty() {
+            // Every start so far is below every start to come: the run is done.
+            next = lane.push_run(run, &mut scratch.x_spare, &matched, next, recs, diags);
+            run.clear();
+        }
+        before = before.max(r.ts);
+        run.push(XKey {
             start: r.ts,
-            end: k.end,
-            offset: r.offset,
-            rec: k.rec,
-            end_args: TextRef::NONE,
-            tdur: r.tdur,
-            flags: if r.dur.is_none() {
-                slice_flags::DID_NOT_FINISH
-            } else {
-                0
+            end: match r.dur {
+                Some(d) => r.ts.saturating_add(d.get()),
+                None => thread_end.max(r.ts),
             },
-            depth: 0,
-            parent: None,
-        };
-        while next < matched.len() && tree_order(&matched[next], &x).is_lt() {
-            done.push(matched[next].clone());
-            next += 1;
-        }
-        done.push(x);
+            rec: i as u32,
+        });
     }
-    done.extend_from_slice(&matched[next..]);
+    next = lane.push_run(run, &mut scratch.x_spare, &matched, next, recs, diags);
+    for b in &matched[next..] {
+        lane.push(b, recs, diags);
+    }
+    sorted.report(thread, diags);
     matched.clear();
     scratch.matched = matched;
-    place(thread, done, ui_done, diags)
+    let (mut tracks, stack, overlaps) = lane.finish(thread);
+    (scratch.stack, scratch.overlaps) = (stack, overlaps);
+    nest(&mut ui_done);
+    let ui_base = base + out.len() as u32;
+    tracks.extend(emit_lane(
+        out,
+        ui_base,
+        thread,
+        Lane::UiNest,
+        &ui_done,
+        recs,
+        scratch,
+    ));
+    scratch.keep(ui_done);
+    tracks
+}
+
+/// A slice still open in the stack lane's tree: its row (in the range), its
+/// time, its self time so far.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Open {
+    row: u32,
+    start: i64,
+    end: i64,
+    self_ns: i64,
+}
+
+/// An improper overlap of the stack lane, placed once the lane is written: its
+/// row (in the range), its time, the rows of the stack it started in.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Overlap {
+    row: u32,
+    start: i64,
+    end: i64,
+    stack_rows: u32,
+}
+
+/// The stack lane's rows, written in tree order as [`nest`] places them: the
+/// stack of open slices gives each row its depth and parent, a parent's self
+/// time is written when it leaves the stack, and the improper overlaps are
+/// placed at the end ([`StackRows::finish`]), from the rows written.
+struct StackRows<'o, 'a> {
+    out: &'o mut RowsMut<'a>,
+    /// Row id of the lane's first row, and its index in the range.
+    base: u32,
+    first: usize,
+    stack: Vec<Open>,
+    overlaps: Vec<Overlap>,
+    max_depth: u32,
+}
+
+impl<'o, 'a> StackRows<'o, 'a> {
+    fn new(
+        out: &'o mut RowsMut<'a>,
+        base: u32,
+        mut stack: Vec<Open>,
+        mut overlaps: Vec<Overlap>,
+    ) -> StackRows<'o, 'a> {
+        stack.clear();
+        overlaps.clear();
+        let first = out.len();
+        StackRows {
+            base: base + first as u32,
+            first,
+            out,
+            stack,
+            overlaps,
+            max_depth: 0,
+        }
+    }
+
+    /// Sorts a run of `X` keys and writes their slices, merged with the matched
+    /// ones from `matched[next..]` (in tree order); returns the next matched one.
+    fn push_run(
+        &mut self,
+        run: &mut Vec<XKey>,
+        spare: &mut Vec<XKey>,
+        matched: &[Built],
+        mut next: usize,
+        recs: &[DurRec],
+        diags: &mut Diagnostics,
+    ) -> usize {
+        sort_x_keys(run, spare, recs);
+        for (i, k) in run.iter().enumerate() {
+            if let Some(ahead) = run.get(i + AHEAD) {
+                prefetch_rec(recs, ahead.rec);
+            }
+            let r = &recs[k.rec as usize];
+            let x = Built {
+                start: r.ts,
+                end: k.end,
+                offset: r.offset,
+                rec: k.rec,
+                end_args: TextRef::NONE,
+                tdur: r.tdur,
+                flags: if r.dur.is_none() {
+                    slice_flags::DID_NOT_FINISH
+                } else {
+                    0
+                },
+                depth: 0,
+                parent: None,
+            };
+            while next < matched.len() && tree_order(&matched[next], &x).is_lt() {
+                self.push(&matched[next], recs, diags);
+                next += 1;
+            }
+            self.push(&x, recs, diags);
+        }
+        next
+    }
+
+    /// Writes the next slice in tree order (placed as [`nest`] places it).
+    fn push(&mut self, b: &Built, recs: &[DurRec], diags: &mut Diagnostics) {
+        while let Some(top) = self.stack.last() {
+            if starts_inside_open(b, top) {
+                break;
+            }
+            self.out.set_self_ns(top.row as usize, top.self_ns);
+            self.stack.pop();
+        }
+        let row = self.out.len() as u32;
+        let dur = b.end.saturating_sub(b.start);
+        let mut flags = b.flags;
+        let (depth, parent) = match self.stack.last_mut() {
+            Some(top) if b.end > top.end => {
+                // Starts inside `top`, ends outside it: an improper overlap, on an
+                // extra row placed at the end.
+                flags |= slice_flags::OVERLAP;
+                diags.add_excerpt(DiagKind::Overlap, b.offset, String::new);
+                self.overlaps.push(Overlap {
+                    row,
+                    start: b.start,
+                    end: b.end,
+                    stack_rows: self.stack.len() as u32,
+                });
+                (0, None)
+            }
+            top => {
+                let parent = top.map(|t| {
+                    t.self_ns = t.self_ns.saturating_sub(dur);
+                    SliceId::new(self.base + (t.row - self.first as u32))
+                });
+                let depth = self.stack.len() as u32;
+                self.max_depth = self.max_depth.max(depth);
+                self.stack.push(Open {
+                    row,
+                    start: b.start,
+                    end: b.end,
+                    self_ns: dur,
+                });
+                (depth, parent)
+            }
+        };
+        let r = &recs[b.rec as usize];
+        self.out.push(Row {
+            ts: b.start,
+            dur,
+            name: r.name,
+            cat: r.cat,
+            depth,
+            parent,
+            self_ns: dur,
+            flags,
+            tts: r.tts,
+            tdur: b.tdur,
+            args: r.args,
+            end_args: b.end_args,
+            cname: r.cname,
+            offset: b.offset,
+        });
+    }
+
+    /// Writes the self time of the slices still open and places the improper
+    /// overlaps: each one row deeper than every row in use during its span (the
+    /// stack it started in, the rows starting inside its span, earlier extra
+    /// rows), as [`nest`] does. Returns the lane's track (none if it has no rows)
+    /// and its buffers, for the next thread.
+    fn finish(mut self, thread: ThreadId) -> (Vec<SliceTrack>, Vec<Open>, Vec<Overlap>) {
+        for top in self.stack.drain(..).rev() {
+            self.out.set_self_ns(top.row as usize, top.self_ns);
+        }
+        let end = self.out.len();
+        // Earlier extra rows still open: (end, depth).
+        let mut placed: Vec<(i64, u32)> = Vec::new();
+        for o in &self.overlaps {
+            placed.retain(|&(e, _)| e > o.start);
+            let mut depth = o.stack_rows;
+            for later in o.row as usize + 1..end {
+                let (start, flags, d) = self.out.written(later);
+                if start >= o.end {
+                    break;
+                }
+                if flags & slice_flags::OVERLAP == 0 {
+                    depth = depth.max(d + 1);
+                }
+            }
+            for &(_, d) in &placed {
+                depth = depth.max(d + 1);
+            }
+            self.out.set_depth(o.row as usize, depth);
+            self.max_depth = self.max_depth.max(depth);
+            placed.push((o.end, depth));
+        }
+        let mut tracks = Vec::new();
+        let rows = (end - self.first) as u32;
+        if rows > 0 {
+            tracks.push(SliceTrack {
+                thread,
+                lane: Lane::Stack,
+                rows: (self.base, self.base + rows),
+                max_depth: self.max_depth,
+            });
+        }
+        (tracks, self.stack, self.overlaps)
+    }
+}
+
+/// [`starts_inside`] of an open slice.
+fn starts_inside_open(c: &Built, p: &Open) -> bool {
+    c.start < p.end || (p.start == p.end && c.start == p.start)
 }
 
 /// How many slices ahead a walk in tree order asks for its records: in a thread
@@ -644,12 +885,18 @@ impl Default for SortCheck {
 impl SortCheck {
     pub fn feed(&mut self, recs: &[DurRec]) {
         for r in recs {
-            if matches!(r.kind, DurKind::B | DurKind::E) {
-                if r.ts < self.last && self.unsorted_at.is_none() {
-                    self.unsorted_at = Some(r.offset);
-                }
-                self.last = self.last.max(r.ts);
+            self.note(r);
+        }
+    }
+
+    /// Takes the next record in file order.
+    #[inline]
+    pub fn note(&mut self, r: &DurRec) {
+        if matches!(r.kind, DurKind::B | DurKind::E) {
+            if r.ts < self.last && self.unsorted_at.is_none() {
+                self.unsorted_at = Some(r.offset);
             }
+            self.last = self.last.max(r.ts);
         }
     }
 
@@ -1236,39 +1483,198 @@ mod tests {
         assert_eq!(got, want);
     }
 
-    fn lanes(ts: &ThreadSlices) -> String {
-        format!("{:?}", ts.lanes)
-    }
-
     fn diag_list(d: &Diagnostics) -> String {
         format!("{:?} {:?}", d.sorted(), d.occurrences())
     }
 
-    /// `X` records skip the matcher and are sorted by key: the lanes and the
-    /// diagnostics are those of matching every record in time order and sorting
-    /// the slices (the way a followed file's thread still builds them).
-    #[test]
-    fn x_slices_made_apart_equal_every_record_matched() {
-        let mut scratch = Scratch::default();
-        for seed in 0..300 {
-            let recs = records(seed, 1 + (seed as usize * 7) % 120);
-            let thread_end = 45;
-            let mut d_new = Diagnostics::new();
-            let fast = thread_slices(ThreadId::at(0), &recs, thread_end, &mut d_new, &mut scratch);
-            let mut m = Matcher::default();
-            for i in time_order(&recs, 0) {
-                m.feed(i as usize, &recs);
+    /// A thread's records written as tracers write them: tasks one after the
+    /// other, each a tree of `X` written children first, with children that tie
+    /// with their parent's start or end, overlap it or end outside it, `X`
+    /// without a duration, a late `X` now and then that starts before earlier
+    /// ones (a run over several tasks), tasks that overlap the one before, `B`/`E`
+    /// pairs (some mismatched) and `ui-nest` ones inside the tasks.
+    fn tasks(seed: u64, n: usize) -> Vec<DurRec> {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m.max(1)
+        };
+        let mut out: Vec<DurRec> = Vec::new();
+        let rec = |kind: DurKind,
+                   ts: i64,
+                   dur: Option<i64>,
+                   name: u32,
+                   next: &mut dyn FnMut(u64) -> u64| DurRec {
+            offset: 0,
+            ts,
+            dur: dur.map(Ns::new),
+            tts: (next(3) != 0).then(|| Ns::new(ts / 2 + 1)),
+            tdur: (next(3) == 0).then(|| Ns::new(next(7) as i64)),
+            thread: ThreadId::at(0),
+            name: StrId(name),
+            cat: StrId(1 + next(3) as u32),
+            kind,
+            args: TextRef {
+                start: next(1000),
+                len: next(3) as u32,
+            },
+            cname: StrId(next(2) as u32 * 9),
+        };
+        let mut clock = 0i64;
+        while out.len() < n {
+            let start = clock + next(4) as i64;
+            let dur = 1 + next(80) as i64;
+            // The tree, children first: (start, dur, depth) to visit, then written.
+            let mut todo = vec![(start, dur, 0u32)];
+            let mut tree = Vec::new();
+            while let Some((s, d, depth)) = todo.pop() {
+                tree.push((s, d));
+                if depth < 4 && d > 3 {
+                    for _ in 0..next(4) {
+                        let cs = s + next(d as u64) as i64;
+                        let cd = match next(8) {
+                            0 => d,          // may end outside the parent
+                            1 => 0,          // zero length
+                            2 => s + d - cs, // ends with the parent
+                            _ => next((s + d - cs) as u64 + 1) as i64,
+                        };
+                        todo.push((cs, cd, depth + 1));
+                    }
+                }
             }
-            let mut d_ref = Diagnostics::new();
-            let mut check = SortCheck::default();
-            check.feed(&recs);
-            check.report(ThreadId::at(0), &mut d_ref);
-            let reference = m.finish(ThreadId::at(0), thread_end, &mut d_ref);
-            assert_eq!(lanes(&fast), lanes(&reference), "seed {seed}");
-            assert_eq!(diag_list(&d_new), diag_list(&d_ref), "seed {seed}");
-            for (_, built) in fast.lanes {
-                scratch.keep(built);
+            for &(s, d) in tree.iter().rev() {
+                let dur = (next(12) != 0).then_some(d);
+                let r = rec(DurKind::X, s, dur, 1 + next(4) as u32, &mut next);
+                out.push(r);
             }
+            if next(10) == 0 {
+                // Late: starts before earlier records.
+                let s = (start - next(200) as i64).max(0);
+                let r = rec(DurKind::X, s, Some(next(300) as i64), 2, &mut next);
+                out.push(r);
+            }
+            for _ in 0..next(3) {
+                let at = start + next(dur as u64) as i64;
+                let name = 1 + next(4) as u32;
+                let (b, e) = if next(6) == 0 {
+                    (DurKind::UiB, DurKind::UiE)
+                } else {
+                    (DurKind::B, DurKind::E)
+                };
+                let r = rec(b, at, None, name, &mut next);
+                out.push(r);
+                if next(8) != 0 {
+                    let en = if next(6) == 0 {
+                        1 + next(4) as u32
+                    } else {
+                        name
+                    };
+                    let r = rec(e, at + next(30) as i64, None, en, &mut next);
+                    out.push(r);
+                }
+            }
+            clock = if next(6) == 0 {
+                start + dur / 2
+            } else {
+                start + dur
+            };
         }
+        let mut offset = 0;
+        for r in &mut out {
+            // Now and then two records at one offset (their order is then the file's).
+            offset += next(4) * 10;
+            r.offset = offset;
+        }
+        out
+    }
+
+    /// The table of `threads` (records, thread end) built by the slice step, and
+    /// its diagnostics.
+    fn table_of(threads: &[(Vec<DurRec>, i64)]) -> (SliceTable, String) {
+        let work: Vec<(ThreadId, usize, Vec<DurRec>)> = threads
+            .iter()
+            .enumerate()
+            .map(|(t, (recs, _))| {
+                let mut recs = recs.clone();
+                recs.iter_mut().for_each(|r| r.thread = ThreadId::at(t));
+                (
+                    ThreadId::at(t),
+                    recs.iter().filter(|r| opens(r)).count(),
+                    recs,
+                )
+            })
+            .collect();
+        let times = threads.iter().any(|t| t.0.iter().any(has_thread_time));
+        let ends: Vec<i64> = threads.iter().map(|t| t.1).collect();
+        let mut d = Diagnostics::new();
+        let table = build(work, times, &ends, &mut d);
+        (table, diag_list(&d))
+    }
+
+    /// The same table built the plain way: every record matched in time order,
+    /// the slices sorted, placed by [`nest`], then written (as a followed file's
+    /// thread still builds them).
+    fn plain_table_of(threads: &[(Vec<DurRec>, i64)]) -> (SliceTable, String) {
+        let work: Vec<(ThreadId, usize, (Vec<DurRec>, i64))> = threads
+            .iter()
+            .enumerate()
+            .map(|(t, (recs, end))| {
+                let opened = recs.iter().filter(|r| opens(r)).count();
+                (ThreadId::at(t), opened, (recs.clone(), *end))
+            })
+            .collect();
+        let times = threads.iter().any(|t| t.0.iter().any(has_thread_time));
+        let mut d = Diagnostics::new();
+        let table = fill(
+            work,
+            times,
+            &mut d,
+            |thread, (recs, end), out, base, d, scratch| {
+                let mut check = SortCheck::default();
+                check.feed(&recs);
+                check.report(thread, d);
+                let mut m = Matcher::default();
+                for i in time_order(&recs, 0) {
+                    m.feed(i as usize, &recs);
+                }
+                let slices = m.finish(thread, end, d);
+                emit(out, base, slices, &recs, scratch)
+            },
+        );
+        (table, diag_list(&d))
+    }
+
+    /// The rows written in tree order as they are placed (`X` runs sorted apart,
+    /// the matched slices merged in) are those of the plain build: every column,
+    /// the tracks, the sparse cells and the diagnostics, on random threads and on
+    /// threads written task by task.
+    #[test]
+    fn rows_written_as_placed_equal_the_plain_build() {
+        let mut overlaps = 0;
+        for seed in 0..400u64 {
+            let threads: Vec<(Vec<DurRec>, i64)> = (0..1 + seed % 3)
+                .map(|t| {
+                    let n = 1 + ((seed * 7 + t * 13) % 300) as usize;
+                    let recs = if (seed + t) % 3 == 0 {
+                        records(seed * 3 + t, n.min(120))
+                    } else {
+                        tasks(seed * 3 + t, n)
+                    };
+                    let last = recs.iter().map(|r| r.ts).max().unwrap_or(0);
+                    (recs, last + (seed % 5) as i64)
+                })
+                .collect();
+            let (got, got_d) = table_of(&threads);
+            let (want, want_d) = plain_table_of(&threads);
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "seed {seed}");
+            assert_eq!(got_d, want_d, "seed {seed}");
+            overlaps += (0..got.len()).filter(|&i| got.overlap(i)).count();
+        }
+        assert!(
+            overlaps > 1000,
+            "the threads make many overlaps: {overlaps}"
+        );
     }
 }
