@@ -320,3 +320,65 @@ fn after_each_append_the_model_is_the_whole_file_read_at_once() {
     assert_eq!(t.diagnostics.count(DiagKind::UnmatchedEnd), 2);
     assert_eq!(t.tables.threads.len(), 3);
 }
+
+/// Events whose duration records keep fields in their side table (a `cname`, a
+/// `dur` of 4.3 s and more, a negative `tdur`, args far after the event's start),
+/// appended on threads seen before: each version is the whole file read at once,
+/// colours and offsets too.
+#[test]
+fn wide_duration_records_follow_as_read_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.json");
+    let ev = |s: &str| format!("{s},\n");
+    let far = format!(
+        r#"{{"pad":"{}","ph":"X","name":"far","ts":3,"dur":1,"pid":1,"tid":1,"args":{{"f":1}}}}"#,
+        "p".repeat(300_000)
+    );
+    let appends: Vec<String> = vec![
+        [
+            r#"{"ph":"B","name":"b","ts":1,"pid":1,"tid":1,"cname":"good","args":{"a":1}}"#,
+            r#"{"ph":"X","name":"long","ts":2,"dur":5000000,"pid":1,"tid":2}"#,
+        ]
+        .map(ev)
+        .concat(),
+        [
+            far.as_str(),
+            r#"{"ph":"X","name":"t","ts":4,"dur":1,"tts":1,"tdur":-2,"pid":1,"tid":2,"cname":"bad"}"#,
+        ]
+        .map(ev)
+        .concat(),
+        [r#"{"ph":"E","ts":6,"pid":1,"tid":1,"cname":"x","args":{"r":2}}"#]
+            .map(ev)
+            .concat(),
+    ];
+    let cells = |t: &Trace| -> Vec<(String, u64)> {
+        let s = &t.tables.slices;
+        (0..s.len())
+            .map(|i| (t.str(s.cname(i)).to_string(), s.offset(i)))
+            .collect()
+    };
+    write(&path, &format!("[\n{}", appends[0]));
+    let mut f = open(&path);
+    for (k, more) in appends.iter().enumerate() {
+        if k > 0 {
+            append(&path, more);
+            assert_eq!(f.poll().unwrap(), Change::Appended);
+        }
+        let (t, want) = (f.trace(), whole(&path));
+        assert_same_model(&format!("version {k}"), &t, &want);
+        assert_eq!(cells(&t), cells(&want), "version {k}");
+    }
+    let t = f.trace();
+    let got: Vec<_> = slices(&t).into_iter().map(|s| (s.0, s.2, s.4)).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("b".into(), 5000, r#"{"a":1,"r":2}"#.into()),
+            ("far".into(), 1000, r#"{"f":1}"#.into()),
+            ("long".into(), 5_000_000_000, String::new()),
+            ("t".into(), 1000, String::new()),
+        ]
+    );
+    let colours: Vec<String> = cells(&t).into_iter().map(|c| c.0).collect();
+    assert_eq!(colours, ["good", "", "", "bad"]);
+}

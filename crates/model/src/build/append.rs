@@ -409,7 +409,7 @@ fn events_end(bytes: &[u8]) -> (Option<usize>, bool) {
 fn last_offset(r: &Records) -> Option<u64> {
     let dur = std::iter::once(&r.dur)
         .chain(&r.dur_parts)
-        .filter_map(|p| p.iter().map(|x| x.offset).max());
+        .filter_map(|p| p.recs.iter().map(|x| x.offset(&p.wide)).max());
     let m = |it: &mut dyn Iterator<Item = u64>| it.max();
     [
         dur.max(),

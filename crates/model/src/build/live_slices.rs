@@ -13,7 +13,7 @@
 use rayon::prelude::*;
 use tracescope_format::Diagnostics;
 
-use super::records::{DurRec, NO_TIME};
+use super::records::{DurRecs, NO_TIME};
 use super::slices::{
     emit, fill, has_thread_time, merge, opens, time_order, Built, Matcher, SortCheck,
 };
@@ -28,8 +28,8 @@ pub struct LiveSlices {
 
 #[derive(Default)]
 struct ThreadRecs {
-    /// In file order.
-    recs: Vec<DurRec>,
+    /// In file order, with their own side table.
+    recs: DurRecs,
     /// Slices the records open (each `X`, `B` or `ui-nest` begin opens one).
     opens: usize,
     sorted: SortCheck,
@@ -44,16 +44,18 @@ struct ThreadRecs {
 
 impl LiveSlices {
     /// Takes the duration records read from more of the file (parts in file order).
-    pub fn add(&mut self, parts: Vec<Vec<DurRec>>) {
-        for r in parts.into_iter().flatten() {
-            let t = r.thread.index();
-            if self.threads.len() <= t {
-                self.threads.resize_with(t + 1, ThreadRecs::default);
+    pub fn add(&mut self, parts: Vec<DurRecs>) {
+        for part in parts {
+            for r in &part.recs {
+                let t = r.thread.index();
+                if self.threads.len() <= t {
+                    self.threads.resize_with(t + 1, ThreadRecs::default);
+                }
+                let th = &mut self.threads[t];
+                th.opens += usize::from(opens(r));
+                th.sorted.note(r, &part.wide);
+                th.recs.push_from(*r, &part.wide);
             }
-            let th = &mut self.threads[t];
-            th.opens += usize::from(opens(&r));
-            th.sorted.feed(std::slice::from_ref(&r));
-            th.recs.push(r);
         }
     }
 
@@ -85,7 +87,10 @@ impl LiveSlices {
             .filter_map(|(t, th)| Some((tmap.get(t).copied().flatten()?, th.opens, th)))
             .collect();
         work.sort_by_key(|w| w.0);
-        let thread_times = work.iter().any(|w| w.2.recs.iter().any(has_thread_time));
+        let thread_times = work.iter().any(|w| {
+            let recs = w.2.recs.view();
+            recs.iter().any(|r| has_thread_time(r, recs.wide))
+        });
         fill(
             work,
             thread_times,
@@ -94,7 +99,7 @@ impl LiveSlices {
                 th.sorted.report(thread, d);
                 let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
                 let slices = th.matcher.finish_live(&th.closed, thread, end, d);
-                emit(out, base, slices, &th.recs, scratch)
+                emit(out, base, slices, th.recs.view(), scratch)
             },
         )
     }
@@ -103,7 +108,7 @@ impl LiveSlices {
 impl ThreadRecs {
     /// Feeds the matcher the records added since the last build.
     fn catch_up(&mut self) {
-        let new = &self.recs[self.fed..];
+        let new = &self.recs.recs[self.fed..];
         let Some(new_max) = new.iter().map(|r| r.ts).max() else {
             return;
         };
@@ -116,8 +121,8 @@ impl ThreadRecs {
             self.closed.clear();
             0
         };
-        for i in time_order(&self.recs, from) {
-            self.matcher.feed(i as usize, &self.recs);
+        for i in time_order(&self.recs.recs, from) {
+            self.matcher.feed(i as usize, self.recs.view());
         }
         self.fed_until = if self.fed == 0 {
             new_max

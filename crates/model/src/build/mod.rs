@@ -4,6 +4,7 @@
 mod append;
 mod asyncs;
 mod counters;
+mod dur_rec;
 mod files;
 mod flows;
 mod instants;
@@ -120,7 +121,7 @@ pub(crate) fn finish(
     let (pmap, tmap) = registry.canonicalize(&used_p, &used_t);
     recs.remap(&pmap, &tmap);
     clock.mark("canonicalize");
-    let dur = slices::gather(dur, &dur_counts, &tmap);
+    let (dur, dur_wide) = slices::gather(dur, &dur_counts, &tmap);
     clock.mark("gather");
     let arena_text = arena.take();
     let trace_end = recs.max_end.unwrap_or(0);
@@ -161,7 +162,7 @@ pub(crate) fn finish(
             let slices = match live {
                 // A followed file's duration records are kept there, not in `recs`.
                 Some(live) => live.build(&tmap, thread_end, &mut d),
-                None => slices::build(dur, dur_counts.thread_times, thread_end, &mut d),
+                None => slices::build(dur, &dur_wide, dur_counts.thread_times, thread_end, &mut d),
             };
             clock.mark("slices");
             (slices, d, clock)

@@ -383,7 +383,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             (_, false) => DurKind::E,
             (_, true) => DurKind::UiE,
         };
-        let rec = DurRec {
+        let rec = DurFields {
             offset: ev.offset,
             ts,
             dur: Ns::opt(dur),

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use tracescope_format::Int64;
 
+pub use super::dur_rec::{DurFields, DurKind, DurRec, DurRecs, DurSlice, DurWide};
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::tables::{IdVal, Ns, ProcessId, Scope, ThreadId};
@@ -39,33 +40,6 @@ pub struct IdK {
     pub is_str: bool,
     /// The input file (0 for a single file): ids of different files never match.
     pub file: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DurKind {
-    B,
-    E,
-    X,
-    /// `B` with a `ui-nest` arg.
-    UiB,
-    /// `E` with a `ui-nest` arg.
-    UiE,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct DurRec {
-    pub offset: u64,
-    pub ts: i64,
-    /// `X` duration.
-    pub dur: Option<Ns>,
-    pub tts: Option<Ns>,
-    pub tdur: Option<Ns>,
-    pub thread: ThreadId,
-    pub name: StrId,
-    pub cat: StrId,
-    pub kind: DurKind,
-    pub args: TextRef,
-    pub cname: StrId,
 }
 
 #[derive(Clone, Debug)]
@@ -237,10 +211,10 @@ pub struct Records {
     pub max_end: Option<i64>,
     /// Latest end of any event, per thread index.
     pub thread_end: Vec<i64>,
-    pub dur: Vec<DurRec>,
+    pub dur: DurRecs,
     /// After [`Records::concat`]: each part's `dur`, in file order, not copied
     /// into one (the slice step gathers them per thread).
-    pub dur_parts: Vec<Vec<DurRec>>,
+    pub dur_parts: Vec<DurRecs>,
     pub instants: Vec<InstantRec>,
     pub asyncs: Vec<AsyncRec>,
     pub flows: Vec<FlowRec>,
@@ -262,7 +236,7 @@ pub struct Records {
 
 impl Records {
     /// Every part's duration records, in file order.
-    pub fn take_dur(&mut self) -> Vec<Vec<DurRec>> {
+    pub fn take_dur(&mut self) -> Vec<DurRecs> {
         let mut parts = std::mem::take(&mut self.dur_parts);
         parts.push(std::mem::take(&mut self.dur));
         parts
@@ -381,11 +355,7 @@ impl Records {
         }
         let t = |ts: &mut i64| *ts = ts.saturating_add(shift);
         for part in std::iter::once(&mut self.dur).chain(&mut self.dur_parts) {
-            for r in part {
-                r.offset += base;
-                t(&mut r.ts);
-                r.args = r.args.moved(base);
-            }
+            part.place(base, shift);
         }
         for r in &mut self.instants {
             r.offset += base;
@@ -451,7 +421,7 @@ impl Records {
     /// Calls `pm` on every process id and `tm` on every thread id the records hold.
     pub fn visit(&mut self, mut pm: impl FnMut(&mut ProcessId), mut tm: impl FnMut(&mut ThreadId)) {
         for part in std::iter::once(&mut self.dur).chain(&mut self.dur_parts) {
-            part.iter_mut().for_each(|r| tm(&mut r.thread));
+            part.recs.iter_mut().for_each(|r| tm(&mut r.thread));
         }
         self.visit_families(&mut pm, &mut tm);
         for p in &mut self.pending {
@@ -589,22 +559,25 @@ mod tests {
     #[test]
     fn part_sizes_reserve_every_family() {
         let sizes = PartSizes::default();
-        assert_eq!(sizes.reserved().dur.capacity(), 0);
-        let mut part = Records::default();
-        part.dur.resize(16, dur_rec());
+        assert_eq!(sizes.reserved().dur.recs.capacity(), 0);
+        let mut part = Records {
+            dur: std::iter::repeat_n(dur_fields(), 16).collect(),
+            ..Records::default()
+        };
         part.tracing_started.resize(8, (0, TextRef::NONE));
         sizes.note(&part);
-        part.dur.truncate(4);
+        part.dur.recs.truncate(4);
         sizes.note(&part);
         let r = sizes.reserved();
-        assert!(r.dur.capacity() >= 18, "{}", r.dur.capacity());
+        let room = r.dur.recs.capacity();
+        assert!(room >= 18, "{room}");
         assert!(r.tracing_started.capacity() >= 9);
         assert!(r.dur.is_empty() && r.tracing_started.is_empty());
         assert_eq!(r.instants.capacity(), 0);
     }
 
-    fn dur_rec() -> DurRec {
-        DurRec {
+    fn dur_fields() -> DurFields {
+        DurFields {
             offset: 0,
             ts: 0,
             dur: None,

@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 use rayon::prelude::*;
 use tracescope_format::{DiagKind, Diagnostics};
 
-use super::records::{DurKind, DurRec, NO_TIME};
+use super::records::{DurKind, DurRec, DurRecs, DurSlice, DurWide, NO_TIME};
 use super::slice_rows::{self, Row, RowsMut, SparseCells};
 use crate::args::TextRef;
 use crate::tables::{slice_flags, Lane, Ns, SliceId, SliceTable, SliceTrack, ThreadId};
@@ -35,7 +35,7 @@ pub(super) struct ThreadSlices {
 /// Whether a record opens a slice row (each `X`, `B` or `ui-nest` begin opens
 /// exactly one, see `thread_rows`).
 pub(super) fn opens(r: &DurRec) -> bool {
-    matches!(r.kind, DurKind::X | DurKind::B | DurKind::UiB)
+    matches!(r.kind(), DurKind::X | DurKind::B | DurKind::UiB)
 }
 
 /// The duration records of every part counted by thread (ids as the parts
@@ -58,21 +58,21 @@ const MOST_PART_THREADS: usize = 1 << 20;
 impl DurCounts {
     /// Counts `parts` (in parallel): read once here, on both cores, before the
     /// renumbering of the threads (which no longer visits these records).
-    pub fn of(parts: &[Vec<DurRec>], threads: usize) -> DurCounts {
+    pub fn of(parts: &[DurRecs], threads: usize) -> DurCounts {
         if parts.len().saturating_mul(threads) > MOST_PART_THREADS {
             let (totals, thread_times) = parts
                 .par_iter()
                 .fold(
                     || (Vec::new(), false),
                     |(mut c, mut times): (Vec<(usize, usize)>, bool), part| {
-                        for r in part {
+                        for r in &part.recs {
                             let t = r.thread.index();
                             if c.len() <= t {
                                 c.resize(t + 1, (0, 0));
                             }
                             c[t].0 += 1;
                             c[t].1 += usize::from(opens(r));
-                            times |= has_thread_time(r);
+                            times |= has_thread_time(r, &part.wide);
                         }
                         (c, times)
                     },
@@ -100,7 +100,7 @@ impl DurCounts {
                 let mut recs = vec![0u32; threads];
                 let mut opened = vec![0u32; threads];
                 let mut times = false;
-                for r in part {
+                for r in &part.recs {
                     let t = r.thread.index();
                     if recs.len() <= t {
                         recs.resize(t + 1, 0);
@@ -108,7 +108,7 @@ impl DurCounts {
                     }
                     recs[t] += 1;
                     opened[t] += u32::from(opens(r));
-                    times |= has_thread_time(r);
+                    times |= has_thread_time(r, &part.wide);
                 }
                 (recs, opened, times)
             })
@@ -143,15 +143,20 @@ impl DurCounts {
     }
 }
 
+/// A thread, the slice rows its duration records open, and the records (in
+/// file order).
+pub type ThreadDurs = (ThreadId, usize, Vec<DurRec>);
+
 /// Every thread's records (each part's moved to its threads in parallel, the
 /// part freed once moved), with the slice rows they open, in the order of the
-/// new thread ids `tmap` gives (old to new, as the registry renumbered them).
-/// Each record's thread is set to its new id.
+/// new thread ids `tmap` gives (old to new, as the registry renumbered them),
+/// and the side table of all their wide records (the parts' tables one after the
+/// other). Each record's thread is set to its new id.
 pub fn gather(
-    parts: Vec<Vec<DurRec>>,
+    mut parts: Vec<DurRecs>,
     counts: &DurCounts,
     tmap: &[Option<ThreadId>],
-) -> Vec<(ThreadId, usize, Vec<DurRec>)> {
+) -> (Vec<ThreadDurs>, Vec<DurWide>) {
     let new_of = |old: usize| -> ThreadId {
         tmap.get(old)
             .copied()
@@ -167,14 +172,24 @@ pub fn gather(
         .iter()
         .map(|&t| Vec::with_capacity(counts.totals[t].0))
         .collect();
+    // Each part's wide records index the joined side table from its base on.
+    let mut wide = Vec::with_capacity(parts.iter().map(|p| p.wide.len()).sum());
+    let wide_bases: Vec<usize> = parts
+        .iter_mut()
+        .map(|p| {
+            let base = wide.len();
+            wide.append(&mut p.wide);
+            base
+        })
+        .collect();
     if counts.per_part.len() != parts.len() || parts.len() < 2 {
         let mut slot = vec![usize::MAX; counts.totals.len()];
         for (k, &t) in olds.iter().enumerate() {
             slot[t] = k;
         }
-        for part in parts {
-            for r in &part {
-                let mut r = *r;
+        for (part, &wide_base) in parts.iter().zip(&wide_bases) {
+            for r in &part.recs {
+                let mut r = r.with_wide_base(wide_base);
                 let t = r.thread.index();
                 r.thread = new_of(t);
                 by_thread[slot[t]].push(r);
@@ -206,16 +221,14 @@ pub fn gather(
                 }
             })
             .collect();
-        parts
-            .into_par_iter()
-            .zip(pieces)
-            .for_each(|(part, mut piece)| {
-                for r in &part {
+        parts.into_par_iter().zip(pieces).zip(wide_bases).for_each(
+            |((part, mut piece), wide_base)| {
+                for r in &part.recs {
                     let t = r.thread.index();
                     let (slot, rest) = std::mem::take(&mut piece[t])
                         .split_first_mut()
                         .expect("a part writes the records counted for it");
-                    let mut r = *r;
+                    let mut r = r.with_wide_base(wide_base);
                     r.thread = new_ids[t];
                     slot.write(r);
                     piece[t] = rest;
@@ -225,7 +238,8 @@ pub fn gather(
                     "a part writes every record counted for it"
                 );
                 drop(part);
-            });
+            },
+        );
         for (v, &t) in by_thread.iter_mut().zip(&olds) {
             // SAFETY: the first `totals[t].0` cells of `v`'s spare capacity were
             // cut into one piece per part (the assert above checks the pieces
@@ -237,23 +251,27 @@ pub fn gather(
             unsafe { v.set_len(counts.totals[t].0) };
         }
     }
-    olds.iter()
+    let threads = olds
+        .iter()
         .zip(by_thread)
         .map(|(&t, recs)| (new_of(t), counts.totals[t].1, recs))
-        .collect()
+        .collect();
+    (threads, wide)
 }
 
 /// Builds the slice table from every thread's records (from [`gather`], in file
-/// order within each thread).
+/// order within each thread, with the side table `wide` of their wide records).
 ///
 /// The records and the table are never all held at once: each thread's records
 /// are freed as soon as its rows are written (holding every part until the end
-/// made the records, 72 bytes an event, and the table the peak of the load).
+/// made the records, 72 bytes an event then, 48 since, and the table the peak of
+/// the load).
 /// Reading the records where the parts hold them instead (8-byte references per
 /// thread) was tried: slower at 1 GB (records scattered over every part) and 220
 /// MiB more at the peak.
 pub fn build(
-    work: Vec<(ThreadId, usize, Vec<DurRec>)>,
+    work: Vec<ThreadDurs>,
+    wide: &[DurWide],
     thread_times: bool,
     thread_end: &[i64],
     diags: &mut Diagnostics,
@@ -264,15 +282,16 @@ pub fn build(
         diags,
         |thread, recs, out, base, d, scratch| {
             let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-            thread_rows(thread, &recs, end, out, base, d, scratch)
+            let recs = DurSlice { recs: &recs, wide };
+            thread_rows(thread, recs, end, out, base, d, scratch)
         },
     )
 }
 
 /// Whether a record gives its slice a thread time (the slice table keeps the
 /// `tts`/`tdur` columns only if one does).
-pub(super) fn has_thread_time(r: &DurRec) -> bool {
-    r.tts.is_some() || r.tdur.is_some()
+pub(super) fn has_thread_time(r: &DurRec, wide: &[DurWide]) -> bool {
+    r.tts.is_some() || r.tdur(wide).is_some()
 }
 
 /// The slice table of `threads` (in table order: each thread, the number of rows
@@ -345,7 +364,7 @@ pub(super) fn emit(
     out: &mut RowsMut<'_>,
     base: u32,
     ts: ThreadSlices,
-    recs: &[DurRec],
+    recs: DurSlice<'_>,
     scratch: &mut Scratch,
 ) -> Vec<SliceTrack> {
     let mut tracks = Vec::new();
@@ -366,7 +385,7 @@ fn emit_lane(
     thread: ThreadId,
     lane: Lane,
     built: &[Built],
-    recs: &[DurRec],
+    recs: DurSlice<'_>,
     scratch: &mut Scratch,
 ) -> Option<SliceTrack> {
     if built.is_empty() {
@@ -384,7 +403,7 @@ fn emit_lane(
     let mut max_depth = 0;
     for (i, (b, &s)) in built.iter().zip(self_ns.iter()).enumerate() {
         if let Some(ahead) = built.get(i + AHEAD) {
-            prefetch_rec(recs, ahead.rec);
+            prefetch_rec(&recs, ahead.rec);
         }
         let r = &recs[b.rec as usize];
         max_depth = max_depth.max(b.depth);
@@ -399,9 +418,9 @@ fn emit_lane(
             flags: b.flags,
             tts: r.tts,
             tdur: b.tdur,
-            args: r.args,
+            args: r.args(recs.wide),
             end_args: b.end_args,
-            cname: r.cname,
+            cname: r.cname(recs.wide),
             offset: b.offset,
         });
     }
@@ -463,7 +482,7 @@ impl Scratch {
 /// scatter alone took 1.2 s).
 pub(super) fn thread_rows(
     thread: ThreadId,
-    recs: &[DurRec],
+    recs: DurSlice<'_>,
     thread_end: i64,
     out: &mut RowsMut<'_>,
     base: u32,
@@ -477,7 +496,7 @@ pub(super) fn thread_rows(
     from_here.clear();
     let mut min = i64::MAX;
     for (i, r) in recs.iter().enumerate().rev() {
-        if r.kind == DurKind::X {
+        if r.kind() == DurKind::X {
             min = min.min(r.ts);
             from_here.push(min);
         } else {
@@ -509,8 +528,8 @@ pub(super) fn thread_rows(
     let mut before = i64::MIN;
     let mut x_left = from_here.len();
     for (i, r) in recs.iter().enumerate() {
-        if r.kind != DurKind::X {
-            sorted.note(r);
+        if r.kind() != DurKind::X {
+            sorted.note(r, recs.wide);
             continue;
         }
         x_left -= 1;
@@ -523,7 +542,7 @@ pub(super) fn thread_rows(
         before = before.max(r.ts);
         run.push(XKey {
             start: r.ts,
-            end: match r.dur {
+            end: match r.dur(recs.wide) {
                 Some(d) => r.ts.saturating_add(d.get()),
                 None => thread_end.max(r.ts),
             },
@@ -616,23 +635,23 @@ impl<'o, 'a> StackRows<'o, 'a> {
         spare: &mut Vec<XKey>,
         matched: &[Built],
         mut next: usize,
-        recs: &[DurRec],
+        recs: DurSlice<'_>,
         diags: &mut Diagnostics,
     ) -> usize {
         sort_x_keys(run, spare, recs);
         for (i, k) in run.iter().enumerate() {
             if let Some(ahead) = run.get(i + AHEAD) {
-                prefetch_rec(recs, ahead.rec);
+                prefetch_rec(&recs, ahead.rec);
             }
             let r = &recs[k.rec as usize];
             let x = Built {
                 start: r.ts,
                 end: k.end,
-                offset: r.offset,
+                offset: r.offset(recs.wide),
                 rec: k.rec,
                 end_args: TextRef::NONE,
-                tdur: r.tdur,
-                flags: if r.dur.is_none() {
+                tdur: r.tdur(recs.wide),
+                flags: if r.dur(recs.wide).is_none() {
                     slice_flags::DID_NOT_FINISH
                 } else {
                     0
@@ -650,7 +669,7 @@ impl<'o, 'a> StackRows<'o, 'a> {
     }
 
     /// Writes the next slice in tree order (placed as [`nest`] places it).
-    fn push(&mut self, b: &Built, recs: &[DurRec], diags: &mut Diagnostics) {
+    fn push(&mut self, b: &Built, recs: DurSlice<'_>, diags: &mut Diagnostics) {
         while let Some(top) = self.stack.last() {
             if starts_inside_open(b, top) {
                 break;
@@ -703,9 +722,9 @@ impl<'o, 'a> StackRows<'o, 'a> {
             flags,
             tts: r.tts,
             tdur: b.tdur,
-            args: r.args,
+            args: r.args(recs.wide),
             end_args: b.end_args,
-            cname: r.cname,
+            cname: r.cname(recs.wide),
             offset: b.offset,
         });
     }
@@ -776,10 +795,10 @@ fn prefetch_rec(recs: &[DurRec], rec: u32) {
 }
 
 /// The order of `tree_order`, on the keys: start, longer first, file order.
-fn x_order(a: &XKey, b: &XKey, recs: &[DurRec]) -> std::cmp::Ordering {
+fn x_order(a: &XKey, b: &XKey, recs: DurSlice<'_>) -> std::cmp::Ordering {
     a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then_with(|| {
         let (ra, rb) = (&recs[a.rec as usize], &recs[b.rec as usize]);
-        (ra.offset, a.rec).cmp(&(rb.offset, b.rec))
+        (ra.offset(recs.wide), a.rec).cmp(&(rb.offset(recs.wide), b.rec))
     })
 }
 
@@ -793,7 +812,7 @@ const DIGIT: u32 = 11;
 /// the rest of the order. A comparison sort of a thread's keys was ~8% of the CPU
 /// after the read at 1 GB. Few keys, or starts spread over more than 44 bits, go
 /// to the comparison sort. `spare` is the other buffer of the passes.
-pub(super) fn sort_x_keys(keys: &mut Vec<XKey>, spare: &mut Vec<XKey>, recs: &[DurRec]) {
+pub(super) fn sort_x_keys(keys: &mut Vec<XKey>, spare: &mut Vec<XKey>, recs: DurSlice<'_>) {
     const MOST_PASSES: u32 = 4;
     let (Some(min), Some(max)) = (
         keys.iter().map(|k| k.start).min(),
@@ -883,18 +902,12 @@ impl Default for SortCheck {
 }
 
 impl SortCheck {
-    pub fn feed(&mut self, recs: &[DurRec]) {
-        for r in recs {
-            self.note(r);
-        }
-    }
-
-    /// Takes the next record in file order.
+    /// Takes the next record in file order (`wide`: its side table).
     #[inline]
-    pub fn note(&mut self, r: &DurRec) {
-        if matches!(r.kind, DurKind::B | DurKind::E) {
+    pub fn note(&mut self, r: &DurRec, wide: &[DurWide]) {
+        if matches!(r.kind(), DurKind::B | DurKind::E) {
             if r.ts < self.last && self.unsorted_at.is_none() {
-                self.unsorted_at = Some(r.offset);
+                self.unsorted_at = Some(r.offset(wide));
             }
             self.last = self.last.max(r.ts);
         }
@@ -938,23 +951,24 @@ pub(super) struct Matcher {
     pub diags: Diagnostics,
 }
 
-fn open(i: usize, r: &DurRec) -> Built {
+fn open(i: usize, recs: DurSlice<'_>) -> Built {
+    let r = &recs[i];
     Built {
         start: r.ts,
         end: NO_TIME,
-        offset: r.offset,
+        offset: r.offset(recs.wide),
         rec: i as u32,
         end_args: TextRef::NONE,
-        tdur: r.tdur,
+        tdur: r.tdur(recs.wide),
         flags: slice_flags::BEGIN_END,
         depth: 0,
         parent: None,
     }
 }
 
-fn close(mut b: Built, e: &DurRec, recs: &[DurRec]) -> Built {
+fn close(mut b: Built, e: &DurRec, recs: DurSlice<'_>) -> Built {
     b.end = e.ts.max(b.start);
-    b.end_args = e.args;
+    b.end_args = e.args(recs.wide);
     if let (Some(bt), Some(et)) = (recs[b.rec as usize].tts, e.tts) {
         b.tdur = Some(Ns::new(et.get().saturating_sub(bt.get())));
     }
@@ -963,21 +977,21 @@ fn close(mut b: Built, e: &DurRec, recs: &[DurRec]) -> Built {
 
 impl Matcher {
     /// Takes record `i` of `recs`, the next in time order.
-    pub fn feed(&mut self, i: usize, recs: &[DurRec]) {
+    pub fn feed(&mut self, i: usize, recs: DurSlice<'_>) {
         let r = &recs[i];
         let diags = &mut self.diags;
-        match r.kind {
+        match r.kind() {
             DurKind::X => {
-                let mut b = open(i, r);
+                let mut b = open(i, recs);
                 b.flags = 0;
-                match r.dur {
+                match r.dur(recs.wide) {
                     None => b.flags |= slice_flags::DID_NOT_FINISH,
                     Some(d) => b.end = r.ts.saturating_add(d.get()),
                 }
                 self.done.push(b);
             }
-            DurKind::B => self.stack.push(open(i, r)),
-            DurKind::UiB => self.ui_open.push(open(i, r)),
+            DurKind::B => self.stack.push(open(i, recs)),
+            DurKind::UiB => self.ui_open.push(open(i, recs)),
             DurKind::E | DurKind::UiE => {
                 let name = r.name;
                 let ui_match = (!name.is_none())
@@ -987,7 +1001,7 @@ impl Matcher {
                             .rposition(|b| recs[b.rec as usize].name == name)
                     })
                     .flatten();
-                if r.kind == DurKind::UiE {
+                if r.kind() == DurKind::UiE {
                     if let Some(k) = ui_match {
                         let b = self.ui_open.remove(k);
                         self.ui_done.push(close(b, r, recs));
@@ -999,7 +1013,7 @@ impl Matcher {
                         let b = self.ui_open.remove(k);
                         self.ui_done.push(close(b, r, recs));
                     } else {
-                        diags.add_excerpt(DiagKind::UnmatchedEnd, r.offset, String::new);
+                        diags.add_excerpt(DiagKind::UnmatchedEnd, r.offset(recs.wide), String::new);
                     }
                     return;
                 };
@@ -1010,14 +1024,14 @@ impl Matcher {
                     .iter()
                     .rposition(|b| recs[b.rec as usize].name == name)
                 {
-                    diags.add_excerpt(DiagKind::MisplacedEnd, r.offset, String::new);
+                    diags.add_excerpt(DiagKind::MisplacedEnd, r.offset(recs.wide), String::new);
                     Some(k)
                 } else if let Some(k) = ui_match {
                     let b = self.ui_open.remove(k);
                     self.ui_done.push(close(b, r, recs));
                     None
                 } else {
-                    diags.add_excerpt(DiagKind::EndNameMismatch, r.offset, String::new);
+                    diags.add_excerpt(DiagKind::EndNameMismatch, r.offset(recs.wide), String::new);
                     Some(self.stack.len() - 1)
                 };
                 if let Some(k) = target {
@@ -1225,13 +1239,14 @@ fn nest(slices: &mut [Built]) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::records::DurFields;
     use super::*;
     use crate::strings::StrId;
 
     /// A thread's records from a seed: every kind, names that match and that do
     /// not, times with many ties (equal starts and ends), `X` without a duration,
     /// in file order but not in time order.
-    fn records(seed: u64, n: usize) -> Vec<DurRec> {
+    fn records(seed: u64, n: usize) -> Vec<DurFields> {
         let mut state = seed;
         let mut next = move |m: u64| {
             state = state
@@ -1248,7 +1263,7 @@ mod tests {
                     _ if next(2) == 0 => DurKind::UiB,
                     _ => DurKind::UiE,
                 };
-                DurRec {
+                DurFields {
                     offset: 10 * i as u64,
                     ts: next(40) as i64,
                     dur: (next(8) != 0).then(|| Ns::new(next(12) as i64)),
@@ -1382,17 +1397,21 @@ mod tests {
             let bits = (round * 7) % 64;
             let span = if bits == 0 { 1 } else { 1u64 << bits };
             let base = [0i64, -5_000, i64::MIN / 2, 1 << 40][round as usize % 4];
-            let recs: Vec<DurRec> = (0..n)
+            // Offsets of 1 TiB and more make wide records.
+            let wide_from = if round % 4 == 1 { 1 << 40 } else { 0 };
+            let list: DurRecs = (0..n)
                 .map(|i| {
                     let mut r = records(round, 1)[0];
-                    r.offset = if round % 3 == 0 {
-                        10_000 - i as u64
-                    } else {
-                        i as u64
-                    };
+                    r.offset = wide_from
+                        + if round % 3 == 0 {
+                            10_000 - i as u64
+                        } else {
+                            i as u64
+                        };
                     r
                 })
                 .collect();
+            let recs = list.view();
             let keys: Vec<XKey> = (0..n as u32)
                 .map(|rec| {
                     let start = base.wrapping_add((next() % span.max(1)) as i64);
@@ -1409,9 +1428,9 @@ mod tests {
                 })
                 .collect();
             let mut want = keys.clone();
-            want.sort_unstable_by(|a, b| x_order(a, b, &recs));
+            want.sort_unstable_by(|a, b| x_order(a, b, recs));
             let mut got = keys.clone();
-            sort_x_keys(&mut got, &mut spare, &recs);
+            sort_x_keys(&mut got, &mut spare, recs);
             let key = |k: &XKey| (k.start, k.end, k.rec);
             assert_eq!(
                 got.iter().map(key).collect::<Vec<_>>(),
@@ -1421,39 +1440,45 @@ mod tests {
         }
     }
 
-    /// The gather gives each thread its records in file order, with the new thread
-    /// ids, whether the parts are cut into pieces per thread (in parallel) or
-    /// there are too many parts and threads for that (serial).
-    /// A gathered thread: its id, rows, records' (offset, thread).
-    type Gathered = (u32, usize, Vec<(u64, u32)>);
+    /// A gathered record's offset, thread and cname.
+    type Seen = (u64, u32, StrId);
+    /// A gathered thread: its id, rows, records.
+    type Gathered = (u32, usize, Vec<Seen>);
 
+    /// The gather gives each thread its records in file order, with the new thread
+    /// ids and their wide fields, whether the parts are cut into pieces per thread
+    /// (in parallel) or there are too many parts and threads for that (serial).
     #[test]
     fn gather_in_parallel_equals_serial() {
         let threads = 5;
-        let parts: Vec<Vec<DurRec>> = (0..7u64)
+        let fields: Vec<Vec<DurFields>> = (0..7u64)
             .map(|p| {
                 let mut recs = records(p, (p as usize * 13) % 40);
                 for (i, r) in recs.iter_mut().enumerate() {
                     r.thread = ThreadId::at((i * 7 + p as usize) % threads);
                     r.offset = p * 1000 + i as u64;
+                    // Every third record wide.
+                    r.cname = StrId(u32::from(i % 3 == 0) * (100 + i as u32));
                 }
                 recs
             })
             .collect();
+        let parts: Vec<DurRecs> = fields.iter().map(|f| f.iter().copied().collect()).collect();
+        assert!(parts.iter().filter(|p| !p.wide.is_empty()).count() > 3);
         // Threads renumbered backwards.
         let tmap: Vec<Option<ThreadId>> = (0..threads)
             .map(|t| Some(ThreadId::at(threads - 1 - t)))
             .collect();
-        let summary = |g: Vec<(ThreadId, usize, Vec<DurRec>)>| -> Vec<Gathered> {
+        let summary = |(g, wide): (Vec<ThreadDurs>, Vec<DurWide>)| {
             g.into_iter()
                 .map(|(t, opened, recs)| {
                     let recs = recs
                         .iter()
-                        .map(|r| (r.offset, r.thread.index() as u32))
+                        .map(|r| (r.offset(&wide), r.thread.index() as u32, r.cname(&wide)))
                         .collect();
                     (t.index() as u32, opened, recs)
                 })
-                .collect()
+                .collect::<Vec<Gathered>>()
         };
         let tabled = DurCounts::of(&parts, threads);
         assert_eq!(tabled.per_part.len(), parts.len());
@@ -1465,21 +1490,20 @@ mod tests {
         let serial = summary(gather(parts.clone(), &wide, &tmap));
         assert_eq!(parallel, serial);
         // Each thread's records in file order, set to its new id, new ids in order.
-        let mut want: Vec<(u32, Vec<(u64, u32)>)> = Vec::new();
+        let mut want: Vec<(u32, Vec<Seen>)> = Vec::new();
         for new in 0..threads {
             let old = threads - 1 - new;
-            let recs: Vec<(u64, u32)> = parts
+            let recs: Vec<Seen> = fields
                 .iter()
                 .flatten()
                 .filter(|r| r.thread.index() == old)
-                .map(|r| (r.offset, new as u32))
+                .map(|r| (r.offset, new as u32, r.cname))
                 .collect();
             if !recs.is_empty() {
                 want.push((new as u32, recs));
             }
         }
-        let got: Vec<(u32, Vec<(u64, u32)>)> =
-            parallel.into_iter().map(|(t, _, r)| (t, r)).collect();
+        let got: Vec<(u32, Vec<Seen>)> = parallel.into_iter().map(|(t, _, r)| (t, r)).collect();
         assert_eq!(got, want);
     }
 
@@ -1493,7 +1517,7 @@ mod tests {
     /// without a duration, a late `X` now and then that starts before earlier
     /// ones (a run over several tasks), tasks that overlap the one before, `B`/`E`
     /// pairs (some mismatched) and `ui-nest` ones inside the tasks.
-    fn tasks(seed: u64, n: usize) -> Vec<DurRec> {
+    fn tasks(seed: u64, n: usize) -> Vec<DurFields> {
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut next = move |m: u64| {
             state ^= state << 13;
@@ -1501,12 +1525,12 @@ mod tests {
             state ^= state << 17;
             state % m.max(1)
         };
-        let mut out: Vec<DurRec> = Vec::new();
+        let mut out: Vec<DurFields> = Vec::new();
         let rec = |kind: DurKind,
                    ts: i64,
                    dur: Option<i64>,
                    name: u32,
-                   next: &mut dyn FnMut(u64) -> u64| DurRec {
+                   next: &mut dyn FnMut(u64) -> u64| DurFields {
             offset: 0,
             ts,
             dur: dur.map(Ns::new),
@@ -1590,15 +1614,29 @@ mod tests {
         out
     }
 
+    /// Whether any record of `threads` has a thread time.
+    fn thread_times(threads: &[(Vec<DurFields>, i64)]) -> bool {
+        let has = |f: &DurFields| f.tts.is_some() || f.tdur.is_some();
+        threads.iter().any(|t| t.0.iter().any(has))
+    }
+
     /// The table of `threads` (records, thread end) built by the slice step, and
     /// its diagnostics.
-    fn table_of(threads: &[(Vec<DurRec>, i64)]) -> (SliceTable, String) {
-        let work: Vec<(ThreadId, usize, Vec<DurRec>)> = threads
+    fn table_of(threads: &[(Vec<DurFields>, i64)]) -> (SliceTable, String) {
+        // One side table for every thread's wide records, as the gather makes it.
+        let mut all = DurRecs::default();
+        let work: Vec<ThreadDurs> = threads
             .iter()
             .enumerate()
-            .map(|(t, (recs, _))| {
-                let mut recs = recs.clone();
-                recs.iter_mut().for_each(|r| r.thread = ThreadId::at(t));
+            .map(|(t, (fields, _))| {
+                let first = all.len();
+                for f in fields {
+                    all.push(DurFields {
+                        thread: ThreadId::at(t),
+                        ..*f
+                    });
+                }
+                let recs = all.recs[first..].to_vec();
                 (
                     ThreadId::at(t),
                     recs.iter().filter(|r| opens(r)).count(),
@@ -1606,41 +1644,41 @@ mod tests {
                 )
             })
             .collect();
-        let times = threads.iter().any(|t| t.0.iter().any(has_thread_time));
         let ends: Vec<i64> = threads.iter().map(|t| t.1).collect();
         let mut d = Diagnostics::new();
-        let table = build(work, times, &ends, &mut d);
+        let table = build(work, &all.wide, thread_times(threads), &ends, &mut d);
         (table, diag_list(&d))
     }
 
     /// The same table built the plain way: every record matched in time order,
     /// the slices sorted, placed by [`nest`], then written (as a followed file's
     /// thread still builds them).
-    fn plain_table_of(threads: &[(Vec<DurRec>, i64)]) -> (SliceTable, String) {
-        let work: Vec<(ThreadId, usize, (Vec<DurRec>, i64))> = threads
+    fn plain_table_of(threads: &[(Vec<DurFields>, i64)]) -> (SliceTable, String) {
+        let work: Vec<(ThreadId, usize, (DurRecs, i64))> = threads
             .iter()
             .enumerate()
-            .map(|(t, (recs, end))| {
-                let opened = recs.iter().filter(|r| opens(r)).count();
-                (ThreadId::at(t), opened, (recs.clone(), *end))
+            .map(|(t, (fields, end))| {
+                let recs: DurRecs = fields.iter().copied().collect();
+                let opened = recs.recs.iter().filter(|r| opens(r)).count();
+                (ThreadId::at(t), opened, (recs, *end))
             })
             .collect();
-        let times = threads.iter().any(|t| t.0.iter().any(has_thread_time));
         let mut d = Diagnostics::new();
         let table = fill(
             work,
-            times,
+            thread_times(threads),
             &mut d,
             |thread, (recs, end), out, base, d, scratch| {
+                let recs = recs.view();
                 let mut check = SortCheck::default();
-                check.feed(&recs);
+                recs.iter().for_each(|r| check.note(r, recs.wide));
                 check.report(thread, d);
                 let mut m = Matcher::default();
                 for i in time_order(&recs, 0) {
-                    m.feed(i as usize, &recs);
+                    m.feed(i as usize, recs);
                 }
                 let slices = m.finish(thread, end, d);
-                emit(out, base, slices, &recs, scratch)
+                emit(out, base, slices, recs, scratch)
             },
         );
         (table, diag_list(&d))
@@ -1654,7 +1692,7 @@ mod tests {
     fn rows_written_as_placed_equal_the_plain_build() {
         let mut overlaps = 0;
         for seed in 0..400u64 {
-            let threads: Vec<(Vec<DurRec>, i64)> = (0..1 + seed % 3)
+            let threads: Vec<(Vec<DurFields>, i64)> = (0..1 + seed % 3)
                 .map(|t| {
                     let n = 1 + ((seed * 7 + t * 13) % 300) as usize;
                     let recs = if (seed + t) % 3 == 0 {
