@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::lexer::{cow, excerpt, quote_or_backslash_in, word_at, Fail, Lexer, Scan};
+use super::lexer::{cow, excerpt, quote_or_backslash_in, word_after, word_at, Fail, Lexer, Scan};
 use super::value::{unescape, Value};
 use crate::time::micros_text_to_ns;
 use crate::{DiagKind, Event, Id, Id2, Int64, Pid, RawJson};
@@ -137,8 +137,9 @@ fn field(key: &[u8]) -> Option<Field> {
 }
 
 /// How many guesses [`Lexer::key_after`] holds: one per defined field, one for an
-/// event's first key.
-pub(super) const GUESSES: usize = KEYS.len() + 1;
+/// event's first key, rounded up to a power of two so that an index masked with
+/// `GUESSES - 1` needs no bounds check on the hot path.
+pub(super) const GUESSES: usize = (KEYS.len() + 1).next_power_of_two();
 
 /// A guess that matches no key.
 pub(super) const NO_GUESS: u8 = KEYS.len() as u8;
@@ -237,66 +238,38 @@ impl<'a> Lexer<'a> {
         let mut last = NO_GUESS as usize;
         loop {
             let key_at = self.pos;
-            let g = GUESS[self.key_after[last] as usize];
+            let g = GUESS[self.key_after[last] as usize & (GUESSES - 1)];
             // A defined key is not kept as text: only a diagnostic or `extra` needs
             // it, and then `key_text` reads it again.
-            let f = if key_at + 9 <= self.b.len() && word_at(self.b, key_at + 1) & g.mask == g.word
-            {
-                self.pos = key_at + g.skip as usize;
-                if !g.colon {
-                    self.colon()?;
-                }
-                Ok(g.field)
-            } else {
-                let f = match self.short_key() {
-                    Some((f, end)) => {
-                        self.pos = end;
-                        Ok(f)
+            let known = match word_after(self.b, key_at + 1) {
+                Some(w) if w & g.mask == g.word => {
+                    self.pos = key_at + g.skip as usize;
+                    if !g.colon {
+                        self.colon()?;
                     }
-                    None => {
-                        let (k, esc) = self.string_str()?;
-                        let key = cow(k, esc);
-                        field(key.as_bytes()).ok_or(key)
-                    }
-                };
-                self.colon()?;
-                if let Ok(f) = f {
-                    self.key_after[last] = f as u8;
+                    Some(g.field)
                 }
-                f
+                _ => self.missed_key(ev, key_at, last)?,
             };
-            if let Some(b' ' | b'\n' | b'\r' | b'\t' | b'/') = self.peek() {
-                self.ws();
-            }
-            match f {
-                Ok(f) => {
-                    last = f as usize;
-                    let bit = 1u32 << f as u32;
-                    if seen & bit != 0 {
-                        let key = self.key_text(key_at);
-                        self.duplicate(ev, &key, key_at);
-                        clear(ev, f);
-                    }
-                    seen |= bit;
-                    self.field(ev, f, key_at)?;
+            if let Some(f) = known {
+                last = f as usize;
+                let mut first = self.peek();
+                if let Some(b' ' | b'\n' | b'\r' | b'\t' | b'/') = first {
+                    self.ws();
+                    first = self.peek();
                 }
-                Err(key) => {
-                    if ev.extra.iter().any(|(x, _)| *x == key) {
-                        self.duplicate(ev, &key, key_at);
-                    }
-                    let (_, raw, clean) = self.raw_value(DEPTH)?;
-                    ev.extra.push((
-                        key,
-                        RawJson {
-                            text: Cow::Borrowed(raw),
-                            clean,
-                        },
-                    ));
+                let bit = 1u32 << f as u32;
+                if seen & bit != 0 {
+                    let key = self.key_text(key_at);
+                    self.duplicate(ev, &key, key_at);
+                    clear(ev, f);
                 }
+                seen |= bit;
+                self.field(ev, f, key_at, first)?;
             }
             // The next key right after a comma, as compact JSON has it: what
             // `next_member` and the test below find, in one look.
-            if self.b.get(self.pos..self.pos + 2) == Some(b",\"") {
+            if let Some([b',', b'"', ..]) = self.b.get(self.pos..) {
                 self.pos += 1;
                 continue;
             }
@@ -308,6 +281,53 @@ impl<'a> Lexer<'a> {
                 return Err(Fail::Syntax(self.pos));
             }
         }
+    }
+
+    /// At a key's `"` that is not the guessed one ([`GUESS`], after the field `last`):
+    /// reads the key and its colon. A defined key is returned, and becomes the guess
+    /// after `last`; any other key has its value read into `extra` here, and gives
+    /// `None`. Out of line: most keys are guessed.
+    #[inline(never)]
+    fn missed_key(
+        &mut self,
+        ev: &mut Event<'a>,
+        key_at: usize,
+        last: usize,
+    ) -> Scan<Option<Field>> {
+        let f = match self.short_key() {
+            Some((f, end)) => {
+                self.pos = end;
+                Ok(f)
+            }
+            None => {
+                let (k, esc) = self.string_str()?;
+                let key = cow(k, esc);
+                field(key.as_bytes()).ok_or(key)
+            }
+        };
+        self.colon()?;
+        let key = match f {
+            Ok(f) => {
+                self.key_after[last] = f as u8;
+                return Ok(Some(f));
+            }
+            Err(key) => key,
+        };
+        // Whitespace first, as for a defined key: a comment's diagnostic comes
+        // before a duplicate's.
+        self.ws();
+        if ev.extra.iter().any(|(x, _)| *x == key) {
+            self.duplicate(ev, &key, key_at);
+        }
+        let (_, raw, clean) = self.raw_value(DEPTH)?;
+        ev.extra.push((
+            key,
+            RawJson {
+                text: Cow::Borrowed(raw),
+                clean,
+            },
+        ));
+        Ok(None)
     }
 
     /// At a key's `"`: the field it names and the offset after its closing quote,
@@ -349,9 +369,16 @@ impl<'a> Lexer<'a> {
 
     /// Reads the value of a defined field (the cursor is at the value).
     /// `key_at` is where its key's `"` is.
-    fn field(&mut self, ev: &mut Event<'a>, f: Field, key_at: usize) -> Scan<()> {
+    /// `first` is the value's first byte (`self.peek()`, which the caller has).
+    #[inline(always)]
+    fn field(
+        &mut self,
+        ev: &mut Event<'a>,
+        f: Field,
+        key_at: usize,
+        first: Option<u8>,
+    ) -> Scan<()> {
         let at = self.pos;
-        let first = self.peek();
         let ok = match f {
             Field::Ph
             | Field::Name
@@ -359,35 +386,11 @@ impl<'a> Lexer<'a> {
             | Field::Scope
             | Field::S
             | Field::Bp
-            | Field::Cname => {
-                if first == Some(b'"') {
-                    let (s, esc) = self.string_str()?;
-                    // Written apart: built in one place and then copied, the value
-                    // was read back 16 bytes wide after 8-byte stores (a stalled
-                    // store forward on most fields of every event).
-                    let slot = string_slot(ev, f);
-                    if esc {
-                        *slot = Some(unescape(s));
-                    } else {
-                        *slot = Some(Cow::Borrowed(s));
-                    }
-                    true
-                } else {
-                    false
-                }
-            }
-            Field::Ts | Field::Dur | Field::Tts | Field::Tdur => match self.time()? {
-                (Some(ns), text) => {
-                    *time_slot(ev, f) = Some(ns);
-                    match f {
-                        Field::Ts => self.sub_ns[0] = text,
-                        Field::Dur => self.sub_ns[1] = text,
-                        _ => {}
-                    }
-                    true
-                }
-                (None, _) => false,
-            },
+            | Field::Cname => self.string_field(string_slot(ev, f), first)?,
+            Field::Ts => self.time_field(&mut ev.ts, Some(0))?,
+            Field::Dur => self.time_field(&mut ev.dur, Some(1))?,
+            Field::Tts => self.time_field(&mut ev.tts, None)?,
+            Field::Tdur => self.time_field(&mut ev.tdur, None)?,
             Field::Pid | Field::Tid => match first {
                 Some(b'"') => {
                     let (s, esc) = self.string_str()?;
@@ -481,6 +484,41 @@ impl<'a> Lexer<'a> {
             ));
         }
         Ok(())
+    }
+
+    /// A string field's value into its slot; false when the value (whose first
+    /// byte is `first`) is not a string.
+    #[inline(always)]
+    fn string_field(&mut self, slot: &mut Option<Cow<'a, str>>, first: Option<u8>) -> Scan<bool> {
+        if first != Some(b'"') {
+            return Ok(false);
+        }
+        let (s, esc) = self.string_str()?;
+        // Written apart: built in one place and then copied, the value was read
+        // back 16 bytes wide after 8-byte stores (a stalled store forward on most
+        // fields of every event).
+        if esc {
+            *slot = Some(unescape(s));
+        } else {
+            *slot = Some(Cow::Borrowed(s));
+        }
+        Ok(true)
+    }
+
+    /// A time field's value into its slot, and its text into `sub_ns[sub_ns]`
+    /// when given ([`time`](Self::time)); false when the value is not a time.
+    #[inline(always)]
+    fn time_field(&mut self, slot: &mut Option<i64>, sub_ns: Option<usize>) -> Scan<bool> {
+        match self.time()? {
+            (Some(ns), text) => {
+                *slot = Some(ns);
+                if let Some(i) = sub_ns {
+                    self.sub_ns[i] = text;
+                }
+                Ok(true)
+            }
+            (None, _) => Ok(false),
+        }
     }
 
     /// A time in microseconds, as a number or a numeric string, to nanoseconds.

@@ -291,7 +291,7 @@ impl<'a> Lexer<'a> {
             return Ok(Num {
                 // SAFETY: a number just accepted (as below): ASCII.
                 text: unsafe { self.str_of(start, start + n.len) },
-                digits: Some(n.value(b, start)),
+                digits: Some(n.value()),
                 frac: n.frac,
                 neg: n.neg,
                 below_ns: n.frac > 3,
@@ -572,6 +572,13 @@ pub(crate) fn word_at(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(word)
 }
 
+/// The eight bytes from `i` as a word ([`word_at`]), when there are eight.
+#[inline(always)]
+pub(crate) fn word_after(b: &[u8], i: usize) -> Option<u64> {
+    let bytes = b.get(i..)?.first_chunk::<8>()?;
+    Some(u64::from_le_bytes(*bytes))
+}
+
 /// How many of the word's bytes, from the first, are ASCII digits (0 to 8).
 #[inline]
 fn leading_digits(w: u64) -> usize {
@@ -625,7 +632,9 @@ fn digits(b: &[u8], mut i: usize, acc: &mut u64) -> Scan<usize> {
 
 /// A number of at most 15 bytes without an exponent, as [`short_number`] finds it.
 #[derive(Clone, Copy)]
-struct Short {
+struct Short<'a> {
+    /// The 32 bytes of text from the number's start (the number, and more).
+    text: &'a [u8; 32],
     neg: bool,
     /// Digits before the point.
     int: u32,
@@ -635,29 +644,37 @@ struct Short {
     len: usize,
 }
 
-impl Short {
-    /// The number's digits as one integer (at most 15 of them: no overflow), from
-    /// the text it was found in at `start`.
+impl Short<'_> {
+    /// The number's digits as one integer (at most 15 of them: no overflow).
     #[inline(always)]
-    fn value(self, b: &[u8], start: usize) -> u64 {
-        let at = start + self.neg as usize;
-        let int = run_value(b, at, self.int as usize);
+    fn value(self) -> u64 {
+        let at = self.neg as usize;
+        let int = run_value(self.text, at, self.int as usize);
         if self.frac == 0 {
             int
         } else {
-            let frac = run_value(b, at + self.int as usize + 1, self.frac as usize);
+            let frac = run_value(self.text, at + self.int as usize + 1, self.frac as usize);
             int * POW10[self.frac as usize] + frac
         }
     }
 }
 
-/// The value of the `n` (1 to 16) digits at `at`, with 16 bytes of text there.
+/// The value of the `n` (1 to 16) digits at `at` (below 16) of a number's text.
 #[inline(always)]
-fn run_value(b: &[u8], at: usize, n: usize) -> u64 {
+fn run_value(text: &[u8; 32], at: usize, n: usize) -> u64 {
+    debug_assert!(at < 16);
+    // Masked, `at` is seen to be below 16, so the words read below (to byte 31 at
+    // most) need no bounds checks: the number is on every event's hot path.
+    let at = at & 15;
+    let word = |i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&text[i..i + 8]);
+        u64::from_le_bytes(w)
+    };
     if n <= 8 {
-        digits_value(word_at(b, at), n)
+        digits_value(word(at), n)
     } else {
-        digits_value(word_at(b, at), 8) * POW10[n - 8] + digits_value(word_at(b, at + 8), n - 8)
+        digits_value(word(at), 8) * POW10[n - 8] + digits_value(word(at + 8), n - 8)
     }
 }
 
@@ -680,17 +697,15 @@ const POW10: [u64; 16] = {
 /// numbers, exponents, errors, the text's last bytes), which reads the same result
 /// in every case this one takes.
 #[inline(always)]
-fn short_number(b: &[u8], start: usize) -> Option<Short> {
+fn short_number(b: &[u8], start: usize) -> Option<Short<'_>> {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
-        if start + 32 > b.len() {
-            return None;
-        }
-        // SAFETY: SSE2 is in the x86-64 baseline; the load reads 16 bytes at `start`,
-        // inside `b` (`start + 32 <= b.len()`).
+        let text: &[u8; 32] = b.get(start..)?.first_chunk()?;
+        // SAFETY: SSE2 is in the x86-64 baseline; the load reads the first 16 of
+        // `text`'s 32 bytes.
         let (digit, point, exp) = unsafe {
-            let v = _mm_loadu_si128(b.as_ptr().add(start).cast());
+            let v = _mm_loadu_si128(text.as_ptr().cast());
             let d = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
             // A digit is at most 9 above '0' (unsigned): the minimum with 9 is itself.
             let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
@@ -704,7 +719,7 @@ fn short_number(b: &[u8], start: usize) -> Option<Short> {
                 _mm_movemask_epi8(is_exp) as u32,
             )
         };
-        let neg = b[start] == b'-';
+        let neg = text[0] == b'-';
         let from = neg as u32;
         // Bits past the 16th are clear in `digit`, so each run stops by then.
         let int = (!(digit >> from)).trailing_zeros();
@@ -726,6 +741,7 @@ fn short_number(b: &[u8], start: usize) -> Option<Short> {
             return None;
         }
         Some(Short {
+            text,
             neg,
             int,
             frac,
@@ -870,7 +886,8 @@ impl Num<'_> {
     #[inline(always)]
     pub fn micros_to_ns(&self) -> Option<i64> {
         match self.digits {
-            Some(m) if self.frac <= 3 => match m.checked_mul(10u64.pow(3 - self.frac)) {
+            // A table, not `pow`: a shorter path on every time of every event.
+            Some(m) if self.frac <= 3 => match m.checked_mul(POW10[3 - self.frac as usize]) {
                 Some(ns) => signed(ns, self.neg),
                 None => micros_text_to_ns(self.text),
             },
