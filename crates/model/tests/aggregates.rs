@@ -307,7 +307,7 @@ mod against_a_reference {
     fn reference(t: &Trace, t0: i64, t1: i64) -> BTreeMap<Vec<String>, (i64, i64, u64)> {
         let s = &t.tables.slices;
         let overlaps = |i: usize| {
-            if s.dur[i] == 0 {
+            if s.dur(i) == 0 {
                 t0 <= s.ts[i] && s.ts[i] < t1
             } else {
                 s.ts[i] < t1 && s.end(i) > t0

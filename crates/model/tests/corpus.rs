@@ -76,7 +76,7 @@ fn consistent_counts(root: &Path, all: &[PathBuf]) {
         }
         for k in 0..t.tables.slices.len() {
             assert!(
-                t.tables.slices.dur[k] >= 0,
+                t.tables.slices.dur(k) >= 0,
                 "{}: negative duration",
                 p.display()
             );

@@ -88,7 +88,7 @@ proptest! {
             prop_assert!(t.rows(table).is_some());
         }
         for k in 0..t.tables.slices.len() {
-            prop_assert!(t.tables.slices.dur[k] >= 0);
+            prop_assert!(t.tables.slices.dur(k) >= 0);
         }
     }
 }

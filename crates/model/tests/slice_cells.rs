@@ -1,11 +1,11 @@
 //! The slice table keeps the cells most slices lack apart (the closing `E`'s args,
-//! `cname`), thread times only when a trace has some, and depth, offset and `tdur`
+//! `cname`), thread times only when a trace has some, and dur, depth, offset and `tdur`
 //! in narrow cells with the values that do not fit kept whole: every path reads
 //! back the rows main's full-width columns gave.
 
 mod common;
 use common::*;
-use tracescope_model::{Lane, Trace};
+use tracescope_model::{Cell, Fill, Lane, RowSource, Trace, TABLES};
 
 /// The `tables --format csv` line of every slice row (in table order), without
 /// pid, tid, thread name and arg set id.
@@ -79,7 +79,7 @@ fn closing_args_cname_and_thread_times_read_back() {
         let raw = t.event_text(s.offset(i));
         assert!(raw.contains(t.str(s.name[i])), "row {i}: {raw}");
     }
-    assert_eq!(s.row_bytes(), 68);
+    assert_eq!(s.row_bytes(), 64);
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn a_trace_without_them_gives_the_same_rows_in_fewer_bytes() {
         ]
     );
     assert_eq!(cnames(&t), [""; 5]);
-    assert_eq!(t.tables.slices.row_bytes(), 56);
+    assert_eq!(t.tables.slices.row_bytes(), 52);
 }
 
 /// Depths past 65,534 do not fit their 2-byte cells: read back whole.
@@ -119,4 +119,80 @@ fn depths_past_two_bytes_read_back() {
     let depth = col(&t, "slices", "depth");
     assert_eq!(depth[65_535], i(65_535));
     assert_eq!(depth[N - 1], i(N as i64 - 1));
+}
+
+/// Durations and self times at the edges of their 4-byte cells (`u32::MAX - 1`
+/// ns fits; `u32::MAX` ns, longer and negative ones are kept whole): every path
+/// reads back the exact nanoseconds of the input.
+#[test]
+fn durations_past_four_bytes_read_back() {
+    // dur in µs with 3 decimals: exact ns. `u32::MAX` ns is 4294967.295 µs.
+    let t = load(
+        r#"[
+        {"ph":"X","name":"fits","ts":0,"dur":4294967.294,"pid":1,"tid":1},
+        {"ph":"X","name":"kid","ts":0,"dur":0.001,"pid":1,"tid":1},
+        {"ph":"X","name":"marker","ts":5000000,"dur":4294967.295,"pid":1,"tid":1},
+        {"ph":"X","name":"past","ts":10000000,"dur":4294967.296,"pid":1,"tid":1},
+        {"ph":"X","name":"kid","ts":10000000,"dur":0.001,"pid":1,"tid":1},
+        {"ph":"X","name":"longest","ts":0,"dur":9223372036854775.807,"pid":1,"tid":2},
+        {"ph":"X","name":"kid","ts":1,"dur":1,"pid":1,"tid":2},
+        {"ph":"X","name":"before","ts":-5000000,"dur":1,"pid":1,"tid":3},
+        {"ph":"B","name":"open","ts":-5000000,"pid":1,"tid":3}
+    ]"#,
+    );
+    // name, cat, ts_ns, dur_ns, depth, self_ns in table order.
+    let head: Vec<String> = lines(&t)
+        .iter()
+        .map(|l| l.split(' ').take(6).collect::<Vec<_>>().join(" "))
+        .collect();
+    let want = [
+        "before  -5000000000 1000 0 0",
+        "open  -5000000000 1000 1 1000",
+        "fits  0 4294967294 0 4294967293",
+        "kid  0 1 1 1",
+        "longest  0 9223372036854775807 0 9223372036854774807",
+        "kid  1000 1000 1 1000",
+        "marker  5000000000 4294967295 0 4294967295",
+        "past  10000000000 4294967296 0 4294967295",
+        "kid  10000000000 1 1 1",
+    ];
+    assert_eq!(head, want);
+    // The fills (what SQL and Parquet read) give the getters' cells.
+    for column in ["dur_ns", "self_ns"] {
+        let want: Vec<Cell> = col(&t, "slices", column);
+        assert_eq!(filled_ints(&t, column), want, "{column}");
+    }
+    let s = &t.tables.slices;
+    let durs: Vec<i64> = (0..s.len()).map(|i| s.dur(i)).collect();
+    assert_eq!(
+        durs,
+        [
+            4294967294,
+            1,
+            4294967295,
+            4294967296,
+            1,
+            i64::MAX,
+            1000,
+            1000,
+            1000
+        ]
+    );
+}
+
+/// The cells of an integer column of the slice table by its fill, in table
+/// order.
+fn filled_ints(t: &Trace, column: &str) -> Vec<Cell> {
+    let table = TABLES.iter().find(|tb| tb.name == "slices").unwrap();
+    let RowSource::Indexed { order, .. } = &table.rows else {
+        unreachable!("the slice table is indexed")
+    };
+    let Some(Fill::Int(fill)) = table.fill(column) else {
+        panic!("{column} has an integer fill")
+    };
+    let mut out = Vec::new();
+    fill(t, &order(t), &mut out);
+    out.iter()
+        .map(|v| v.map_or(Cell::Null, Cell::Int))
+        .collect()
 }

@@ -110,7 +110,7 @@ pub static SLICE: Table = Table {
                 Part::Async(a) => t.tables.async_slices.ts[a],
             }) },
             Column { name: "dur", ty: T::Duration, nullable: false, doc: "duration (ns); -1 when it never finished", get: |t, i| match part(t, i) {
-                Part::Slice(s) => dnf_dur(t.tables.slices.dur[s], t.tables.slices.did_not_finish(s)),
+                Part::Slice(s) => dnf_dur(t.tables.slices.dur(s), t.tables.slices.did_not_finish(s)),
                 Part::Instant(_) => Value::Int(0),
                 Part::Async(a) => dnf_dur(t.tables.async_slices.dur[a], t.tables.async_slices.did_not_finish[a]),
             } },

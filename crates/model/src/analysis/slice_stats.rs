@@ -132,7 +132,7 @@ pub(super) struct Acc {
 impl Acc {
     #[inline]
     fn add(&mut self, s: &SliceTable, i: usize, t0: i64, t1: i64) {
-        let (ts, dur) = (s.ts[i], s.dur[i]);
+        let (ts, dur) = (s.ts[i], s.dur(i));
         self.min = if self.count == 0 {
             dur
         } else {
@@ -201,7 +201,7 @@ impl Rows {
 
 pub(super) fn overlaps(s: &SliceTable, i: usize, t0: i64, t1: i64) -> bool {
     let ts = s.ts[i];
-    if s.dur[i] == 0 {
+    if s.dur(i) == 0 {
         t0 <= ts && ts < t1
     } else {
         ts < t1 && s.end(i) > t0

@@ -250,7 +250,7 @@ fn percentiles(
             |mut acc: Vec<Vec<i64>>, r| {
                 for i in r.filter(|&i| keep(i)) {
                     if let Some(&j) = slot.get(&key(i)) {
-                        acc[j].push(s.dur[i]);
+                        acc[j].push(s.dur(i));
                     }
                 }
                 acc

@@ -21,6 +21,7 @@ macro_rules! row {
         /// One row of the slice table.
         pub(super) struct Row {
             $(pub $c: $t,)*
+            pub dur: i64,
             pub depth: u32,
             pub offset: u64,
             pub tts: Option<Ns>,
@@ -38,6 +39,7 @@ slice_columns!(row);
 pub(super) struct SparseCells {
     pub end_args: Vec<(u32, TextRef)>,
     pub cname: Vec<(u32, StrId)>,
+    pub dur: Vec<(u32, i64)>,
     pub depth: Vec<(u32, u32)>,
     pub offset: Vec<(u32, u64)>,
     pub tdur: Vec<(u32, Option<Ns>)>,
@@ -47,6 +49,7 @@ impl SparseCells {
     pub fn append(&mut self, mut other: SparseCells) {
         self.end_args.append(&mut other.end_args);
         self.cname.append(&mut other.cname);
+        self.dur.append(&mut other.dur);
         self.depth.append(&mut other.depth);
         self.offset.append(&mut other.offset);
         self.tdur.append(&mut other.tdur);
@@ -56,6 +59,7 @@ impl SparseCells {
     pub fn store(self, table: &mut SliceTable) {
         table.end_args = Sparse::from_pairs(self.end_args);
         table.cname = Sparse::from_pairs(self.cname);
+        table.dur.wide = Sparse::from_pairs(self.dur);
         table.depth.wide = Sparse::from_pairs(self.depth);
         table.offset.wide = Sparse::from_pairs(self.offset);
         table.tdur.wide = Sparse::from_pairs(self.tdur);
@@ -73,6 +77,7 @@ macro_rules! columns {
         /// A range of rows of every column, not yet written.
         pub(super) struct RowsMut<'a> {
             $($c: &'a mut [MaybeUninit<$t>],)*
+            dur: &'a mut [MaybeUninit<u32>],
             depth: &'a mut [MaybeUninit<u16>],
             offset: &'a mut [MaybeUninit<U40>],
             /// Empty when the table keeps no thread times.
@@ -93,6 +98,7 @@ macro_rules! columns {
                 let times = if thread_times { n } else { 0 };
                 RowsMut {
                     $($c: spare(&mut table.$c, n),)*
+                    dur: spare(&mut table.dur.cells, n),
                     depth: spare(&mut table.depth.cells, n),
                     offset: spare(&mut table.offset.cells, n),
                     tts: spare(&mut table.tts, times),
@@ -106,6 +112,7 @@ macro_rules! columns {
             /// Splits off the first `n` rows.
             pub fn split(self, n: usize) -> (RowsMut<'a>, RowsMut<'a>) {
                 $(let $c = self.$c.split_at_mut(n);)*
+                let dur = self.dur.split_at_mut(n);
                 let depth = self.depth.split_at_mut(n);
                 let offset = self.offset.split_at_mut(n);
                 let times = if self.tts.is_empty() { 0 } else { n };
@@ -114,6 +121,7 @@ macro_rules! columns {
                 (
                     RowsMut {
                         $($c: $c.0,)*
+                        dur: dur.0,
                         depth: depth.0,
                         offset: offset.0,
                         tts: tts.0,
@@ -124,6 +132,7 @@ macro_rules! columns {
                     },
                     RowsMut {
                         $($c: $c.1,)*
+                        dur: dur.1,
                         depth: depth.1,
                         offset: offset.1,
                         tts: tts.1,
@@ -140,6 +149,7 @@ macro_rules! columns {
                 let row = self.base + i as u32;
                 let cells = &mut self.cells;
                 $(self.$c[i].write(r.$c);)*
+                self.dur[i].write(narrow_cell(r.dur, row, &mut cells.dur));
                 self.depth[i].write(narrow_cell(r.depth, row, &mut cells.depth));
                 self.offset[i].write(narrow_cell(r.offset, row, &mut cells.offset));
                 if let (Some(tts), Some(tdur)) = (self.tts.get_mut(i), self.tdur.get_mut(i)) {
@@ -226,6 +236,7 @@ macro_rules! columns {
             $(unsafe { table.$c.set_len(n) };)*
             // SAFETY: as above (the narrow cells are written by the same pushes).
             unsafe {
+                table.dur.cells.set_len(n);
                 table.depth.cells.set_len(n);
                 table.offset.cells.set_len(n);
             }

@@ -47,7 +47,6 @@ macro_rules! slice_columns {
     ($then:ident) => {
         $then! {
             ts: i64,
-            dur: i64,
             name: StrId,
             cat: StrId,
             parent: Option<SliceId>,
@@ -66,6 +65,9 @@ macro_rules! storage {
         #[derive(Clone, Debug, Default)]
         pub struct SliceTable {
             $($(#[$doc])* pub $c: Vec<$t>,)*
+            /// Duration (to the thread's last end when it did not finish), in 4
+            /// bytes.
+            pub(crate) dur: NarrowColumn<i64>,
             /// Nesting depth on its lane (0: root), in 2 bytes.
             pub(crate) depth: NarrowColumn<u32>,
             /// Byte offset of the `B`/`X` event, in 5 bytes.
@@ -97,6 +99,7 @@ macro_rules! storage {
                     size_of::<Option<Ns>>() + size_of::<<Option<Ns> as Narrow>::Cell>()
                 };
                 0 $(+ size_of::<$t>())*
+                    + size_of::<<i64 as Narrow>::Cell>()
                     + size_of::<<u32 as Narrow>::Cell>()
                     + size_of::<<u64 as Narrow>::Cell>()
                     + times
@@ -125,7 +128,12 @@ impl SliceTable {
     }
 
     pub fn end(&self, i: usize) -> i64 {
-        self.ts[i].saturating_add(self.dur[i])
+        self.ts[i].saturating_add(self.dur(i))
+    }
+
+    /// Duration (to the thread's last end when it did not finish).
+    pub fn dur(&self, i: usize) -> i64 {
+        self.dur.get(i)
     }
 
     pub fn did_not_finish(&self, i: usize) -> bool {
@@ -272,7 +280,7 @@ pub static TABLE: Table = Table {
                 ty: T::Duration,
                 nullable: false,
                 doc: "duration (to the thread's last end when it did not finish)",
-                get: |t, i| Value::Int(s(t).dur[i]),
+                get: |t, i| Value::Int(s(t).dur(i)),
             },
             Column {
                 name: "depth",
@@ -382,7 +390,10 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
     }
     Some(match column {
         "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
-        "dur_ns" => Fill::Int(|t, rows, out| gather(&s(t).dur, rows, out, Some)),
+        "dur_ns" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| Some(s.dur(i as usize))));
+        }),
         "depth" => Fill::Int(|t, rows, out| {
             let s = s(t);
             out.extend(rows.iter().map(|&i| Some(s.depth(i as usize) as i64)));

@@ -127,6 +127,19 @@ impl Narrow for u64 {
     }
 }
 
+/// Durations in 4 bytes: from 0 to 4.29 s (`u32::MAX - 1` ns); negative ones and
+/// longer ones are kept whole.
+impl Narrow for i64 {
+    type Cell = u32;
+    const WIDE: u32 = u32::MAX;
+    fn narrow(self) -> Option<u32> {
+        u32::try_from(self).ok().filter(|&c| c != Self::WIDE)
+    }
+    fn widen(cell: u32) -> i64 {
+        cell.into()
+    }
+}
+
 /// Thread durations (`tdur`) in 4 bytes: up to 4.29 s, or absent.
 impl Narrow for Option<Ns> {
     type Cell = u32;
@@ -185,6 +198,34 @@ mod narrow_tests {
             Some(Ns::new(i64::MAX)),
         ];
         assert_eq!(round_trip(&times), 4);
+        let durations = [
+            0,
+            1,
+            4_294_967_294,
+            4_294_967_295,
+            4_294_967_296,
+            -1,
+            i64::MIN,
+            i64::MAX,
+        ];
+        assert_eq!(round_trip(&durations), 5);
         assert_eq!(std::mem::size_of::<U40>(), 5);
+    }
+
+    proptest::proptest! {
+        /// Any durations, near the cell's edges or anywhere, read back exactly.
+        #[test]
+        fn any_durations_read_back(
+            values in proptest::collection::vec(
+                proptest::prop_oneof![
+                    (u32::MAX as i64 - 3)..(u32::MAX as i64 + 3),
+                    -3i64..3,
+                    proptest::num::i64::ANY,
+                ],
+                0..64,
+            )
+        ) {
+            round_trip(&values);
+        }
     }
 }

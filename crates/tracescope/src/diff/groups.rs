@@ -107,7 +107,7 @@ fn percentiles(
                 GroupBy::Category => s.cat[i].0,
             };
             if let Some(&j) = slot.get(&k) {
-                durs[j].push(s.dur[i]);
+                durs[j].push(s.dur(i));
             }
         }
     }

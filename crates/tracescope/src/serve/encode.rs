@@ -370,7 +370,7 @@ pub(super) fn hit_place(trace: &Trace, h: &Hit) -> (String, i64, i64, StrId) {
         HitKind::Slice => {
             let (track, row) = end_place(trace, SliceRef::Thread(SliceId::new(h.id)))
                 .map_or((String::new(), -1), |p| (p.0.to_string(), p.1 as i64));
-            (track, row, t.slices.dur[i], t.slices.name[i])
+            (track, row, t.slices.dur(i), t.slices.name[i])
         }
         HitKind::Async => {
             let (track, row) = end_place(trace, SliceRef::Async(AsyncSliceId::new(h.id)))

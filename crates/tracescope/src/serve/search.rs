@@ -129,7 +129,7 @@ impl Jobs {
 fn duration(trace: &Trace, h: &Hit) -> i64 {
     let t = &trace.tables;
     match h.kind {
-        HitKind::Slice => t.slices.dur[h.id as usize],
+        HitKind::Slice => t.slices.dur(h.id as usize),
         HitKind::Async => t.async_slices.dur[h.id as usize],
         HitKind::Instant => 0,
     }
