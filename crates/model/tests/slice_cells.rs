@@ -1,7 +1,7 @@
 //! The slice table keeps the cells most slices lack apart (the closing `E`'s args,
-//! `cname`), thread times only when a trace has some, and dur, depth, offset and `tdur`
-//! in narrow cells with the values that do not fit kept whole: every path reads
-//! back the rows main's full-width columns gave.
+//! `cname`), thread times only when a trace has some, and dur, self time, depth,
+//! offset and `tdur` in narrow cells with the values that do not fit kept whole:
+//! every path reads back the rows main's full-width columns gave.
 
 mod common;
 use common::*;
@@ -79,7 +79,7 @@ fn closing_args_cname_and_thread_times_read_back() {
         let raw = t.event_text(s.offset(i));
         assert!(raw.contains(t.str(s.name[i])), "row {i}: {raw}");
     }
-    assert_eq!(s.row_bytes(), 64);
+    assert_eq!(s.row_bytes(), 60);
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn a_trace_without_them_gives_the_same_rows_in_fewer_bytes() {
         ]
     );
     assert_eq!(cnames(&t), [""; 5]);
-    assert_eq!(t.tables.slices.row_bytes(), 52);
+    assert_eq!(t.tables.slices.row_bytes(), 48);
 }
 
 /// Depths past 65,534 do not fit their 2-byte cells: read back whole.

@@ -145,7 +145,7 @@ impl Acc {
         };
         self.count += 1;
         self.total = self.total.saturating_add(dur);
-        self.self_ns = self.self_ns.saturating_add(s.self_ns[i]);
+        self.self_ns = self.self_ns.saturating_add(s.self_ns(i));
         let clipped = s.end(i).min(t1).saturating_sub(ts.max(t0)).max(0);
         self.in_range = self.in_range.saturating_add(clipped);
         if let Some(tdur) = s.tdur(i) {

@@ -164,7 +164,7 @@ impl How<'_> {
             clip,
             // A slice inside the range has its children inside too: the model's
             // self time; one crossing an end loses its children's parts as they come.
-            own: if self.crossing(i) { clip } else { s.self_ns[i] },
+            own: if self.crossing(i) { clip } else { s.self_ns(i) },
         }
     }
 

@@ -22,6 +22,7 @@ macro_rules! row {
         pub(super) struct Row {
             $(pub $c: $t,)*
             pub dur: i64,
+            pub self_ns: i64,
             pub depth: u32,
             pub offset: u64,
             pub tts: Option<Ns>,
@@ -40,6 +41,7 @@ pub(super) struct SparseCells {
     pub end_args: Vec<(u32, TextRef)>,
     pub cname: Vec<(u32, StrId)>,
     pub dur: Vec<(u32, i64)>,
+    pub self_ns: Vec<(u32, i64)>,
     pub depth: Vec<(u32, u32)>,
     pub offset: Vec<(u32, u64)>,
     pub tdur: Vec<(u32, Option<Ns>)>,
@@ -50,6 +52,7 @@ impl SparseCells {
         self.end_args.append(&mut other.end_args);
         self.cname.append(&mut other.cname);
         self.dur.append(&mut other.dur);
+        self.self_ns.append(&mut other.self_ns);
         self.depth.append(&mut other.depth);
         self.offset.append(&mut other.offset);
         self.tdur.append(&mut other.tdur);
@@ -60,6 +63,7 @@ impl SparseCells {
         table.end_args = Sparse::from_pairs(self.end_args);
         table.cname = Sparse::from_pairs(self.cname);
         table.dur.wide = Sparse::from_pairs(self.dur);
+        table.self_ns.wide = Sparse::from_pairs(self.self_ns);
         table.depth.wide = Sparse::from_pairs(self.depth);
         table.offset.wide = Sparse::from_pairs(self.offset);
         table.tdur.wide = Sparse::from_pairs(self.tdur);
@@ -78,6 +82,7 @@ macro_rules! columns {
         pub(super) struct RowsMut<'a> {
             $($c: &'a mut [MaybeUninit<$t>],)*
             dur: &'a mut [MaybeUninit<u32>],
+            self_ns: &'a mut [MaybeUninit<u32>],
             depth: &'a mut [MaybeUninit<u16>],
             offset: &'a mut [MaybeUninit<U40>],
             /// Empty when the table keeps no thread times.
@@ -99,6 +104,7 @@ macro_rules! columns {
                 RowsMut {
                     $($c: spare(&mut table.$c, n),)*
                     dur: spare(&mut table.dur.cells, n),
+                    self_ns: spare(&mut table.self_ns.cells, n),
                     depth: spare(&mut table.depth.cells, n),
                     offset: spare(&mut table.offset.cells, n),
                     tts: spare(&mut table.tts, times),
@@ -113,6 +119,7 @@ macro_rules! columns {
             pub fn split(self, n: usize) -> (RowsMut<'a>, RowsMut<'a>) {
                 $(let $c = self.$c.split_at_mut(n);)*
                 let dur = self.dur.split_at_mut(n);
+                let self_ns = self.self_ns.split_at_mut(n);
                 let depth = self.depth.split_at_mut(n);
                 let offset = self.offset.split_at_mut(n);
                 let times = if self.tts.is_empty() { 0 } else { n };
@@ -122,6 +129,7 @@ macro_rules! columns {
                     RowsMut {
                         $($c: $c.0,)*
                         dur: dur.0,
+                        self_ns: self_ns.0,
                         depth: depth.0,
                         offset: offset.0,
                         tts: tts.0,
@@ -133,6 +141,7 @@ macro_rules! columns {
                     RowsMut {
                         $($c: $c.1,)*
                         dur: dur.1,
+                        self_ns: self_ns.1,
                         depth: depth.1,
                         offset: offset.1,
                         tts: tts.1,
@@ -150,6 +159,7 @@ macro_rules! columns {
                 let cells = &mut self.cells;
                 $(self.$c[i].write(r.$c);)*
                 self.dur[i].write(narrow_cell(r.dur, row, &mut cells.dur));
+                self.self_ns[i].write(narrow_cell(r.self_ns, row, &mut cells.self_ns));
                 self.depth[i].write(narrow_cell(r.depth, row, &mut cells.depth));
                 self.offset[i].write(narrow_cell(r.offset, row, &mut cells.offset));
                 if let (Some(tts), Some(tdur)) = (self.tts.get_mut(i), self.tdur.get_mut(i)) {
@@ -172,10 +182,18 @@ macro_rules! columns {
                 self.filled
             }
 
-            /// Sets the self time of written row `i` (of the range).
+            /// Sets the self time of written row `i` (of the range), once, on a
+            /// row pushed with a self time that fits its cell (the stack lane
+            /// pushes 0 for the rows whose self time it sets when they leave the
+            /// stack): a value that does not fit then has no earlier one to
+            /// replace beside the column.
             pub fn set_self_ns(&mut self, i: usize, v: i64) {
                 assert!(i < self.filled, "a row is written before it is changed");
-                self.self_ns[i].write(v);
+                // SAFETY: `push` wrote the rows below `filled`.
+                let old = unsafe { self.self_ns[i].assume_init() };
+                assert!(old != <i64 as Narrow>::WIDE, "a row's self time is set once");
+                let row = self.base + i as u32;
+                self.self_ns[i].write(narrow_cell(v, row, &mut self.cells.self_ns));
             }
 
             /// Sets the depth of written row `i` (of the range), whose depth cell
@@ -237,6 +255,7 @@ macro_rules! columns {
             // SAFETY: as above (the narrow cells are written by the same pushes).
             unsafe {
                 table.dur.cells.set_len(n);
+                table.self_ns.cells.set_len(n);
                 table.depth.cells.set_len(n);
                 table.offset.cells.set_len(n);
             }

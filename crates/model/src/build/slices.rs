@@ -718,7 +718,13 @@ impl<'o, 'a> StackRows<'o, 'a> {
             cat: r.cat,
             depth,
             parent,
-            self_ns: dur,
+            // A row on the stack gets its self time when it leaves the stack
+            // (`RowsMut::set_self_ns`); an extra row has no children.
+            self_ns: if flags & slice_flags::OVERLAP != 0 {
+                dur
+            } else {
+                0
+            },
             flags,
             tts: r.tts,
             tdur: b.tdur,

@@ -111,7 +111,7 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         cat: s.cat[i],
         ts: s.ts[i],
         dur: s.dur(i),
-        self_ns: Some(s.self_ns[i]),
+        self_ns: Some(s.self_ns(i)),
         tts: s.tts(i).map(Ns::get),
         tdur: s.tdur(i).map(Ns::get),
         depth: s.depth(i),

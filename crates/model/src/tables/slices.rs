@@ -50,7 +50,6 @@ macro_rules! slice_columns {
             name: StrId,
             cat: StrId,
             parent: Option<SliceId>,
-            self_ns: i64,
             flags: u8,
             args: TextRef,
         }
@@ -68,6 +67,8 @@ macro_rules! storage {
             /// Duration (to the thread's last end when it did not finish), in 4
             /// bytes.
             pub(crate) dur: NarrowColumn<i64>,
+            /// Duration minus that of its children, in 4 bytes.
+            pub(crate) self_ns: NarrowColumn<i64>,
             /// Nesting depth on its lane (0: root), in 2 bytes.
             pub(crate) depth: NarrowColumn<u32>,
             /// Byte offset of the `B`/`X` event, in 5 bytes.
@@ -99,7 +100,7 @@ macro_rules! storage {
                     size_of::<Option<Ns>>() + size_of::<<Option<Ns> as Narrow>::Cell>()
                 };
                 0 $(+ size_of::<$t>())*
-                    + size_of::<<i64 as Narrow>::Cell>()
+                    + 2 * size_of::<<i64 as Narrow>::Cell>()
                     + size_of::<<u32 as Narrow>::Cell>()
                     + size_of::<<u64 as Narrow>::Cell>()
                     + times
@@ -134,6 +135,11 @@ impl SliceTable {
     /// Duration (to the thread's last end when it did not finish).
     pub fn dur(&self, i: usize) -> i64 {
         self.dur.get(i)
+    }
+
+    /// Duration minus that of its children.
+    pub fn self_ns(&self, i: usize) -> i64 {
+        self.self_ns.get(i)
     }
 
     pub fn did_not_finish(&self, i: usize) -> bool {
@@ -294,7 +300,7 @@ pub static TABLE: Table = Table {
                 ty: T::Duration,
                 nullable: false,
                 doc: "duration minus that of its children",
-                get: |t, i| Value::Int(s(t).self_ns[i]),
+                get: |t, i| Value::Int(s(t).self_ns(i)),
             },
             Column {
                 name: "did_not_finish",
@@ -398,7 +404,10 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
             let s = s(t);
             out.extend(rows.iter().map(|&i| Some(s.depth(i as usize) as i64)));
         }),
-        "self_ns" => Fill::Int(|t, rows, out| gather(&s(t).self_ns, rows, out, Some)),
+        "self_ns" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| Some(s.self_ns(i as usize))));
+        }),
         "did_not_finish" => Fill::Bool(|t, rows, out| {
             gather(&s(t).flags, rows, out, |f| {
                 f & slice_flags::DID_NOT_FINISH != 0

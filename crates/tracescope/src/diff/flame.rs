@@ -71,7 +71,7 @@ fn slice_tree(trace: &Trace) -> Vec<RunNode<'_>> {
         });
         let n = &mut nodes[k as usize];
         n.2 = n.2.saturating_add(s.dur(i).max(0));
-        n.3 = n.3.saturating_add(s.self_ns[i].max(0));
+        n.3 = n.3.saturating_add(s.self_ns(i).max(0));
         node_of.push(k);
     }
     nodes
