@@ -9,7 +9,8 @@ pub use crate::arena::{ArenaText, LocalArena, SharedArena};
 /// compact; [`TextRef::offset`] is `start` without both bits.
 ///
 /// Packed to 12 bytes (from 16 with the padding after `len`): a column of these
-/// is in every table with args, and the slice table has two.
+/// is in every table with args (the slice table keeps its own in 6-byte cells,
+/// see `tables::args_cells`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, packed(4))]
 pub struct TextRef {

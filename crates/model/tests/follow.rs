@@ -30,7 +30,7 @@ fn slices(t: &Trace) -> Vec<(String, i64, i64, bool, String)> {
                 s.ts[i],
                 s.dur(i),
                 s.did_not_finish(i),
-                t.merged_args(s.args[i], s.end_args(i)).unwrap_or_default(),
+                t.merged_args(s.args(i), s.end_args(i)).unwrap_or_default(),
             )
         })
         .collect()

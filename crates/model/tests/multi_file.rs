@@ -49,7 +49,7 @@ fn slices(t: &Trace) -> Vec<(String, String, i64, i64, String)> {
                 t.name(s.name[i]).to_string(),
                 s.ts[i],
                 s.dur(i),
-                t.raw(s.args[i]).to_string(),
+                t.raw(s.args(i)).to_string(),
             )
         })
         .collect()
@@ -141,7 +141,7 @@ fn align_start_and_offsets_move_times_to_the_nanosecond() {
     let step1 = |t: &Trace| {
         let s = &t.tables.slices;
         let i = (0..s.len())
-            .find(|&i| t.raw(s.args[i]) == r#"{"rank":1}"#)
+            .find(|&i| t.raw(s.args(i)) == r#"{"rank":1}"#)
             .unwrap();
         (s.ts[i], s.dur(i))
     };

@@ -1,6 +1,6 @@
 //! The slice table keeps the cells most slices lack apart (the closing `E`'s args,
-//! `cname`), thread times only when a trace has some, and dur, self time, depth,
-//! offset and `tdur` in narrow cells with the values that do not fit kept whole:
+//! `cname`), thread times only when a trace has some, and dur, self time, args,
+//! depth, offset and `tdur` in narrow cells with the values that do not fit kept whole:
 //! every path reads back the rows main's full-width columns gave.
 
 mod common;
@@ -79,7 +79,7 @@ fn closing_args_cname_and_thread_times_read_back() {
         let raw = t.event_text(s.offset(i));
         assert!(raw.contains(t.str(s.name[i])), "row {i}: {raw}");
     }
-    assert_eq!(s.row_bytes(), 60);
+    assert_eq!(s.row_bytes(), 54);
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn a_trace_without_them_gives_the_same_rows_in_fewer_bytes() {
         ]
     );
     assert_eq!(cnames(&t), [""; 5]);
-    assert_eq!(t.tables.slices.row_bytes(), 48);
+    assert_eq!(t.tables.slices.row_bytes(), 42);
 }
 
 /// Depths past 65,534 do not fit their 2-byte cells: read back whole.
@@ -195,4 +195,63 @@ fn filled_ints(t: &Trace, column: &str) -> Vec<Cell> {
     out.iter()
         .map(|v| v.map_or(Cell::Null, Cell::Int))
         .collect()
+}
+
+/// A row's args are kept as where they start after its event's offset: args
+/// past 64 KiB into the event are kept whole and read back as exactly; compact
+/// and spaced args, args first in their object, a `B`'s args with its `E`'s.
+#[test]
+fn args_far_into_their_event_read_back() {
+    let long = "n".repeat(70_000);
+    let json = format!(
+        r#"[
+        {{"ph":"X","name":"{long}","ts":0,"dur":1,"pid":1,"tid":1,"args":{{"far":1}}}},
+        {{"args":{{"first":true}},"ph":"X","name":"a","ts":2,"dur":1,"pid":1,"tid":1}},
+        {{"ph":"X","name":"b","ts":4,"dur":1,"pid":1,"tid":1,"args": {{ "spaced" : [1, 2] }}}},
+        {{"ph":"B","name":"c","ts":6,"pid":1,"tid":1,"args":{{"at":"B"}}}},
+        {{"ph":"E","ts":7,"pid":1,"tid":1,"args":{{"at":"E"}}}},
+        {{"ph":"X","name":"d","ts":8,"dur":1,"pid":1,"tid":1}}
+    ]"#
+    );
+    let t = load(&json);
+    let s = &t.tables.slices;
+    let raw: Vec<&str> = (0..s.len()).map(|i| t.raw(s.args(i))).collect();
+    assert_eq!(
+        raw,
+        [
+            r#"{"far":1}"#,
+            r#"{"first":true}"#,
+            r#"{ "spaced" : [1, 2] }"#,
+            r#"{"at":"B"}"#,
+            ""
+        ]
+    );
+    assert!(s.args(4).is_none());
+    let args: Vec<String> = col(&t, "slices", "args")
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(
+        args,
+        [
+            r#"{"far":1}"#,
+            r#"{"first":true}"#,
+            r#"{"spaced":[1,2]}"#,
+            r#"{"at":"E"}"#,
+            ""
+        ]
+    );
+    // The fill (what SQL and Parquet read) gives the getter's cells.
+    let table = TABLES.iter().find(|tb| tb.name == "slices").unwrap();
+    let RowSource::Indexed { order, .. } = &table.rows else {
+        unreachable!("the slice table is indexed")
+    };
+    let Some(Fill::Json(fill)) = table.fill("args") else {
+        panic!("args has a JSON fill")
+    };
+    let mut filled = Vec::new();
+    fill(&t, &order(&t), &mut |v| {
+        filled.push(v.unwrap_or_default().to_string())
+    });
+    assert_eq!(filled, args);
 }

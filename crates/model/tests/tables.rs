@@ -145,13 +145,8 @@ fn args_column_is_compact_whatever_the_load_knew() {
     assert_eq!(col(&t, "slices", "args"), want);
     // The load marked the first three (compact, escapes as `compact` writes
     // them), and only those.
-    let marked: Vec<bool> = t
-        .tables
-        .slices
-        .args
-        .iter()
-        .map(|r| r.is_compact())
-        .collect();
+    let s = &t.tables.slices;
+    let marked: Vec<bool> = (0..s.len()).map(|i| s.args(i).is_compact()).collect();
     let mut expect = vec![false; args.len() + 1];
     expect[..3].fill(true);
     expect[9] = true;

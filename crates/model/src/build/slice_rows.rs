@@ -12,6 +12,7 @@ use std::mem::MaybeUninit;
 
 use crate::args::TextRef;
 use crate::strings::StrId;
+use crate::tables::args_cells::{args_cell, ArgsCell};
 use crate::tables::slices::slice_columns;
 use crate::tables::sparse::{narrow_cell, Narrow, Sparse, U40};
 use crate::tables::{Ns, SliceId, SliceTable};
@@ -23,6 +24,7 @@ macro_rules! row {
             $(pub $c: $t,)*
             pub dur: i64,
             pub self_ns: i64,
+            pub args: TextRef,
             pub depth: u32,
             pub offset: u64,
             pub tts: Option<Ns>,
@@ -42,6 +44,7 @@ pub(super) struct SparseCells {
     pub cname: Vec<(u32, StrId)>,
     pub dur: Vec<(u32, i64)>,
     pub self_ns: Vec<(u32, i64)>,
+    pub args: Vec<(u32, TextRef)>,
     pub depth: Vec<(u32, u32)>,
     pub offset: Vec<(u32, u64)>,
     pub tdur: Vec<(u32, Option<Ns>)>,
@@ -53,6 +56,7 @@ impl SparseCells {
         self.cname.append(&mut other.cname);
         self.dur.append(&mut other.dur);
         self.self_ns.append(&mut other.self_ns);
+        self.args.append(&mut other.args);
         self.depth.append(&mut other.depth);
         self.offset.append(&mut other.offset);
         self.tdur.append(&mut other.tdur);
@@ -64,6 +68,7 @@ impl SparseCells {
         table.cname = Sparse::from_pairs(self.cname);
         table.dur.wide = Sparse::from_pairs(self.dur);
         table.self_ns.wide = Sparse::from_pairs(self.self_ns);
+        table.args.wide = Sparse::from_pairs(self.args);
         table.depth.wide = Sparse::from_pairs(self.depth);
         table.offset.wide = Sparse::from_pairs(self.offset);
         table.tdur.wide = Sparse::from_pairs(self.tdur);
@@ -83,6 +88,7 @@ macro_rules! columns {
             $($c: &'a mut [MaybeUninit<$t>],)*
             dur: &'a mut [MaybeUninit<u32>],
             self_ns: &'a mut [MaybeUninit<u32>],
+            args: &'a mut [MaybeUninit<ArgsCell>],
             depth: &'a mut [MaybeUninit<u16>],
             offset: &'a mut [MaybeUninit<U40>],
             /// Empty when the table keeps no thread times.
@@ -105,6 +111,7 @@ macro_rules! columns {
                     $($c: spare(&mut table.$c, n),)*
                     dur: spare(&mut table.dur.cells, n),
                     self_ns: spare(&mut table.self_ns.cells, n),
+                    args: spare(&mut table.args.cells, n),
                     depth: spare(&mut table.depth.cells, n),
                     offset: spare(&mut table.offset.cells, n),
                     tts: spare(&mut table.tts, times),
@@ -120,6 +127,7 @@ macro_rules! columns {
                 $(let $c = self.$c.split_at_mut(n);)*
                 let dur = self.dur.split_at_mut(n);
                 let self_ns = self.self_ns.split_at_mut(n);
+                let args = self.args.split_at_mut(n);
                 let depth = self.depth.split_at_mut(n);
                 let offset = self.offset.split_at_mut(n);
                 let times = if self.tts.is_empty() { 0 } else { n };
@@ -130,6 +138,7 @@ macro_rules! columns {
                         $($c: $c.0,)*
                         dur: dur.0,
                         self_ns: self_ns.0,
+                        args: args.0,
                         depth: depth.0,
                         offset: offset.0,
                         tts: tts.0,
@@ -142,6 +151,7 @@ macro_rules! columns {
                         $($c: $c.1,)*
                         dur: dur.1,
                         self_ns: self_ns.1,
+                        args: args.1,
                         depth: depth.1,
                         offset: offset.1,
                         tts: tts.1,
@@ -160,6 +170,7 @@ macro_rules! columns {
                 $(self.$c[i].write(r.$c);)*
                 self.dur[i].write(narrow_cell(r.dur, row, &mut cells.dur));
                 self.self_ns[i].write(narrow_cell(r.self_ns, row, &mut cells.self_ns));
+                self.args[i].write(args_cell(r.args, r.offset, row, &mut cells.args));
                 self.depth[i].write(narrow_cell(r.depth, row, &mut cells.depth));
                 self.offset[i].write(narrow_cell(r.offset, row, &mut cells.offset));
                 if let (Some(tts), Some(tdur)) = (self.tts.get_mut(i), self.tdur.get_mut(i)) {
@@ -256,6 +267,7 @@ macro_rules! columns {
             unsafe {
                 table.dur.cells.set_len(n);
                 table.self_ns.cells.set_len(n);
+                table.args.cells.set_len(n);
                 table.depth.cells.set_len(n);
                 table.offset.cells.set_len(n);
             }

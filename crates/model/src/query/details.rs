@@ -123,7 +123,7 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
             thread,
             lane: s.lane(i),
         },
-        args: trace.merged_args(s.args[i], s.end_args(i)),
+        args: trace.merged_args(s.args(i), s.end_args(i)),
         async_id: None,
         color: s.cname(i),
         parents,

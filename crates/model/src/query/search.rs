@@ -488,7 +488,7 @@ fn window(
                     HitKind::Slice => (
                         k,
                         s.ts[k],
-                        field(s.name[k], s.cat[k], None, s.args[k], s.end_args(k)),
+                        field(s.name[k], s.cat[k], None, s.args(k), s.end_args(k)),
                     ),
                     HitKind::Instant => {
                         let ins = &t.instants;

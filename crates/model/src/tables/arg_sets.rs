@@ -160,7 +160,7 @@ impl Trace {
     pub fn owner_args(&self, owner: ArgOwner) -> (TextRef, TextRef) {
         let t = &self.tables;
         match owner {
-            ArgOwner::Slice(i) => (t.slices.args[i], t.slices.end_args(i)),
+            ArgOwner::Slice(i) => (t.slices.args(i), t.slices.end_args(i)),
             ArgOwner::Instant(i) => (t.instants.args[i], TextRef::NONE),
             ArgOwner::Async(i) => (t.async_slices.args[i], t.async_slices.end_args[i]),
             ArgOwner::Snapshot(i) => (t.snapshots[i].args, TextRef::NONE),

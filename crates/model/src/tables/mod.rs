@@ -10,6 +10,7 @@
 //! typed ([`SliceId`], [`ThreadId`], ...), and what may be absent is an `Option`.
 
 pub mod arg_sets;
+pub(crate) mod args_cells;
 mod async_slices;
 mod counters;
 mod decl;

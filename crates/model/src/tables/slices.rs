@@ -1,6 +1,7 @@
 //! Thread slices: `B`/`E` pairs, `X`, `ui-nest` lanes, did-not-finish ones.
 
 use super::arg_sets::ArgOwner;
+use super::args_cells::{ArgsCell, ArgsColumn};
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{Ns, SliceId, ThreadId};
 use super::sparse::{Narrow, NarrowColumn, Sparse};
@@ -51,7 +52,6 @@ macro_rules! slice_columns {
             cat: StrId,
             parent: Option<SliceId>,
             flags: u8,
-            args: TextRef,
         }
     };
 }
@@ -69,6 +69,9 @@ macro_rules! storage {
             pub(crate) dur: NarrowColumn<i64>,
             /// Duration minus that of its children, in 4 bytes.
             pub(crate) self_ns: NarrowColumn<i64>,
+            /// `args` of the `B`/`X` event, in 6 bytes (where they start after
+            /// the event's offset, or in the arena, and their length).
+            pub(crate) args: ArgsColumn,
             /// Nesting depth on its lane (0: root), in 2 bytes.
             pub(crate) depth: NarrowColumn<u32>,
             /// Byte offset of the `B`/`X` event, in 5 bytes.
@@ -101,6 +104,7 @@ macro_rules! storage {
                 };
                 0 $(+ size_of::<$t>())*
                     + 2 * size_of::<<i64 as Narrow>::Cell>()
+                    + size_of::<ArgsCell>()
                     + size_of::<<u32 as Narrow>::Cell>()
                     + size_of::<<u64 as Narrow>::Cell>()
                     + times
@@ -140,6 +144,11 @@ impl SliceTable {
     /// Duration minus that of its children.
     pub fn self_ns(&self, i: usize) -> i64 {
         self.self_ns.get(i)
+    }
+
+    /// `args` of the `B`/`X` event ([`TextRef::NONE`] without).
+    pub fn args(&self, i: usize) -> TextRef {
+        self.args.get(i, || self.offset(i))
     }
 
     pub fn did_not_finish(&self, i: usize) -> bool {
@@ -314,7 +323,7 @@ pub static TABLE: Table = Table {
                 ty: T::Json,
                 nullable: true,
                 doc: "args as compact JSON (the closing E's args merged over the B's)",
-                get: |t, i| t.args_value(s(t).args[i], s(t).end_args(i)),
+                get: |t, i| t.args_value(s(t).args(i), s(t).end_args(i)),
             },
             Column {
                 name: "lane",
@@ -423,10 +432,10 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
                 // in time order: ask for a later row's text while this one's is
                 // read, or every row waits for memory.
                 if let Some(&later) = rows.get(k + PREFETCH_AHEAD) {
-                    t.prefetch(s.args[later as usize]);
+                    t.prefetch(s.args(later as usize));
                 }
                 let i = i as usize;
-                each(t.args_text(s.args[i], s.end_args(i)).as_deref());
+                each(t.args_text(s.args(i), s.end_args(i)).as_deref());
             }
         }),
         "tts_ns" => Fill::Int(|t, rows, out| {
