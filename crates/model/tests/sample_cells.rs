@@ -130,3 +130,48 @@ fn chunks_of_unequal_lengths_keep_their_pairs() {
     // Both chunks are reported (`tables --table diagnostics` lists the two).
     assert!(diag_kinds(&t).contains(&"profile_length_mismatch"));
 }
+
+/// Chunks keep their node ids and time deltas in 4 bytes when they all fit: the
+/// ones that do not (ids and deltas past `i32`, negative ones, a chunk spanning
+/// more than 4.29 s, a chunk read through the tree path) read back exactly, as
+/// main's 8-byte vectors gave them (`tables --table samples --format csv`).
+#[test]
+fn node_ids_and_deltas_past_i32_read_back_exactly() {
+    let chunk = |ts: u32, profile: &str, deltas: &str| {
+        format!(
+            r#"{{"ph":"P","name":"ProfileChunk","id":"0x7","ts":{ts},"pid":1,"tid":1,"args":{{"data":{{"cpuProfile":{{{profile}}},"timeDeltas":[{deltas}]}}}}}}"#
+        )
+    };
+    let nodes = r#""nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":3000000000,"parent":1,"callFrame":{"functionName":"big"}},{"id":-5,"parent":1,"callFrame":{"functionName":"neg"}}],"#;
+    let json = format!(
+        r#"{{"traceEvents":[{{"ph":"P","name":"Profile","id":"0x7","ts":1,"pid":1,"tid":1,"args":{{"data":{{"startTime":10}}}}}},{},{},{},{},{}]}}"#,
+        // Ids past i32 and a delta of i32::MAX + 1 ns.
+        chunk(
+            2,
+            &format!(r#"{nodes}"samples":[1,3000000000,-5]"#),
+            "1,-0.5,2147483.648"
+        ),
+        // 5 s and back.
+        chunk(3, r#""samples":[1,1]"#, "5000000,1"),
+        // i32::MIN fits; one less does not.
+        chunk(4, r#""samples":[-5]"#, "-2147483.648"),
+        chunk(5, r#""samples":[1]"#, "-2147483.649"),
+        // A sample that is not a node id: read through the tree path.
+        chunk(6, r#""samples":[3000000000,"x"]"#, "4294967.296"),
+    );
+    let t = load(&json);
+    assert_eq!(
+        lines(&t, "samples", &["ts_ns", "stack", "frame_id"]),
+        [
+            "10500,(root);big,1",
+            "11000,(root),0",
+            "2147494148,(root);neg,2",
+            "2852527851,(root),0",
+            "5000011500,(root);neg,2",
+            "7147494148,(root),0",
+            "7147495147,(root);big,1",
+            "7147495148,(root),0",
+        ]
+    );
+    assert_eq!(diag_kinds(&t), ["bad_profile"]);
+}

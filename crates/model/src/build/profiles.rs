@@ -9,7 +9,7 @@ use tracescope_format::{DiagKind, Diagnostics};
 
 use super::order::{count, Parts};
 use super::profile_chunk::{node, parse_nodes};
-use super::records::{ChunkRec, IdK, NodeRec, ProfileRec, SampleRec};
+use super::records::{ChunkInts, ChunkRec, IdK, NodeRec, ProfileRec, SampleRec};
 use super::registry::Registry;
 use crate::args::Texts;
 use crate::strings::{SharedStrings, StrId};
@@ -46,13 +46,13 @@ struct Stream {
     /// are, not copied into one vector per stream (16 bytes a sample, grown by
     /// doubling, held with the chunks and the sample table at the model's peak),
     /// and read once: the times and frames are made as the table is written.
-    samples: Vec<(Vec<i64>, Vec<i64>)>,
+    samples: Vec<(ChunkInts, ChunkInts)>,
 }
 
 impl Stream {
     /// Appends a run of samples: the first `min` of `times` (or deltas) and
     /// `nodes` (the rest have no pair).
-    fn push(&mut self, mut times: Vec<i64>, mut nodes: Vec<i64>) {
+    fn push(&mut self, mut times: ChunkInts, mut nodes: ChunkInts) {
         let n = times.len().min(nodes.len());
         times.truncate(n);
         nodes.truncate(n);
@@ -252,7 +252,7 @@ struct StreamRun<'a> {
     /// The time the first delta adds to; `None`: the runs hold times.
     start: Option<i64>,
     /// Runs of (time deltas or times, node ids).
-    samples: &'a [(Vec<i64>, Vec<i64>)],
+    samples: &'a [(ChunkInts, ChunkInts)],
     frames: &'a FrameOf,
     /// The stream's index, for its unknown nodes.
     index: usize,
@@ -302,13 +302,13 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
                 let mut time = s.start.unwrap_or(0);
                 for (times, nodes) in s.samples {
                     match s.start {
-                        Some(_) => t.ts.extend(times.iter().map(|&d| {
+                        Some(_) => t.ts.extend(times.iter().map(|d| {
                             time = time.saturating_add(d);
                             time
                         })),
-                        None => t.ts.extend_from_slice(times),
+                        None => t.ts.extend(times.iter()),
                     }
-                    t.frame.extend(nodes.iter().map(|&node| {
+                    t.frame.extend(nodes.iter().map(|node| {
                         let f = s.frames.get(node);
                         if f.is_none() {
                             unknown.push((s.index as u32, node));
@@ -479,10 +479,12 @@ fn cpu_profile(
     } else if let Some(head) = v.get("head") {
         flatten_head(head, None, &mut nodes, strings, 0);
     }
-    let samples: Vec<i64> = v
+    let samples: ChunkInts = v
         .get("samples")
         .and_then(Value::as_array)
-        .map_or(Vec::new(), |s| s.iter().filter_map(Value::as_i64).collect());
+        .map_or(ChunkInts::default(), |s| {
+            s.iter().filter_map(Value::as_i64).collect()
+        });
     let num = |k: &str| match v.get(k) {
         Some(Value::Number(n)) => Some(*n),
         _ => None,
@@ -492,7 +494,7 @@ fn cpu_profile(
     if let Some(deltas) = v.get("timeDeltas").and_then(Value::as_array) {
         start = num("startTime").and_then(micros_text_to_ns).unwrap_or(0);
         let mut t = start;
-        for d in super::profile_chunk::time_deltas(deltas, diags, 0) {
+        for d in super::profile_chunk::time_deltas(deltas, diags, 0).iter() {
             t = t.saturating_add(d);
             times.push(t);
         }
@@ -539,7 +541,7 @@ fn cpu_profile(
         nodes,
         samples: Vec::new(),
     };
-    stream.push(times, samples);
+    stream.push(times.into_iter().collect(), samples);
     streams.push(stream);
 }
 
@@ -840,7 +842,7 @@ mod tests {
             // Each stream's samples in runs of 1 to 7, as chunks bring them; every
             // other stream as time deltas from a start.
             let start = |s: usize| (s % 2 == 1).then_some(3i64);
-            let split: Vec<Vec<(Vec<i64>, Vec<i64>)>> = streams
+            let split: Vec<Vec<(ChunkInts, ChunkInts)>> = streams
                 .iter()
                 .enumerate()
                 .map(|(k, (.., s))| {
@@ -860,7 +862,8 @@ mod tests {
                     let mut rest = &s[..];
                     while !rest.is_empty() {
                         let (run, after) = rest.split_at((1 + next(7) as usize).min(rest.len()));
-                        runs.push(run.iter().copied().unzip());
+                        let (times, nodes): (Vec<i64>, Vec<i64>) = run.iter().copied().unzip();
+                        runs.push((times.into_iter().collect(), nodes.into_iter().collect()));
                         rest = after;
                     }
                     runs
