@@ -54,7 +54,7 @@ fn threads_profiles_and_weights_read_back() {
         .map(|i| {
             (
                 s.thread(i).raw(),
-                s.ts[i] / 1000,
+                s.ts(i) / 1000,
                 s.profile(i).map(ProfileId::raw),
                 s.weight(i),
             )
@@ -174,4 +174,55 @@ fn node_ids_and_deltas_past_i32_read_back_exactly() {
         ]
     );
     assert_eq!(diag_kinds(&t), ["bad_profile"]);
+}
+
+/// Many threads' samples, some far apart in time (threads starting up to 8 s
+/// apart, one before 0 and one near the end of i64's range in ns), some written
+/// out of order: each thread's rows are in time order, and every time reads back
+/// exactly, by row and in the CSV, the ones kept beside the 4-byte offsets too.
+#[test]
+fn times_of_many_threads_read_back_exactly() {
+    let mut events = Vec::new();
+    let mut want: Vec<(i64, u32)> = Vec::new();
+    for tid in 1..=60u32 {
+        let base_us: i64 = match tid {
+            7 => -5_000_000,
+            13 => 9_000_000_000_000,
+            _ => i64::from(tid % 5) * 2_000_000,
+        };
+        let mut ts: Vec<i64> = (0..200).map(|j| base_us + j * 137).collect();
+        if tid % 3 == 0 {
+            ts.reverse();
+        }
+        for us in ts {
+            // A thread's own sub-µs part keeps every time apart from the others.
+            events.push(format!(
+                r#"{{"ph":"P","name":"s","pid":1,"tid":{tid},"ts":{us}.{tid:03}}}"#
+            ));
+            let sub = if us < 0 {
+                -i64::from(tid)
+            } else {
+                i64::from(tid)
+            };
+            want.push((us * 1000 + sub, tid));
+        }
+    }
+    let t = load(&format!(r#"{{"traceEvents":[{}]}}"#, events.join(",")));
+    let s = &t.tables.samples;
+    assert_eq!(s.len(), want.len());
+    // Some rows keep their time whole, not all.
+    let wide = s.times().wide_rows();
+    assert!(wide > 0 && wide < s.len() / 3, "{wide}");
+    for (_, rows) in s.threads() {
+        let times: Vec<i64> = rows.clone().map(|i| s.ts(i)).collect();
+        assert!(times.is_sorted());
+        assert_eq!(times, s.times().iter(rows).collect::<Vec<_>>());
+    }
+    want.sort_unstable();
+    let csv: Vec<String> = want.iter().map(|(ns, tid)| format!("{tid},{ns}")).collect();
+    let got = lines(&t, "samples", &["tid", "ts_ns"]);
+    assert_eq!(got.len(), csv.len());
+    if let Some(k) = (0..csv.len()).find(|&k| got[k] != csv[k]) {
+        panic!("row {k}: {} for {}", got[k], csv[k]);
+    }
 }

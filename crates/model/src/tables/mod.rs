@@ -11,6 +11,7 @@
 
 pub mod arg_sets;
 mod async_slices;
+pub(crate) mod block_times;
 mod counters;
 mod decl;
 mod diagnostics;
@@ -29,6 +30,7 @@ mod threads;
 
 pub use arg_sets::{Arg, ArgOwner, ArgValue};
 pub use async_slices::{AsyncGroup, AsyncSliceTable, IdVal};
+pub use block_times::BlockTimes;
 pub use counters::{CounterSeries, CounterTable};
 pub use decl::{
     table, ArgGetter, Cell, Column, ColumnInfo, ColumnType, Fill, Getter, RowSource, Rows, Table,
