@@ -393,7 +393,7 @@ fn sample_tree_is(
     assert_eq!(td.nodes[0].self_ns / US, root_self_us);
     let th = t.tables.samples.thread(0).index();
     assert_eq!(t.str(t.tables.threads[th].name), thread);
-    assert_eq!(t.tables.samples.ts[0], first_us * US);
+    assert_eq!(t.tables.samples.ts(0), first_us * US);
 }
 
 #[test]

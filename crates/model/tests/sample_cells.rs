@@ -54,7 +54,7 @@ fn threads_profiles_and_weights_read_back() {
         .map(|i| {
             (
                 s.thread(i).raw(),
-                s.ts[i] / 1000,
+                s.ts(i) / 1000,
                 s.profile(i).map(ProfileId::raw),
                 s.weight(i),
             )
@@ -129,4 +129,100 @@ fn chunks_of_unequal_lengths_keep_their_pairs() {
     assert_eq!(lines(&t, "profiles", &["samples"]), ["5"]);
     // Both chunks are reported (`tables --table diagnostics` lists the two).
     assert!(diag_kinds(&t).contains(&"profile_length_mismatch"));
+}
+
+/// Chunks keep their node ids and time deltas in 4 bytes when they all fit: the
+/// ones that do not (ids and deltas past `i32`, negative ones, a chunk spanning
+/// more than 4.29 s, a chunk read through the tree path) read back exactly, as
+/// main's 8-byte vectors gave them (`tables --table samples --format csv`).
+#[test]
+fn node_ids_and_deltas_past_i32_read_back_exactly() {
+    let chunk = |ts: u32, profile: &str, deltas: &str| {
+        format!(
+            r#"{{"ph":"P","name":"ProfileChunk","id":"0x7","ts":{ts},"pid":1,"tid":1,"args":{{"data":{{"cpuProfile":{{{profile}}},"timeDeltas":[{deltas}]}}}}}}"#
+        )
+    };
+    let nodes = r#""nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":3000000000,"parent":1,"callFrame":{"functionName":"big"}},{"id":-5,"parent":1,"callFrame":{"functionName":"neg"}}],"#;
+    let json = format!(
+        r#"{{"traceEvents":[{{"ph":"P","name":"Profile","id":"0x7","ts":1,"pid":1,"tid":1,"args":{{"data":{{"startTime":10}}}}}},{},{},{},{},{}]}}"#,
+        // Ids past i32 and a delta of i32::MAX + 1 ns.
+        chunk(
+            2,
+            &format!(r#"{nodes}"samples":[1,3000000000,-5]"#),
+            "1,-0.5,2147483.648"
+        ),
+        // 5 s and back.
+        chunk(3, r#""samples":[1,1]"#, "5000000,1"),
+        // i32::MIN fits; one less does not.
+        chunk(4, r#""samples":[-5]"#, "-2147483.648"),
+        chunk(5, r#""samples":[1]"#, "-2147483.649"),
+        // A sample that is not a node id: read through the tree path.
+        chunk(6, r#""samples":[3000000000,"x"]"#, "4294967.296"),
+    );
+    let t = load(&json);
+    assert_eq!(
+        lines(&t, "samples", &["ts_ns", "stack", "frame_id"]),
+        [
+            "10500,(root);big,1",
+            "11000,(root),0",
+            "2147494148,(root);neg,2",
+            "2852527851,(root),0",
+            "5000011500,(root);neg,2",
+            "7147494148,(root),0",
+            "7147495147,(root);big,1",
+            "7147495148,(root),0",
+        ]
+    );
+    assert_eq!(diag_kinds(&t), ["bad_profile"]);
+}
+
+/// Many threads' samples, some far apart in time (threads starting up to 8 s
+/// apart, one before 0 and one near the end of i64's range in ns), some written
+/// out of order: each thread's rows are in time order, and every time reads back
+/// exactly, by row and in the CSV, the ones kept beside the 4-byte offsets too.
+#[test]
+fn times_of_many_threads_read_back_exactly() {
+    let mut events = Vec::new();
+    let mut want: Vec<(i64, u32)> = Vec::new();
+    for tid in 1..=60u32 {
+        let base_us: i64 = match tid {
+            7 => -5_000_000,
+            13 => 9_000_000_000_000,
+            _ => i64::from(tid % 5) * 2_000_000,
+        };
+        let mut ts: Vec<i64> = (0..200).map(|j| base_us + j * 137).collect();
+        if tid % 3 == 0 {
+            ts.reverse();
+        }
+        for us in ts {
+            // A thread's own sub-µs part keeps every time apart from the others.
+            events.push(format!(
+                r#"{{"ph":"P","name":"s","pid":1,"tid":{tid},"ts":{us}.{tid:03}}}"#
+            ));
+            let sub = if us < 0 {
+                -i64::from(tid)
+            } else {
+                i64::from(tid)
+            };
+            want.push((us * 1000 + sub, tid));
+        }
+    }
+    let t = load(&format!(r#"{{"traceEvents":[{}]}}"#, events.join(",")));
+    let s = &t.tables.samples;
+    assert_eq!(s.len(), want.len());
+    // Some rows keep their time whole, not all.
+    let wide = s.times().wide_rows();
+    assert!(wide > 0 && wide < s.len() / 3, "{wide}");
+    for (_, rows) in s.threads() {
+        let times: Vec<i64> = rows.clone().map(|i| s.ts(i)).collect();
+        assert!(times.is_sorted());
+        assert_eq!(times, s.times().iter(rows).collect::<Vec<_>>());
+    }
+    want.sort_unstable();
+    let csv: Vec<String> = want.iter().map(|(ns, tid)| format!("{tid},{ns}")).collect();
+    let got = lines(&t, "samples", &["tid", "ts_ns"]);
+    assert_eq!(got.len(), csv.len());
+    if let Some(k) = (0..csv.len()).find(|&k| got[k] != csv[k]) {
+        panic!("row {k}: {} for {}", got[k], csv[k]);
+    }
 }

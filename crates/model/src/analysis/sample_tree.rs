@@ -18,18 +18,17 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
         if !sel.has_samples(th) {
             continue;
         }
-        let lo = rows.start;
-        let ts = &s.ts[rows];
-        let a = ts.partition_point(|&x| x < sel.t0);
-        let b = a + ts[a..].partition_point(|&x| x < sel.t1);
+        let (lo, hi) = (rows.start, rows.end);
+        let a = s.ts_partition_point(lo..hi, |x| x < sel.t0);
+        let b = s.ts_partition_point(a..hi, |x| x < sel.t1);
         for i in a..b {
-            let Some(f) = s.frame[lo + i].map(FrameId::index).filter(|&f| f < nf) else {
+            let Some(f) = s.frame[i].map(FrameId::index).filter(|&f| f < nf) else {
                 continue;
             };
-            let w = if i + 1 < ts.len() {
-                ts[i + 1] - ts[i]
-            } else if i > 0 {
-                ts[i] - ts[i - 1]
+            let w = if i + 1 < hi {
+                s.ts(i + 1) - s.ts(i)
+            } else if i > lo {
+                s.ts(i) - s.ts(i - 1)
             } else {
                 0
             };

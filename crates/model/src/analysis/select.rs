@@ -73,10 +73,9 @@ pub fn time_bounds(trace: &Trace) -> Option<(i64, i64)> {
     let s = &trace.tables.samples;
     let mut b = trace.info.start_ns.zip(trace.info.end_ns);
     for (_, rows) in s.threads() {
-        let ts = &s.ts[rows];
-        let (first, last) = (ts[0], ts[ts.len() - 1]);
-        let step = if ts.len() >= 2 {
-            last - ts[ts.len() - 2]
+        let (first, last) = (s.ts(rows.start), s.ts(rows.end - 1));
+        let step = if rows.len() >= 2 {
+            last - s.ts(rows.end - 2)
         } else {
             0
         };

@@ -702,8 +702,8 @@ impl<'a, 's> PartBuilder<'a, 's> {
                     key,
                     id,
                     nodes: Vec::new(),
-                    samples: Vec::new(),
-                    deltas: Vec::new(),
+                    samples: Default::default(),
+                    deltas: Default::default(),
                 };
                 let read = ev.args.as_ref().map(|a| {
                     read_chunk(&a.text, &mut chunk, self.strings.shared(), diags, ev.offset)

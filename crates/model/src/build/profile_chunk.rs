@@ -4,7 +4,7 @@ use tracescope_format::json::{ReadError, Value};
 use tracescope_format::time::micros_text_to_ns;
 use tracescope_format::{DiagKind, Diagnostics};
 
-use super::records::{ChunkRec, NodeRec};
+use super::records::{ChunkInts, ChunkRec, NodeRec};
 use crate::strings::{SharedStrings, StrId};
 
 /// Reads the args text of a `ProfileChunk` into its record: straight from the text
@@ -68,8 +68,8 @@ pub fn parse_chunk(
 }
 
 /// Time deltas in µs to ns, exactly.
-pub fn time_deltas(deltas: &[Value<'_>], diags: &mut Diagnostics, offset: u64) -> Vec<i64> {
-    let out: Vec<i64> = deltas
+pub fn time_deltas(deltas: &[Value<'_>], diags: &mut Diagnostics, offset: u64) -> ChunkInts {
+    let out: ChunkInts = deltas
         .iter()
         .filter_map(|d| match d {
             Value::Number(n) => micros_text_to_ns(n),

@@ -13,7 +13,7 @@ use tracescope_format::json::{Cursor, Value};
 use tracescope_format::time::micros_text_to_ns;
 
 use super::profile_chunk::node_rec;
-use super::records::ChunkRec;
+use super::records::{ChunkInts, ChunkRec};
 use crate::strings::SharedStrings;
 
 /// What a chunk's args hold, not yet interned (nothing is interned for a chunk the
@@ -21,10 +21,10 @@ use crate::strings::SharedStrings;
 #[derive(Default)]
 pub struct ChunkText<'a> {
     nodes: Option<Vec<Node<'a>>>,
-    samples: Option<Vec<i64>>,
+    samples: Option<ChunkInts>,
     /// `data.timeDeltas` wins over `cpuProfile.timeDeltas`.
-    data_deltas: Option<Vec<i64>>,
-    profile_deltas: Option<Vec<i64>>,
+    data_deltas: Option<ChunkInts>,
+    profile_deltas: Option<ChunkInts>,
 }
 
 #[derive(Default)]
@@ -118,9 +118,10 @@ fn cpu_profile<'a>(c: &mut Cursor<'a>, out: &mut ChunkText<'a>) -> Option<()> {
         }
         "samples" => {
             seen.first(1)?;
-            let mut samples = Vec::new();
+            let mut samples = ChunkInts::default();
             let read = c.numbers(|n, v| v.or_else(|| int(n)).map(|i| samples.push(i)).is_some());
             read.ok()?.then_some(())?;
+            samples.shrink_to_fit();
             out.samples = Some(samples);
             Some(())
         }
@@ -137,8 +138,8 @@ fn cpu_profile<'a>(c: &mut Cursor<'a>, out: &mut ChunkText<'a>) -> Option<()> {
 const MICROS_FAST_LIMIT: u64 = 1_000_000_000_000_000;
 
 /// Time deltas in µs to ns, exactly; every one must be a number.
-fn deltas(c: &mut Cursor<'_>) -> Option<Vec<i64>> {
-    let mut out = Vec::new();
+fn deltas(c: &mut Cursor<'_>) -> Option<ChunkInts> {
+    let mut out = ChunkInts::default();
     let read = c.numbers(|n, us| {
         let ns = match us {
             // What `micros_text_to_ns` gives an integer short of 16 digits.
@@ -147,7 +148,9 @@ fn deltas(c: &mut Cursor<'_>) -> Option<Vec<i64>> {
         };
         ns.map(|ns| out.push(ns)).is_some()
     });
-    read.ok()?.then_some(out)
+    read.ok()?.then_some(())?;
+    out.shrink_to_fit();
+    Some(out)
 }
 
 /// A node: `{id, callFrame: {functionName, url, lineNumber, columnNumber}, parent |
@@ -324,8 +327,8 @@ mod tests {
             key: Default::default(),
             id: IdVal::None,
             nodes: Vec::new(),
-            samples: Vec::new(),
-            deltas: Vec::new(),
+            samples: Default::default(),
+            deltas: Default::default(),
         }
     }
 
@@ -340,7 +343,9 @@ mod tests {
                 (n.id, n.parent, &n.children, name, url, n.line, n.column)
             })
             .collect();
-        format!("{nodes:?} {:?} {:?}", c.samples, c.deltas)
+        let samples: Vec<i64> = c.samples.iter().collect();
+        let deltas: Vec<i64> = c.deltas.iter().collect();
+        format!("{nodes:?} {samples:?} {deltas:?}")
     }
 
     /// The chunk read straight from the text (`None` when that path declines).

@@ -9,10 +9,11 @@ use tracescope_format::{DiagKind, Diagnostics};
 
 use super::order::{count, Parts};
 use super::profile_chunk::{node, parse_nodes};
-use super::records::{ChunkRec, IdK, NodeRec, ProfileRec, SampleRec};
+use super::records::{ChunkInts, ChunkRec, IdK, NodeRec, ProfileRec, SampleRec};
 use super::registry::Registry;
 use crate::args::Texts;
 use crate::strings::{SharedStrings, StrId};
+use crate::tables::block_times::BlockTimesBuilder;
 use crate::tables::samples::Weights;
 use crate::tables::{
     Frame, FrameId, IdVal, PidK, ProcessId, Profile, ProfileId, SampleTable, ThreadId,
@@ -46,13 +47,13 @@ struct Stream {
     /// are, not copied into one vector per stream (16 bytes a sample, grown by
     /// doubling, held with the chunks and the sample table at the model's peak),
     /// and read once: the times and frames are made as the table is written.
-    samples: Vec<(Vec<i64>, Vec<i64>)>,
+    samples: Vec<(ChunkInts, ChunkInts)>,
 }
 
 impl Stream {
     /// Appends a run of samples: the first `min` of `times` (or deltas) and
     /// `nodes` (the rest have no pair).
-    fn push(&mut self, mut times: Vec<i64>, mut nodes: Vec<i64>) {
+    fn push(&mut self, mut times: ChunkInts, mut nodes: ChunkInts) {
         let n = times.len().min(nodes.len());
         times.truncate(n);
         nodes.truncate(n);
@@ -252,7 +253,7 @@ struct StreamRun<'a> {
     /// The time the first delta adds to; `None`: the runs hold times.
     start: Option<i64>,
     /// Runs of (time deltas or times, node ids).
-    samples: &'a [(Vec<i64>, Vec<i64>)],
+    samples: &'a [(ChunkInts, ChunkInts)],
     frames: &'a FrameOf,
     /// The stream's index, for its unknown nodes.
     index: usize,
@@ -287,28 +288,34 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
         .sum();
     runs.sort_by_key(Run::thread);
     let mut t = SampleTable::default();
-    t.ts.reserve_exact(n);
+    let mut times = ThreadTimes {
+        rows: BlockTimesBuilder::with_capacity(n),
+        last: i64::MIN,
+        sorted: true,
+    };
     t.frame.reserve_exact(n);
     // (row, weight) of the weights other than 1.
     let mut weights: Vec<(u32, f64)> = Vec::new();
     let mut from = 0;
     for (k, run) in runs.iter().enumerate() {
-        let row = t.ts.len() as u32;
+        let row = t.frame.len() as u32;
         if !matches!(run, Run::Stream(s) if s.samples.is_empty()) {
             t.threads.push(row, run.thread());
         }
         match run {
             Run::Stream(s) => {
                 let mut time = s.start.unwrap_or(0);
-                for (times, nodes) in s.samples {
+                for (deltas, nodes) in s.samples {
                     match s.start {
-                        Some(_) => t.ts.extend(times.iter().map(|&d| {
-                            time = time.saturating_add(d);
-                            time
-                        })),
-                        None => t.ts.extend_from_slice(times),
+                        Some(_) => {
+                            for d in deltas.iter() {
+                                time = time.saturating_add(d);
+                                times.push(time);
+                            }
+                        }
+                        None => deltas.iter().for_each(|ts| times.push(ts)),
                     }
-                    t.frame.extend(nodes.iter().map(|&node| {
+                    t.frame.extend(nodes.iter().map(|node| {
                         let f = s.frames.get(node);
                         if f.is_none() {
                             unknown.push((s.index as u32, node));
@@ -321,7 +328,7 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
                 }
             }
             Run::Row(r) => {
-                t.ts.push(r.ts);
+                times.push(r.ts);
                 t.frame.push(r.frame);
                 t.profiles.push(row, r.profile);
                 if SampleTable::keeps_weight(r.weight) {
@@ -333,30 +340,59 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
             .get(k + 1)
             .is_none_or(|next| next.thread() != run.thread());
         if last_of_thread {
-            let to = t.ts.len();
-            if !t.ts[from..to].is_sorted() {
-                sort_by_time(&mut t, &mut weights, from, to);
+            let to = t.frame.len();
+            if !times.sorted {
+                sort_by_time(&mut t, &mut times.rows, &mut weights, from, to);
             }
+            (times.last, times.sorted) = (i64::MIN, true);
             from = to;
         }
     }
+    t.times = times.rows.finish();
     t.threads.shrink_to_fit();
     t.profiles.shrink_to_fit();
     t.weights = Weights::new(weights, n);
     (t, unknown)
 }
 
+/// The sample table's times as written, and whether the current thread's are in
+/// time order so far.
+struct ThreadTimes {
+    rows: BlockTimesBuilder,
+    /// The thread's last time written (`i64::MIN` before its first).
+    last: i64,
+    sorted: bool,
+}
+
+impl ThreadTimes {
+    fn push(&mut self, ts: i64) {
+        self.sorted &= self.last <= ts;
+        self.last = ts;
+        self.rows.push(ts);
+    }
+}
+
 /// Rows `from..to` of `t` (one thread's, the last written) in time order, ties in
 /// their order (a thread whose samples come from several streams, or from `P`
 /// events out of order). `weights` holds the rows' weights other than 1, by row.
-fn sort_by_time(t: &mut SampleTable, weights: &mut Vec<(u32, f64)>, from: usize, to: usize) {
+fn sort_by_time(
+    t: &mut SampleTable,
+    times: &mut BlockTimesBuilder,
+    weights: &mut Vec<(u32, f64)>,
+    from: usize,
+    to: usize,
+) {
+    let written: Vec<i64> = (from..to).map(|i| times.get(i)).collect();
     let mut order: Vec<usize> = (from..to).collect();
-    order.sort_by_key(|&i| t.ts[i]);
+    order.sort_by_key(|&i| written[i - from]);
+    times.truncate(from);
+    for &i in &order {
+        times.push(written[i - from]);
+    }
     fn permute<T: Copy>(col: &mut [T], order: &[usize], from: usize) {
         let moved: Vec<T> = order.iter().map(|&i| col[i]).collect();
         col[from..from + moved.len()].copy_from_slice(&moved);
     }
-    permute(&mut t.ts, &order, from);
     permute(&mut t.frame, &order, from);
     let profiles: Vec<Option<ProfileId>> = order.iter().map(|&i| t.profiles.get(i)).collect();
     t.profiles.truncate(from as u32);
@@ -479,10 +515,12 @@ fn cpu_profile(
     } else if let Some(head) = v.get("head") {
         flatten_head(head, None, &mut nodes, strings, 0);
     }
-    let samples: Vec<i64> = v
+    let samples: ChunkInts = v
         .get("samples")
         .and_then(Value::as_array)
-        .map_or(Vec::new(), |s| s.iter().filter_map(Value::as_i64).collect());
+        .map_or(ChunkInts::default(), |s| {
+            s.iter().filter_map(Value::as_i64).collect()
+        });
     let num = |k: &str| match v.get(k) {
         Some(Value::Number(n)) => Some(*n),
         _ => None,
@@ -492,7 +530,7 @@ fn cpu_profile(
     if let Some(deltas) = v.get("timeDeltas").and_then(Value::as_array) {
         start = num("startTime").and_then(micros_text_to_ns).unwrap_or(0);
         let mut t = start;
-        for d in super::profile_chunk::time_deltas(deltas, diags, 0) {
+        for d in super::profile_chunk::time_deltas(deltas, diags, 0).iter() {
             t = t.saturating_add(d);
             times.push(t);
         }
@@ -539,7 +577,7 @@ fn cpu_profile(
         nodes,
         samples: Vec::new(),
     };
-    stream.push(times, samples);
+    stream.push(times.into_iter().collect(), samples);
     streams.push(stream);
 }
 
@@ -774,7 +812,7 @@ mod tests {
     /// Every sample in table order.
     fn listed(t: &SampleTable) -> Vec<Sample> {
         (0..t.len())
-            .map(|i| (t.thread(i), t.ts[i], t.frame[i], t.profile(i), t.weight(i)))
+            .map(|i| (t.thread(i), t.ts(i), t.frame[i], t.profile(i), t.weight(i)))
             .collect()
     }
 
@@ -840,7 +878,7 @@ mod tests {
             // Each stream's samples in runs of 1 to 7, as chunks bring them; every
             // other stream as time deltas from a start.
             let start = |s: usize| (s % 2 == 1).then_some(3i64);
-            let split: Vec<Vec<(Vec<i64>, Vec<i64>)>> = streams
+            let split: Vec<Vec<(ChunkInts, ChunkInts)>> = streams
                 .iter()
                 .enumerate()
                 .map(|(k, (.., s))| {
@@ -860,7 +898,8 @@ mod tests {
                     let mut rest = &s[..];
                     while !rest.is_empty() {
                         let (run, after) = rest.split_at((1 + next(7) as usize).min(rest.len()));
-                        runs.push(run.iter().copied().unzip());
+                        let (times, nodes): (Vec<i64>, Vec<i64>) = run.iter().copied().unzip();
+                        runs.push((times.into_iter().collect(), nodes.into_iter().collect()));
                         rest = after;
                     }
                     runs

@@ -163,10 +163,115 @@ pub struct ChunkRec {
     pub key: IdK,
     pub id: IdVal,
     pub nodes: Vec<NodeRec>,
-    pub samples: Vec<i64>,
+    /// Node ids.
+    pub samples: ChunkInts,
     /// Time deltas in ns.
-    pub deltas: Vec<i64>,
+    pub deltas: ChunkInts,
 }
+
+/// A chunk's node ids or time deltas, as read: 4 bytes each when every one fits
+/// an `i32` (node ids are small, and deltas of up to 2.1 s fit), else 8. All the
+/// parts' chunks are held until the profiles step, at 8 bytes a value they were
+/// a fifth of the records then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChunkInts {
+    Narrow(Vec<i32>),
+    Wide(Vec<i64>),
+}
+
+impl Default for ChunkInts {
+    fn default() -> Self {
+        ChunkInts::Narrow(Vec::new())
+    }
+}
+
+impl ChunkInts {
+    /// Appends `v`: the values so far are widened if it does not fit.
+    pub fn push(&mut self, v: i64) {
+        match self {
+            ChunkInts::Narrow(narrow) => match i32::try_from(v) {
+                Ok(n) => narrow.push(n),
+                Err(_) => {
+                    let mut wide: Vec<i64> = Vec::with_capacity(narrow.len() + 1);
+                    wide.extend(narrow.iter().map(|&n| i64::from(n)));
+                    wide.push(v);
+                    *self = ChunkInts::Wide(wide);
+                }
+            },
+            ChunkInts::Wide(wide) => wide.push(v),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            ChunkInts::Narrow(v) => v.len(),
+            ChunkInts::Wide(v) => v.len(),
+        }
+    }
+
+    /// Keeps the first `n` values.
+    pub fn truncate(&mut self, n: usize) {
+        match self {
+            ChunkInts::Narrow(v) => v.truncate(n),
+            ChunkInts::Wide(v) => v.truncate(n),
+        }
+    }
+
+    /// Gives back the room the vector grew beyond its values (a chunk's are
+    /// kept until the profiles step).
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            ChunkInts::Narrow(v) => v.shrink_to_fit(),
+            ChunkInts::Wide(v) => v.shrink_to_fit(),
+        }
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> ChunkIntsIter<'_> {
+        match self {
+            ChunkInts::Narrow(v) => ChunkIntsIter::Narrow(v.iter()),
+            ChunkInts::Wide(v) => ChunkIntsIter::Wide(v.iter()),
+        }
+    }
+}
+
+impl FromIterator<i64> for ChunkInts {
+    /// The values, narrow if they all fit, in a vector of their size.
+    fn from_iter<I: IntoIterator<Item = i64>>(values: I) -> Self {
+        let mut out = ChunkInts::default();
+        for v in values {
+            out.push(v);
+        }
+        out.shrink_to_fit();
+        out
+    }
+}
+
+/// The values of a [`ChunkInts`], as `i64`.
+pub enum ChunkIntsIter<'a> {
+    Narrow(std::slice::Iter<'a, i32>),
+    Wide(std::slice::Iter<'a, i64>),
+}
+
+impl Iterator for ChunkIntsIter<'_> {
+    type Item = i64;
+
+    fn next(&mut self) -> Option<i64> {
+        match self {
+            ChunkIntsIter::Narrow(it) => it.next().map(|&n| n.into()),
+            ChunkIntsIter::Wide(it) => it.next().copied(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            ChunkIntsIter::Narrow(it) => it.size_hint(),
+            ChunkIntsIter::Wide(it) => it.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for ChunkIntsIter<'_> {}
 
 /// A `P` sample (or a top-level `samples` entry) with its stack.
 #[derive(Clone, Debug)]
@@ -574,6 +679,34 @@ mod tests {
         assert!(r.tracing_started.capacity() >= 9);
         assert!(r.dur.is_empty() && r.tracing_started.is_empty());
         assert_eq!(r.instants.capacity(), 0);
+    }
+
+    /// A chunk's values stay 4 bytes each while they fit an `i32`; the first
+    /// one that does not widens them all, and every value reads back as pushed.
+    #[test]
+    fn chunk_values_widen_when_one_does_not_fit() {
+        let fit = [0, 1, -1, i64::from(i32::MAX), i64::from(i32::MIN), 140_000];
+        let narrow: ChunkInts = fit.iter().copied().collect();
+        assert!(matches!(&narrow, ChunkInts::Narrow(v) if v.capacity() == fit.len()));
+        assert_eq!(narrow.iter().collect::<Vec<_>>(), fit);
+        for past in [
+            i64::from(i32::MAX) + 1,
+            i64::from(i32::MIN) - 1,
+            i64::MAX,
+            i64::MIN,
+        ] {
+            for at in 0..=fit.len() {
+                let mut values = fit.to_vec();
+                values.insert(at, past);
+                let mut read: ChunkInts = values.iter().copied().collect();
+                assert!(matches!(read, ChunkInts::Wide(_)), "{past} at {at}");
+                assert_eq!(read.iter().collect::<Vec<_>>(), values);
+                assert_eq!(read.iter().len(), values.len());
+                read.truncate(at);
+                assert_eq!(read.iter().collect::<Vec<_>>(), values[..at]);
+            }
+        }
+        assert_eq!(ChunkInts::default().iter().next(), None);
     }
 
     fn dur_fields() -> DurFields {

@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use super::lod::Rows;
-use crate::tables::FrameId;
+use crate::tables::{FrameId, SampleTable};
 use crate::trace::Trace;
 
 /// Intervals of one thread, laid out depth by depth (each depth in start order);
@@ -65,8 +65,8 @@ impl Flame {
         }
         let tail_ts = match hi - lo {
             0 => 0,
-            1 => s.ts[hi - 1],
-            _ => s.ts[hi - 1].saturating_add(s.ts[hi - 1] - s.ts[hi - 2]),
+            1 => s.ts(hi - 1),
+            _ => s.ts(hi - 1).saturating_add(s.ts(hi - 1) - s.ts(hi - 2)),
         };
         // Depth by depth, keeping start order within a depth (a counting sort).
         let depths = made.iter().map(|m| m.2 as usize + 1).max().unwrap_or(0);
@@ -92,7 +92,7 @@ impl Flame {
             next[m.2 as usize] += 1;
             (f.first[k], f.after[k], f.frame[k]) = (m.0, a, m.1);
         }
-        f.rows = Rows::from_offsets(&offsets, |i| f.span(&s.ts, i as usize));
+        f.rows = Rows::from_offsets(&offsets, |i| f.span(s, i as usize));
         f
     }
 
@@ -110,15 +110,15 @@ impl Flame {
         path.reverse();
     }
 
-    /// When interval `i` starts and ends; `ts` is the samples' time column.
-    pub fn span(&self, ts: &[i64], i: usize) -> (i64, i64) {
+    /// When interval `i` starts and ends; `samples` is the table it was built from.
+    pub fn span(&self, samples: &SampleTable, i: usize) -> (i64, i64) {
         let a = self.after[i];
         let end = if a >= self.tail {
             self.tail_ts
         } else {
-            ts[a as usize]
+            samples.ts(a as usize)
         };
-        (ts[self.first[i] as usize], end)
+        (samples.ts(self.first[i] as usize), end)
     }
 
     /// The samples interval `i` stands for.
@@ -178,7 +178,7 @@ mod tests {
         let name = |i: usize| t.str(t.tables.frames[f.frame[i] as usize].name).to_string();
         let list: Vec<_> = (0..f.frame.len())
             .map(|i| {
-                let (start, end) = f.span(&t.tables.samples.ts, i);
+                let (start, end) = f.span(&t.tables.samples, i);
                 (name(i), start, end, f.samples(i))
             })
             .collect();

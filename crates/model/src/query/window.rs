@@ -209,7 +209,7 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
             out.add_rows(&f.rows, g, |i| {
                 let i = i as usize;
                 Item {
-                    span: f.span(&t.samples.ts, i),
+                    span: f.span(&t.samples, i),
                     name: frames
                         .get(f.frame[i] as usize)
                         .map_or(StrId::NONE, |fr| fr.name),

@@ -12,6 +12,7 @@
 pub mod arg_sets;
 pub(crate) mod args_cells;
 mod async_slices;
+pub(crate) mod block_times;
 mod counters;
 mod decl;
 mod diagnostics;
@@ -30,6 +31,7 @@ mod threads;
 
 pub use arg_sets::{Arg, ArgOwner, ArgValue};
 pub use async_slices::{AsyncGroup, AsyncSliceTable, IdVal};
+pub use block_times::BlockTimes;
 pub use counters::{CounterSeries, CounterTable};
 pub use decl::{
     table, ArgGetter, Cell, Column, ColumnInfo, ColumnType, Fill, Getter, RowSource, Rows, Table,

@@ -1,6 +1,7 @@
 //! CPU profiles, their stack frames and samples.
 
 use super::async_slices::IdVal;
+use super::block_times::BlockTimes;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{FrameId, ProcessId, ProfileId, ThreadId};
 use super::runs::Runs;
@@ -36,13 +37,15 @@ pub struct Profile {
     pub offset: u64,
 }
 
-/// Stack samples, sorted by (thread, ts): 12 bytes a row. A thread's samples are
-/// one run of rows and a profile's mostly one too, so both are kept by runs; the
-/// weight is 1 on nearly every row, so only the rows whose weight differs keep it
-/// (all rows do when many differ).
+/// Stack samples, sorted by (thread, ts): 8 bytes a row. The times are kept by
+/// blocks of rows ([`BlockTimes`]: 4 bytes a row for a thread's samples, read
+/// with [`SampleTable::ts`]). A thread's samples are one run of rows and a
+/// profile's mostly one too, so both are kept by runs; the weight is 1 on nearly
+/// every row, so only the rows whose weight differs keep it (all rows do when
+/// many differ).
 #[derive(Clone, Debug, Default)]
 pub struct SampleTable {
-    pub ts: Vec<i64>,
+    pub(crate) times: BlockTimes,
     /// Leaf frame, or `None` for an empty stack.
     pub frame: Vec<Option<FrameId>>,
     pub(crate) threads: Runs<ThreadId>,
@@ -83,10 +86,24 @@ impl Weights {
 
 impl SampleTable {
     pub fn len(&self) -> usize {
-        self.ts.len()
+        self.frame.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.ts.is_empty()
+        self.frame.is_empty()
+    }
+    /// The time of row `i`.
+    #[inline]
+    pub fn ts(&self, i: usize) -> i64 {
+        self.times.get(i)
+    }
+    /// The times column.
+    pub fn times(&self) -> &BlockTimes {
+        &self.times
+    }
+    /// The first row of `rows` whose time fails `pred` (true on a prefix of
+    /// `rows`, as sorted by time: one thread's), or `rows.end`.
+    pub fn ts_partition_point(&self, rows: Range<usize>, pred: impl FnMut(i64) -> bool) -> usize {
+        self.times.partition_point(rows, pred)
     }
     /// The sampled thread of row `i`.
     pub fn thread(&self, i: usize) -> ThreadId {
@@ -291,7 +308,7 @@ pub static TABLE: Table = Table {
             for (th, rows) in s.threads() {
                 rank[rows].fill(trank[th.index()]);
             }
-            order_by(s.len(), |&i| (s.ts[i as usize], rank[i as usize]))
+            order_by(s.len(), |&i| (s.ts(i as usize), rank[i as usize]))
         },
         columns: &[
             Column {
@@ -313,7 +330,7 @@ pub static TABLE: Table = Table {
                 ty: T::Time,
                 nullable: false,
                 doc: "time of the sample",
-                get: |t, i| Value::Int(s(t).ts[i]),
+                get: |t, i| Value::Int(s(t).ts(i)),
             },
             Column {
                 name: "stack",
@@ -383,7 +400,10 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
             keys: |t, rows, out| gather(&s(t).frame, rows, out, |f| f.map_or(0, |f| f.raw() + 1)),
             cell: |t, k| Value::String(t.stack_text(k.checked_sub(1).map(FrameId::new))),
         },
-        "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
+        "ts_ns" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| Some(s.ts(i as usize))))
+        }),
         "weight" => {
             Fill::Float(|t, rows, out| out.extend(rows.iter().map(|&i| s(t).weight(i as usize))))
         }

@@ -26,6 +26,16 @@ impl<T: Copy> Sparse<T> {
         let i = u32::try_from(i).ok()?;
         self.rows.binary_search(&i).ok().map(|k| self.values[k])
     }
+
+    /// How many rows have a value.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Bytes held on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.rows.capacity() * 4 + self.values.capacity() * std::mem::size_of::<T>()
+    }
 }
 
 #[cfg(test)]
