@@ -1,7 +1,7 @@
 //! A CTF trace large enough to be mapped, read run by run ([`CtfRuns`]): the runs
 //! give exactly the decoded events in input order, whatever the split, and leave
-//! few of the stream's pages mapped (the pages of packets no run read lately are
-//! dropped, and all of them once the last run is done).
+//! few of the stream's pages mapped (each packet's pages are dropped once its last
+//! record is decoded, and all of them once the last run is done).
 
 mod ctf_support;
 

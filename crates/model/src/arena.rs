@@ -70,7 +70,14 @@ pub struct SharedArena {
     /// The spill file, made once the arena passes [`SPILL_AT`] (`None`: it could not
     /// be made, so everything stays in memory).
     spill: OnceLock<Option<File>>,
+    /// The buffers of spilled blocks, for the next blocks: a fresh buffer's pages
+    /// are faulted in and zeroed as it is written (a CTF load writes hundreds of MB
+    /// of args here, a fault every 4 KiB), a reused one's are already there.
+    free: Mutex<Vec<String>>,
 }
+
+/// Spilled blocks' buffers kept for reuse (parts write into one block each at once).
+const FREE_BUFFERS: usize = 8;
 
 impl Default for SharedArena {
     fn default() -> Self {
@@ -87,6 +94,7 @@ impl SharedArena {
             stored: Mutex::default(),
             loose: Mutex::default(),
             spill: OnceLock::new(),
+            free: Mutex::default(),
         }
     }
 
@@ -95,10 +103,15 @@ impl SharedArena {
     }
 
     fn block(&self, region: usize) -> Block {
+        let reused = {
+            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+            let fits = free.iter().position(|b| b.capacity() >= region);
+            fits.map(|i| free.swap_remove(i))
+        };
         Block {
             start: self.reserve(region),
             region,
-            text: String::with_capacity(region),
+            text: reused.unwrap_or_else(|| String::with_capacity(region)),
         }
     }
 
@@ -128,6 +141,12 @@ impl SharedArena {
                 let at = block.start..block.start + block.text.len() as u64;
                 if write_at(file, block.text.as_bytes(), at.start) {
                     self.lock().spilled.push(at);
+                    let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+                    if free.len() < FREE_BUFFERS {
+                        let mut text = block.text;
+                        text.clear();
+                        free.push(text);
+                    }
                     return;
                 }
             }
@@ -181,6 +200,7 @@ impl SharedArena {
     /// The arena's text, once every part's [`LocalArena`] is dropped.
     pub(crate) fn take(&self) -> ArenaText {
         self.flush_loose();
+        std::mem::take(&mut *self.free.lock().unwrap_or_else(|e| e.into_inner()));
         let stored = std::mem::take(&mut *self.lock());
         let end = stored
             .blocks

@@ -107,20 +107,36 @@ pub(crate) fn split_packets(data: &[u8]) -> (Vec<Packet>, Option<u64>) {
 /// [`split_packets`], telling `walked` where each packet found ends.
 pub(crate) fn split_packets_with(
     data: &[u8],
+    walked: impl FnMut(usize),
+) -> (Vec<Packet>, Option<u64>) {
+    let preamble = |pos: usize, out: &mut [u8; PACKET_PREAMBLE]| {
+        out.copy_from_slice(&data[pos..pos + PACKET_PREAMBLE]);
+        true
+    };
+    split_packets_by(data.len(), preamble, walked)
+}
+
+/// [`split_packets_with`] for a stream of `total` bytes whose packet preambles
+/// `preamble(pos, out)` reads (`false` when it cannot: the generic reader then
+/// takes over from that packet).
+pub(crate) fn split_packets_by(
+    total: usize,
+    mut preamble: impl FnMut(usize, &mut [u8; PACKET_PREAMBLE]) -> bool,
     mut walked: impl FnMut(usize),
 ) -> (Vec<Packet>, Option<u64>) {
     let mut out = Vec::new();
-    let total = data.len();
     let mut pos = 0usize;
+    let mut head = [0u8; PACKET_PREAMBLE];
     while pos < total {
         if total - pos < PACKET_PREAMBLE
-            || u32_at(data, pos) != CTF_MAGIC
-            || u32_at(data, pos + 20) != 0
+            || !preamble(pos, &mut head)
+            || u32_at(&head, 0) != CTF_MAGIC
+            || u32_at(&head, 20) != 0
         {
             return (out, Some(pos as u64));
         }
-        let content_bits = u64_at(data, pos + 40);
-        let packet_bits = u64_at(data, pos + 48);
+        let content_bits = u64_at(&head, 40);
+        let packet_bits = u64_at(&head, 48);
         let fits = packet_bits.is_multiple_of(8)
             && content_bits.is_multiple_of(8)
             && content_bits <= packet_bits

@@ -6,7 +6,9 @@ use std::path::Path;
 /// A stream file's bytes: mapped when large (no copy, no zeroed pages), else read.
 pub(crate) enum FileBytes {
     Read(Vec<u8>),
-    Mapped(memmap2::Mmap),
+    /// The file too: a pass that reads every byte once reads it into buffers of
+    /// its own (no page faults, and nothing mapped to drop afterwards).
+    Mapped(memmap2::Mmap, fs::File),
 }
 
 impl FileBytes {
@@ -19,19 +21,25 @@ impl FileBytes {
         }
         // SAFETY: the map is read-only and lives only while this read decodes it;
         // as for the JSON reader's inputs, the file must not be truncated meanwhile.
-        Ok(FileBytes::Mapped(unsafe { memmap2::Mmap::map(&file)? }))
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        Ok(FileBytes::Mapped(map, file))
     }
 
     /// Whether the bytes are a file mapping, whose pages can be dropped once read
     /// (they come back from the file if read again).
-    pub(crate) fn is_mapped(&self) -> bool {
-        matches!(self, FileBytes::Mapped(_))
+    /// The mapped file, for reads that bypass the mapping (`pread`); `None` when
+    /// read, and off unix (the mapping is then read, and its pages never dropped).
+    pub(crate) fn mapped_file(&self) -> Option<&fs::File> {
+        match self {
+            FileBytes::Mapped(_, f) if cfg!(unix) => Some(f),
+            _ => None,
+        }
     }
 
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             FileBytes::Read(v) => v,
-            FileBytes::Mapped(m) => m,
+            FileBytes::Mapped(m, _) => m,
         }
     }
 }

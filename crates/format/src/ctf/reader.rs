@@ -86,10 +86,10 @@ impl CtfFiles {
         let [t] = self.traces.as_slice() else {
             return None;
         };
-        let streams: Vec<(&[u8], bool)> = t
+        let streams: Vec<(&[u8], Option<&std::fs::File>)> = t
             .streams
             .iter()
-            .map(|(_, d)| (d.bytes(), d.is_mapped()))
+            .map(|(_, d)| (d.bytes(), d.mapped_file()))
             .collect();
         fast_runs(&t.metadata, &streams)
     }

@@ -5,20 +5,25 @@
 //! The decoded events are never all held at once, which matters when they are
 //! hundreds of bytes each and the trace has millions.
 //!
-//! A mapped stream file does not stay in memory either: the scan drops each packet's
-//! pages once it has noted its records, and the runs drop the pages of the packets
-//! no run read lately (a run that reads one later faults its pages back in from the
-//! page cache). So the memory of a load is the model's, plus the packets being
-//! decoded, as for JSON whose parts release their text once parsed.
+//! A mapped stream file does not stay in memory either: the scan reads each packet
+//! into a buffer of its own (`pread`) rather than through the mapping, and the runs
+//! drop the pages of each packet once
+//! its last record is decoded (a few at a time: each drop interrupts the other core
+//! to flush its TLB). So the memory of a load is the model's, plus the packets with
+//! records still to decode, as for JSON whose parts release their text once parsed.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::fs::File;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::fast::{detect, event_at, scan_packet, split_packets_with, FastLayout, Packet, Scratch};
+use super::fast::{
+    detect, event_at, scan_packet, split_packets, split_packets_by, FastLayout, Packet, Scratch,
+};
 use super::metadata::metadata_text;
 use super::tsdl::parse_metadata;
+use super::writer::PACKET_PREAMBLE;
 use crate::{DiagKind, Diagnostics, Event, EventRuns};
 
 /// Events per run below which splitting does not pay.
@@ -26,16 +31,16 @@ const MIN_RUN: usize = 1 << 14;
 /// A packet's records as the scan notes them: `(seq, record)` (see [`CtfRuns::records`]).
 type Noted = Vec<(u64, u64)>;
 
-/// Packets scanned between two drops of their pages (8 MiB of our 256 KiB packets).
+/// Packets a task of the scan reads in turn (8 MiB of our 256 KiB packets).
 const SCAN_BATCH: usize = 32;
 
-/// Records a run decodes between two ticks of the runs' common clock.
-const TICK: usize = 1 << 10;
-/// Ticks between two drops of the pages of packets no run read lately.
-const DROP_EVERY: u32 = 16;
-/// A packet no run read for this many ticks (about that many thousand records of
-/// all runs) is no longer being read: its pages are dropped at the next drop.
-const AGE: u32 = 32;
+/// Bytes of packets a run has finished with that it gathers before dropping their
+/// pages at once.
+const DROP_BATCH: usize = 2 << 20;
+/// How far around a finished packet a drop also drops the pages of finished
+/// packets: a fault maps cached neighbours along (up to a large folio, 2 MiB), and
+/// those of finished packets would otherwise stay mapped until the end.
+const NEIGHBOURS: usize = 2 << 20;
 
 /// The events of one trace, in input order, decoded run by run.
 pub struct CtfRuns<'a> {
@@ -50,27 +55,30 @@ pub struct CtfRuns<'a> {
     records: Vec<Mutex<Vec<u64>>>,
     len: usize,
     offset_bits: u32,
-    /// The runs' common clock, in [`TICK`]s of records decoded by any run.
-    ticks: AtomicU32,
-    /// Whether a run is dropping pages (one at a time).
-    dropping: AtomicBool,
     /// Runs finished: the last one drops all the pages left.
     finished: AtomicUsize,
 }
 
-/// A stream file's bytes, and whether they are a mapping whose pages can be dropped.
+/// A stream file's bytes, and the file when they are a mapping of it (whose pages
+/// can be dropped, and which a pass over every byte reads without the mapping).
 struct Stream<'a> {
     data: &'a [u8],
-    mapped: bool,
+    file: Option<&'a File>,
 }
 
-/// A packet of a stream: its bytes `pos..next` and the tick a run last read it at
-/// (0: not since its pages were last dropped).
+impl Stream<'_> {
+    fn mapped(&self) -> bool {
+        self.file.is_some()
+    }
+}
+
+/// A packet of a stream: its bytes `pos..next` and how many of its records no run
+/// decoded yet (0: finished, its pages may be dropped).
 struct PacketAt {
     stream: usize,
     pos: usize,
     next: usize,
-    last: AtomicU32,
+    left: AtomicU32,
 }
 
 impl CtfRuns<'_> {
@@ -101,59 +109,79 @@ impl CtfRuns<'_> {
         (k, self.packets[k].pos + offset)
     }
 
-    /// Drops the pages of the mapped packets no run read since tick `now - AGE`,
-    /// with the packets around them that no run read lately either (a fault maps
-    /// cached neighbours along, up to a large folio). Input order jumps about the
-    /// time-sorted stream, so a packet that still has records to come may be dropped
-    /// and read again later from the page cache: what stays mapped is what the runs
-    /// read lately, not every packet with a record left (~100 MB at 1 GB).
-    fn drop_old(&self, now: u32) {
-        if now <= AGE || self.dropping.swap(true, Ordering::Acquire) {
+    /// Notes that a run decoded `n` records of packet `k` (none: `k` is `usize::MAX`);
+    /// if they were its last, the packet goes to `done`, whose pages are dropped
+    /// once it holds [`DROP_BATCH`] bytes.
+    fn decoded(&self, k: usize, n: u32, done: &mut Finished) {
+        let Some(p) = self.packets.get(k) else {
             return;
-        }
-        let old = now - AGE;
-        // The packets of the range being gathered: its stream, bytes, and whether a
-        // run read any of them since they were last dropped.
-        let mut range: Option<(usize, usize, usize, bool)> = None;
-        let flush = |r: Option<(usize, usize, usize, bool)>| {
-            if let Some((s, start, end, true)) = r {
-                release(self.streams[s].data, start..end);
-            }
         };
-        for p in &self.packets {
-            let last = p.last.load(Ordering::Relaxed);
-            if !self.streams[p.stream].mapped || last >= old {
-                flush(range.take());
-                continue;
-            }
-            let read = last != 0;
-            if read {
-                // A run reading it meanwhile keeps its tick.
-                let _ = (p.last).compare_exchange(last, 0, Ordering::Relaxed, Ordering::Relaxed);
-            }
-            match &mut range {
-                Some((s, _, end, any)) if *s == p.stream && *end == p.pos => {
-                    *end = p.next;
-                    *any |= read;
-                }
-                _ => flush(range.replace((p.stream, p.pos, p.next, read))),
+        if p.left.fetch_sub(n, Ordering::AcqRel) == n && self.streams[p.stream].mapped() {
+            done.packets.push(k);
+            done.bytes += p.next - p.pos;
+            if done.bytes >= DROP_BATCH {
+                self.drop_finished(done);
             }
         }
-        flush(range);
-        self.dropping.store(false, Ordering::Release);
+    }
+
+    /// Drops the pages of the packets of `done`, and of the finished packets up to
+    /// [`NEIGHBOURS`] bytes around them, in as few calls as ranges.
+    fn drop_finished(&self, done: &mut Finished) {
+        done.packets.sort_unstable();
+        let finished = |k: usize| self.packets[k].left.load(Ordering::Acquire) == 0;
+        let mut range: Option<(usize, usize, usize)> = None;
+        for &k in &done.packets {
+            let p = &self.packets[k];
+            let near = |q: &PacketAt| {
+                q.stream == p.stream && q.next + NEIGHBOURS > p.pos && q.pos < p.next + NEIGHBOURS
+            };
+            let mut lo = k;
+            while lo > 0 && near(&self.packets[lo - 1]) && finished(lo - 1) {
+                lo -= 1;
+            }
+            let mut hi = k;
+            while hi + 1 < self.packets.len() && near(&self.packets[hi + 1]) && finished(hi + 1) {
+                hi += 1;
+            }
+            let (start, end) = (self.packets[lo].pos, self.packets[hi].next);
+            match &mut range {
+                Some((s, _, e)) if *s == p.stream && *e >= start => *e = (*e).max(end),
+                _ => {
+                    if let Some((s, a, b)) = range.replace((p.stream, start, end)) {
+                        release(self.streams[s].data, a..b);
+                    }
+                }
+            }
+        }
+        if let Some((s, a, b)) = range {
+            release(self.streams[s].data, a..b);
+        }
+        done.packets.clear();
+        done.bytes = 0;
     }
 }
 
-/// The runs of a trace (its metadata and stream files' bytes, each with whether it
-/// is a file mapping whose pages may be dropped once read) when it is in our own
-/// layout and the fast path reads every packet of every stream; `None` otherwise,
-/// for the general decoder (and its diagnostics).
-pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Option<CtfRuns<'a>> {
+/// The packets a run finished with whose pages it has not dropped yet.
+#[derive(Default)]
+struct Finished {
+    packets: Vec<usize>,
+    bytes: usize,
+}
+
+/// The runs of a trace (its metadata and stream files' bytes, each with its file
+/// when the bytes are a mapping of it, whose pages may be dropped once read) when it
+/// is in our own layout and the fast path reads every packet of every stream;
+/// `None` otherwise, for the general decoder (and its diagnostics).
+pub(crate) fn fast_runs<'a>(
+    metadata: &[u8],
+    files: &[(&'a [u8], Option<&'a File>)],
+) -> Option<CtfRuns<'a>> {
     let meta = parse_metadata(&metadata_text(metadata).ok()?).ok()?;
     let layout = detect(&meta)?;
     let mut per_stream = Vec::with_capacity(files.len());
-    for &(data, mapped) in files {
-        let (packets, rest) = packets_of(data, mapped);
+    for &(data, file) in files {
+        let (packets, rest) = packets_of(data, file);
         if rest.is_some() {
             return None;
         }
@@ -171,14 +199,14 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
     }
     let mut packets = Vec::with_capacity(total);
     let mut streams = Vec::with_capacity(files.len());
-    for (k, (&(data, mapped), stream_packets)) in files.iter().zip(&per_stream).enumerate() {
+    for (k, (&(data, file), stream_packets)) in files.iter().zip(&per_stream).enumerate() {
         packets.extend(stream_packets.iter().map(|p| PacketAt {
             stream: k,
             pos: p.pos as usize,
             next: p.next,
-            last: AtomicU32::new(0),
+            left: AtomicU32::new(0),
         }));
-        streams.push(Stream { data, mapped });
+        streams.push(Stream { data, file });
     }
     // Each record goes straight to its place as the scan finds it: the writer
     // numbers the events 0, 1, 2... in input order. The slots are as many as the
@@ -205,6 +233,9 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
         Some((n, most, ok))
     })?;
     let n: usize = direct.iter().map(|d| d.0).sum();
+    for (p, d) in packets.iter_mut().zip(&direct) {
+        p.left = AtomicU32::new(u32::try_from(d.0).ok()?);
+    }
     // `n` records whose seqs are below `n` and that fill every slot below `n` have
     // distinct seqs: each went to its own slot.
     let filled = |slots: &[u64]| slots.par_chunks(1 << 16).all(|c| !c.contains(&0));
@@ -232,8 +263,6 @@ pub(crate) fn fast_runs<'a>(metadata: &[u8], files: &[(&'a [u8], bool)]) -> Opti
         records: in_runs(records, runs),
         len: n,
         offset_bits,
-        ticks: AtomicU32::new(1),
-        dropping: AtomicBool::new(false),
         finished: AtomicUsize::new(0),
     })
 }
@@ -251,10 +280,13 @@ fn atomics(slots: &mut [u64]) -> &[AtomicU64] {
     unsafe { std::slice::from_raw_parts(slots.as_ptr().cast::<AtomicU64>(), slots.len()) }
 }
 
-/// Scans every packet of every stream, in parallel, a batch of packets at a time,
-/// dropping a mapped stream's pages as it goes: `each((data, packet), number)`
-/// (`number`: the packet's number, shifted to its place in a record) for every
-/// packet, its answers in packet order; `None` when a packet does not read.
+/// Scans every packet of every stream, in parallel, a batch of packets at a time:
+/// `each((data, packet), number)` (`number`: the packet's number, shifted to its
+/// place in a record) for every packet, its answers in packet order; `None` when a
+/// packet does not read. A mapped stream's packets are read into a buffer of the
+/// task's (`pread`), not through the mapping: faulting its pages in and dropping
+/// them again (each drop interrupting the other core to flush its TLB) took more
+/// time than the copy, and the scan reads each byte once.
 fn scan<T: Send>(
     streams: &[Stream<'_>],
     per_stream: &[Vec<Packet>],
@@ -263,32 +295,58 @@ fn scan<T: Send>(
 ) -> Option<Vec<T>> {
     let mut out = Vec::with_capacity(per_stream.iter().map(Vec::len).sum());
     for (s, stream_packets) in streams.iter().zip(per_stream) {
-        let (data, mapped, first) = (s.data, s.mapped, out.len());
-        // Packets are scanned a batch at a time, whose pages are then dropped at
-        // once: a drop interrupts the other core to flush its TLB, and per packet
-        // that was ~5% of a 1 GB load's samples.
+        let first = out.len();
         let batches: Option<Vec<Vec<T>>> = stream_packets
             .par_chunks(SCAN_BATCH)
             .enumerate()
             .map(|(b, batch)| {
                 let mut answers = Vec::with_capacity(batch.len());
+                let mut buf = Vec::new();
                 for (i, &p) in batch.iter().enumerate() {
                     let number = ((first + b * SCAN_BATCH + i) as u64) << offset_bits;
-                    answers.push(each((data, p), number)?);
-                }
-                if let (true, Some(first), Some(last)) = (mapped, batch.first(), batch.last()) {
-                    release(data, first.pos as usize..last.next);
+                    let answer = match s.file {
+                        Some(file) => each(read_packet(file, p, &mut buf)?, number),
+                        None => each((s.data, p), number),
+                    };
+                    answers.push(answer?);
                 }
                 Some(answers)
             })
             .collect();
         out.extend(batches?.into_iter().flatten());
-        if mapped {
-            // The faults of the scan mapped pages of packets scanned before.
-            release(data, 0..data.len());
-        }
     }
     Some(out)
+}
+
+/// The content of packet `p` of `file`, read into `buf`, and the packet as placed
+/// there (its offsets relative to `buf`).
+fn read_packet<'b>(file: &File, p: Packet, buf: &'b mut Vec<u8>) -> Option<(&'b [u8], Packet)> {
+    let len = p.end - p.pos as usize;
+    if buf.len() < len {
+        buf.resize(len, 0);
+    }
+    read_at(file, &mut buf[..len], p.pos).then_some(())?;
+    let base = p.pos as usize;
+    let placed = Packet {
+        pos: 0,
+        start: p.start - base,
+        end: p.end - base,
+        next: p.next - base,
+    };
+    Some((&buf[..len], placed))
+}
+
+/// Fills `buf` from `file` at byte `pos`; `false` when it cannot.
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], pos: u64) -> bool {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, pos).is_ok()
+}
+
+/// Only mapped streams have a file here ([`super::files::FileBytes::mapped_file`]),
+/// and none do off unix.
+#[cfg(not(unix))]
+fn read_at(_: &File, _: &mut [u8], _: u64) -> bool {
+    false
 }
 
 /// `records` cut into `runs` consecutive runs, each a vector of its own (so each
@@ -375,73 +433,52 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
             None => Vec::new(),
         };
         let mut scratch = Scratch::default();
-        let mut tick = self.ticks.load(Ordering::Relaxed);
-        let mut current = usize::MAX;
+        let mut done = Finished::default();
+        // The packet of the records being decoded, and how many of them were.
+        let (mut current, mut taken) = (usize::MAX, 0);
         for (i, &record) in records.iter().enumerate() {
             if let Some(&ahead) = records.get(i + PREFETCH_AHEAD) {
                 self.prefetch(ahead);
             }
             let (packet, offset) = self.locate(record);
-            if i % TICK == TICK - 1 {
-                tick = self.ticks.fetch_add(1, Ordering::Relaxed) + 1;
-                current = usize::MAX;
-                if tick.is_multiple_of(DROP_EVERY) {
-                    self.drop_old(tick);
-                }
-            }
-            let p = &self.packets[packet];
             if packet != current {
-                current = packet;
-                p.last.store(tick, Ordering::Relaxed);
+                self.decoded(current, taken, &mut done);
+                (current, taken) = (packet, 0);
             }
+            taken += 1;
             // The scan read this record already; only a file changed underneath the
             // map fails here.
-            let data = self.streams[p.stream].data;
+            let data = self.streams[self.packets[packet].stream].data;
             if event_at(data, offset as u64, &self.layout, &mut scratch, each).is_none() {
                 diags.add(DiagKind::SyntaxError, offset as u64, || {
                     format!("record at byte {offset} changed since it was first read")
                 });
             }
         }
+        self.decoded(current, taken, &mut done);
+        self.drop_finished(&mut done);
         if self.finished.fetch_add(1, Ordering::AcqRel) + 1 == self.records.len() {
-            for s in self.streams.iter().filter(|s| s.mapped) {
+            for s in self.streams.iter().filter(|s| s.mapped()) {
                 release(s.data, 0..s.data.len());
             }
         }
     }
 }
 
-/// The packets of a stream file ([`split_packets`]). Reading each header maps
-/// far more than the header: a fault maps the cached pages around it, a whole
-/// large folio where the page cache holds the file in them, so walking the
-/// headers of a 1.2 GB stream mapped nearly all of it (0.9-1.1 GB of RSS within
-/// 50 ms, before the first record was read, against 0.75 GB at the peak of the
-/// whole load of the same trace as JSON). The pages of a mapped file are dropped
-/// behind the walk, and the scan then maps each packet only while it reads it.
-fn packets_of(data: &[u8], mapped: bool) -> (Vec<Packet>, Option<u64>) {
-    packets_in_steps(data, mapped, 32 << 20, |_| {})
-}
-
-/// [`packets_of`], dropping the pages walked every `step` bytes; `walked` is told
-/// where each packet ends, after any drop.
-fn packets_in_steps(
-    data: &[u8],
-    mapped: bool,
-    step: usize,
-    mut walked: impl FnMut(usize),
-) -> (Vec<Packet>, Option<u64>) {
-    let mut dropped = 0;
-    let split = split_packets_with(data, |pos| {
-        if mapped && pos - dropped >= step {
-            release(data, dropped..pos);
-            dropped = pos;
-        }
-        walked(pos);
-    });
-    if mapped {
-        release(data, 0..data.len());
+/// The packets of a stream file ([`split_packets`]). A mapped file's packet
+/// headers are read from the file (`pread`), not through the mapping: a fault maps
+/// far more than the header (the cached pages around it, a whole large folio where
+/// the page cache holds the file in them), so walking the headers of a 1.2 GB
+/// stream through the mapping mapped nearly all of it within 50 ms.
+fn packets_of(data: &[u8], file: Option<&File>) -> (Vec<Packet>, Option<u64>) {
+    match file {
+        Some(file) => split_packets_by(
+            data.len(),
+            |pos, head: &mut [u8; PACKET_PREAMBLE]| read_at(file, head, pos as u64),
+            |_| {},
+        ),
+        None => split_packets(data),
     }
-    split
 }
 
 /// Drops the mapped pages wholly inside `range` of `data` from the page tables.
@@ -465,8 +502,8 @@ fn release(_: &[u8], _: std::ops::Range<usize>) {}
 
 #[cfg(test)]
 mod tests {
-    use super::{in_seq_order, packets_in_steps, packets_of, release};
-    use crate::ctf::fast::split_packets;
+    use super::{in_seq_order, packets_of, release};
+    use crate::ctf::fast::{split_packets, Packet};
     use crate::ctf::metadata::metadata_text;
     use crate::ctf::tsdl::parse_metadata;
     use crate::ctf::writer::{CTF_MAGIC, PACKET_PREAMBLE};
@@ -487,12 +524,13 @@ mod tests {
             .expect("KiB")
     }
 
-    /// Walking the packet headers of a mapped stream keeps little of it mapped, and
-    /// none at the end: a 1.2 GB stream was nearly all resident within 50 ms, before
-    /// any record was read.
+    /// Walking the packet headers of a mapped stream reads them from the file and
+    /// maps none of it (through the mapping, a 1.2 GB stream was nearly all resident
+    /// within 50 ms, before any record was read), finding the packets the walk of
+    /// the bytes finds.
     #[cfg(target_os = "linux")]
     #[test]
-    fn walking_the_headers_of_a_mapped_stream_keeps_it_unmapped() {
+    fn walking_the_headers_of_a_mapped_stream_maps_none_of_it() {
         const PACKET: usize = 64 << 10;
         const PACKETS: usize = 256;
         let mut bytes = vec![0u8; PACKET * PACKETS];
@@ -509,31 +547,32 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         let base = map.as_ptr() as usize;
 
-        // The walk alone maps pages (at least each header's)...
-        let (packets, rest) = split_packets(&map);
-        assert_eq!((packets.len(), rest), (PACKETS, None));
-        assert!(
-            mapping_rss_kib(base) >= 4,
-            "the headers were read through the mapping"
-        );
-        // ...which an unmapped stream's walk keeps...
-        let (packets, rest) = packets_of(&map, false);
-        assert_eq!((packets.len(), rest), (PACKETS, None));
-        assert!(mapping_rss_kib(base) >= 4);
-        // ...and a mapped one's drops as it goes (a fault may map up to a 2 MiB
-        // folio ahead) and at the end.
+        // The walk of the bytes maps pages (at least each header's)...
+        let (walked, rest) = split_packets(&map);
+        assert_eq!((walked.len(), rest), (PACKETS, None));
+        assert!(mapping_rss_kib(base) >= 4, "the headers were read");
+        // ...the walk of the file none, and finds the same packets.
         release(&map, 0..map.len());
-        let mut most = 0;
-        let (packets, rest) = packets_in_steps(&map, true, 4 * PACKET, |_| {
-            most = most.max(mapping_rss_kib(base));
-        });
-        assert_eq!((packets.len(), rest), (PACKETS, None));
-        assert!(
-            most <= 2048 + 4 * 64 + 64,
-            "{most} KiB mapped at once of 16 MiB"
-        );
+        let (packets, rest) = packets_of(&map, Some(&file));
         assert_eq!(mapping_rss_kib(base), 0);
+        assert_eq!((packets.len(), rest), (PACKETS, None));
+        let key = |p: &Packet| (p.pos, p.start, p.end, p.next);
+        assert!(packets.iter().map(key).eq(walked.iter().map(key)));
         assert_eq!(packets[1].pos as usize, PACKET);
+        // A stream cut short, or with a bad header: the walk of the file stops where
+        // the walk of the bytes stops (the general reader takes over there).
+        let mut bad = bytes.clone();
+        bad[5 * PACKET] ^= 1;
+        for damaged in [&bytes[..bytes.len() - PACKET / 2], &bad[..]] {
+            std::fs::write(&path, damaged).expect("write the stream");
+            let file = std::fs::File::open(&path).expect("open the stream");
+            let _ = std::fs::remove_file(&path);
+            let (packets, rest) = packets_of(damaged, Some(&file));
+            let (walked, walked_rest) = split_packets(damaged);
+            assert!(walked_rest.is_some());
+            assert_eq!(rest, walked_rest);
+            assert!(packets.iter().map(key).eq(walked.iter().map(key)));
+        }
     }
 
     /// Placing by `seq` gives what a stable sort gives, and numberings it cannot
@@ -638,6 +677,62 @@ mod tests {
                 assert!(diags.is_empty(), "{diags:?}");
                 assert!(got == want, "case {case}, {split} runs");
             }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    /// A stream large enough to be mapped is scanned from the file and decoded from
+    /// the mapping: the runs give the decoded events in any split, each packet is
+    /// finished once, and no page of the stream stays mapped after the last run.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_mapped_stream_read_run_by_run_gives_the_decoded_events() {
+        use crate::ctf::{open_dir, write_dir, CtfWriteOptions};
+        use crate::EventRuns;
+        use std::borrow::Cow;
+
+        let events: Vec<crate::Event<'static>> = (0..40_000i64)
+            .map(|i| crate::Event {
+                ph: Some(Cow::Borrowed(["X", "i", "B", "E"][i as usize % 4])),
+                name: Some(Cow::Owned(format!("event number {i} of a mapped stream"))),
+                cat: Some(Cow::Borrowed("cat")),
+                ts: Some((i * 7919) % 40_009 * 1000),
+                dur: (i % 4 == 0).then_some(500),
+                pid: Some(crate::Pid::Int(crate::Int64::I(1))),
+                tid: Some(crate::Pid::Int(crate::Int64::I(i % 5))),
+                args: Some(crate::RawJson::owned(format!(
+                    "{{\"n\":{i},\"s\":\"v{i}\"}}"
+                ))),
+                ..Default::default()
+            })
+            .collect();
+        let dir = std::env::temp_dir().join(format!("tracescope-mapped-{}", std::process::id()));
+        let opts = CtfWriteOptions {
+            packet_bytes: 8 << 10,
+            ..Default::default()
+        };
+        write_dir(&dir, &events, &opts).expect("write");
+        let size = std::fs::metadata(dir.join("chrome_0"))
+            .expect("stream")
+            .len();
+        assert!(size > 2 << 20, "{size} bytes: not mapped");
+        let files = open_dir(&dir).expect("open");
+        let (want, diags) = files.events().expect("decoded");
+        assert!(diags.is_empty(), "{diags:?}");
+        for split in [1, 3, 8] {
+            let runs = files.runs().expect("our layout").split(split);
+            let base = runs.streams[0].data.as_ptr() as usize;
+            assert!(runs.streams[0].mapped());
+            let mut got = Vec::new();
+            let mut diags = crate::Diagnostics::new();
+            for k in 0..runs.runs() {
+                runs.run(k, &mut diags, &mut |e| got.push(e));
+            }
+            // Before the events are compared: their names are read from the mapping.
+            assert_eq!(mapping_rss_kib(base), 0, "{split} runs");
+            assert!(diags.is_empty(), "{diags:?}");
+            assert!(got == want, "{split} runs");
+            let left = |p: &super::PacketAt| p.left.load(std::sync::atomic::Ordering::Relaxed);
+            assert!(runs.packets.iter().all(|p| left(p) == 0));
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

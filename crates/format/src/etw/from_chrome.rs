@@ -113,7 +113,25 @@ fn apply_reserved(ev: &mut Event<'_>, key: &str, text: &str) -> bool {
         };
         return i.map(|i| *slot = Some(i)).is_some();
     }
+    if let Some(slot) = raw_field(ev, key) {
+        // Raw JSON kept as written: compact text is proven valid without building
+        // the parser's tree (`@args` is on a quarter of a big trace's records).
+        if fastjson::is_compact_json(text) {
+            *slot = Some(raw(text));
+            return true;
+        }
+    }
     apply_reserved_parsed(ev, key, text)
+}
+
+/// The field a reserved argument of raw JSON text holds.
+fn raw_field<'e, 'a>(ev: &'e mut Event<'a>, key: &str) -> Option<&'e mut Option<RawJson<'a>>> {
+    Some(match key {
+        "@args" => &mut ev.args,
+        "@stack" => &mut ev.stack,
+        "@estack" => &mut ev.estack,
+        _ => return None,
+    })
 }
 
 /// The id field a reserved argument holds.
@@ -398,9 +416,18 @@ mod tests {
             "\"X",
             "true",
             "[1]",
+            "{}",
+            r#"{"a":[1,{"b":null}],"c":"d\"e"}"#,
+            r#"{"a":1,}"#,
+            r#"{ "a" : 1 }"#,
+            "[1,2",
         ];
+        // Deeper than the direct check follows: the parser decides.
+        let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        let texts = texts.iter().copied().chain([deep.as_str()]);
+        let keys = keys.iter().chain(&["@estack"]);
         for k in keys {
-            for t in texts {
+            for t in texts.clone() {
                 let (mut a, mut b) = (Event::default(), Event::default());
                 let fast = apply_reserved(&mut a, k, t);
                 let slow = apply_reserved_parsed(&mut b, k, t);
