@@ -17,7 +17,7 @@ const WIDE: u32 = u32::MAX;
 /// Times (i64 ns) by row. A row's time is its block's base (the block's smallest
 /// time) plus its own `u32` offset: exact for any times, 4 bytes a row when the
 /// rows of a block lie within 4.29 s of each other (rows sorted by time, the
-/// samples of a thread), and 16 for each that does not, kept in a [`Sparse`].
+/// samples of a thread), and 16 for each that does not, kept in a sparse side table.
 /// When a third of the rows or more would be kept apart (times far apart on
 /// every row), the column is one `i64` a row instead.
 #[derive(Clone, Debug)]
