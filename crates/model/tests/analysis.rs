@@ -428,11 +428,9 @@ fn a_real_cpuprofile_tree_accounts_for_every_sample() {
 /// the heaviest and their parents.
 fn accounts_for_every_sample(t: &Trace, cut: usize) {
     let td = call_tree(t, &Selection::all(), TreeView::TopDown, usize::MAX);
-    let with_stack = t
-        .tables
-        .samples
-        .frame
-        .iter()
+    let samples = &t.tables.samples;
+    let with_stack = samples
+        .leaves(0..samples.len())
         .filter(|f| f.is_some())
         .count() as u64;
     assert_eq!(td.samples, with_stack);

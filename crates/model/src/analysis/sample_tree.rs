@@ -22,7 +22,7 @@ fn frame_weights(trace: &Trace, sel: &Selection) -> (Vec<i64>, Vec<u64>) {
         let a = s.ts_partition_point(lo..hi, |x| x < sel.t0);
         let b = s.ts_partition_point(a..hi, |x| x < sel.t1);
         for i in a..b {
-            let Some(f) = s.frame[i].map(FrameId::index).filter(|&f| f < nf) else {
+            let Some(f) = s.leaf(i).map(FrameId::index).filter(|&f| f < nf) else {
                 continue;
             };
             let w = if i + 1 < hi {

@@ -293,12 +293,12 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
         last: i64::MIN,
         sorted: true,
     };
-    t.frame.reserve_exact(n);
+    t.leaves.building().reserve_exact(n);
     // (row, weight) of the weights other than 1.
     let mut weights: Vec<(u32, f64)> = Vec::new();
     let mut from = 0;
     for (k, run) in runs.iter().enumerate() {
-        let row = t.frame.len() as u32;
+        let row = t.leaves.len() as u32;
         if !matches!(run, Run::Stream(s) if s.samples.is_empty()) {
             t.threads.push(row, run.thread());
         }
@@ -315,7 +315,7 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
                         }
                         None => deltas.iter().for_each(|ts| times.push(ts)),
                     }
-                    t.frame.extend(nodes.iter().map(|node| {
+                    t.leaves.building().extend(nodes.iter().map(|node| {
                         let f = s.frames.get(node);
                         if f.is_none() {
                             unknown.push((s.index as u32, node));
@@ -329,7 +329,7 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
             }
             Run::Row(r) => {
                 times.push(r.ts);
-                t.frame.push(r.frame);
+                t.leaves.building().push(r.frame);
                 t.profiles.push(row, r.profile);
                 if SampleTable::keeps_weight(r.weight) {
                     weights.push((row, r.weight));
@@ -340,7 +340,7 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
             .get(k + 1)
             .is_none_or(|next| next.thread() != run.thread());
         if last_of_thread {
-            let to = t.frame.len();
+            let to = t.leaves.len();
             if !times.sorted {
                 sort_by_time(&mut t, &mut times.rows, &mut weights, from, to);
             }
@@ -349,6 +349,7 @@ fn sample_table(mut runs: Vec<Run<'_>>) -> (SampleTable, Vec<(u32, i64)>) {
         }
     }
     t.times = times.rows.finish();
+    t.leaves = std::mem::take(&mut t.leaves).narrowed();
     t.threads.shrink_to_fit();
     t.profiles.shrink_to_fit();
     t.weights = Weights::new(weights, n);
@@ -393,7 +394,7 @@ fn sort_by_time(
         let moved: Vec<T> = order.iter().map(|&i| col[i]).collect();
         col[from..from + moved.len()].copy_from_slice(&moved);
     }
-    permute(&mut t.frame, &order, from);
+    permute(t.leaves.building(), &order, from);
     let profiles: Vec<Option<ProfileId>> = order.iter().map(|&i| t.profiles.get(i)).collect();
     t.profiles.truncate(from as u32);
     for (k, p) in profiles.into_iter().enumerate() {
@@ -812,7 +813,7 @@ mod tests {
     /// Every sample in table order.
     fn listed(t: &SampleTable) -> Vec<Sample> {
         (0..t.len())
-            .map(|i| (t.thread(i), t.ts(i), t.frame[i], t.profile(i), t.weight(i)))
+            .map(|i| (t.thread(i), t.ts(i), t.leaf(i), t.profile(i), t.weight(i)))
             .collect()
     }
 

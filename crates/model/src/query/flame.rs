@@ -42,7 +42,7 @@ impl Flame {
         let mut prev_leaf: Option<FrameId> = None;
         let (lo, hi) = (range.start, range.end);
         for i in range {
-            let leaf = s.frame[i];
+            let leaf = s.leaf(i);
             if leaf == prev_leaf && i > lo {
                 continue;
             }
@@ -144,12 +144,12 @@ pub fn stack_depth(trace: &Trace, range: Range<usize>) -> usize {
     let mut len_of = vec![0u32; frames.len()];
     let mut path = Vec::new();
     let mut deepest = 0;
-    for leaf in trace.tables.samples.frame[range].iter().flatten() {
+    for leaf in trace.tables.samples.leaves(range).flatten() {
         let Some(seen) = len_of.get_mut(leaf.raw() as usize) else {
             continue;
         };
         if *seen == 0 {
-            Flame::stack(frames, Some(*leaf), &mut path);
+            Flame::stack(frames, Some(leaf), &mut path);
             *seen = path.len() as u32 + 1;
             deepest = deepest.max(path.len());
         }

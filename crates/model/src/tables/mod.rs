@@ -19,6 +19,7 @@ mod diagnostics;
 mod flows;
 mod ids;
 mod instants;
+mod leaf_frames;
 mod metadata;
 mod objects;
 mod other;

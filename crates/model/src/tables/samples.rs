@@ -2,8 +2,9 @@
 
 use super::async_slices::IdVal;
 use super::block_times::BlockTimes;
-use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
+use super::decl::{order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{FrameId, ProcessId, ProfileId, ThreadId};
+use super::leaf_frames::LeafFrames;
 use super::runs::Runs;
 use super::sparse::Sparse;
 use super::threads::{thread_fill, RowThread};
@@ -37,7 +38,7 @@ pub struct Profile {
     pub offset: u64,
 }
 
-/// Stack samples, sorted by (thread, ts): 8 bytes a row. The times are kept by
+/// Stack samples, sorted by (thread, ts): 6 bytes a row (8 with more than 65,534 frames). The times are kept by
 /// blocks of rows ([`BlockTimes`]: 4 bytes a row for a thread's samples, read
 /// with [`SampleTable::ts`]). A thread's samples are one run of rows and a
 /// profile's mostly one too, so both are kept by runs; the weight is 1 on nearly
@@ -46,8 +47,8 @@ pub struct Profile {
 #[derive(Clone, Debug, Default)]
 pub struct SampleTable {
     pub(crate) times: BlockTimes,
-    /// Leaf frame, or `None` for an empty stack.
-    pub frame: Vec<Option<FrameId>>,
+    /// Leaf frame, or `None` for an empty stack (read with [`SampleTable::leaf`]).
+    pub(crate) leaves: LeafFrames,
     pub(crate) threads: Runs<ThreadId>,
     /// Profile the sample came from (`None`: a `P` event or top-level `samples`).
     pub(crate) profiles: Runs<Option<ProfileId>>,
@@ -86,11 +87,22 @@ impl Weights {
 
 impl SampleTable {
     pub fn len(&self) -> usize {
-        self.frame.len()
+        self.leaves.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.frame.is_empty()
+        self.leaves.len() == 0
     }
+    /// The leaf frame of row `i` (`None`: an empty stack).
+    #[inline]
+    pub fn leaf(&self, i: usize) -> Option<FrameId> {
+        self.leaves.get(i)
+    }
+
+    /// The leaf frames of `rows`, in order.
+    pub fn leaves(&self, rows: Range<usize>) -> impl Iterator<Item = Option<FrameId>> + '_ {
+        self.leaves.range(rows)
+    }
+
     /// The time of row `i`.
     #[inline]
     pub fn ts(&self, i: usize) -> i64 {
@@ -337,7 +349,7 @@ pub static TABLE: Table = Table {
                 ty: T::Str,
                 nullable: false,
                 doc: "frame names from the root, joined by ';'",
-                get: |t, i| Value::String(t.stack_text(s(t).frame[i])),
+                get: |t, i| Value::String(t.stack_text(s(t).leaf(i))),
             },
             Column {
                 name: "weight",
@@ -365,7 +377,7 @@ pub static TABLE: Table = Table {
                 ty: T::Id("frames"),
                 nullable: true,
                 doc: "the leaf frame (frames.id; null for an empty stack)",
-                get: |t, i| s(t).frame[i].into(),
+                get: |t, i| s(t).leaf(i).into(),
             },
             Column {
                 name: "profile_id",
@@ -397,7 +409,12 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         // A stack is text made from the frames: once per leaf frame and row
         // group, not once per sample (0: no frame).
         "stack" => Fill::Keyed {
-            keys: |t, rows, out| gather(&s(t).frame, rows, out, |f| f.map_or(0, |f| f.raw() + 1)),
+            keys: |t, rows, out| {
+                out.extend(
+                    rows.iter()
+                        .map(|&i| s(t).leaf(i as usize).map_or(0, |f| f.raw() + 1)),
+                )
+            },
             cell: |t, k| Value::String(t.stack_text(k.checked_sub(1).map(FrameId::new))),
         },
         "ts_ns" => Fill::Int(|t, rows, out| {
@@ -414,9 +431,12 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
                     .map(|&i| Some(s(t).thread(i as usize).raw() as i64)),
             )
         }),
-        "frame_id" => {
-            Fill::Int(|t, rows, out| gather(&s(t).frame, rows, out, |f| f.map(|f| f.raw() as i64)))
-        }
+        "frame_id" => Fill::Int(|t, rows, out| {
+            out.extend(
+                rows.iter()
+                    .map(|&i| s(t).leaf(i as usize).map(|f| f.raw() as i64)),
+            )
+        }),
         "profile_id" => Fill::Int(|t, rows, out| {
             out.extend(
                 rows.iter()
