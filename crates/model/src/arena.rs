@@ -16,7 +16,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use crate::args::{TextRef, ARENA_BIT};
+use crate::args::TextRef;
 
 /// Arena size past which blocks go to a temporary file.
 pub const SPILL_AT: u64 = 64 << 20;
@@ -42,10 +42,7 @@ impl Block {
     fn push(&mut self, text: &str) -> TextRef {
         let at = self.start + self.text.len() as u64;
         self.text.push_str(text);
-        TextRef {
-            start: at | ARENA_BIT,
-            len: text.len().min(u32::MAX as usize) as u32,
-        }
+        TextRef::in_arena(at, text.len().min(u32::MAX as usize) as u32)
     }
 }
 

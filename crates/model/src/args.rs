@@ -30,6 +30,14 @@ impl TextRef {
         self.len == 0
     }
 
+    /// `len` bytes of the model's arena from `at`.
+    pub(crate) const fn in_arena(at: u64, len: u32) -> TextRef {
+        TextRef {
+            start: at | ARENA_BIT,
+            len,
+        }
+    }
+
     /// Text kept in the model's arena, not in an input file.
     pub fn is_arena(self) -> bool {
         self.start & ARENA_BIT != 0

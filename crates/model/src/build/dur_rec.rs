@@ -18,7 +18,7 @@
 
 use std::ops::Deref;
 
-use crate::args::{TextRef, ARENA_BIT};
+use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::tables::{Ns, ThreadId};
 
@@ -161,10 +161,10 @@ fn pack_args(args: TextRef, offset: u64) -> Option<(u64, u64)> {
 fn unpack_args(mode: u64, bits: u64, offset: u64) -> TextRef {
     match mode {
         ARGS_NONE => TextRef::NONE,
-        ARGS_ARENA => TextRef {
-            start: (bits >> ARENA_LEN_BITS) | ARENA_BIT,
-            len: (bits & ((1 << ARENA_LEN_BITS) - 1)) as u32,
-        },
+        ARGS_ARENA => TextRef::in_arena(
+            bits >> ARENA_LEN_BITS,
+            (bits & ((1 << ARENA_LEN_BITS) - 1)) as u32,
+        ),
         _ => {
             let r = TextRef {
                 start: offset + (bits >> 32),
@@ -474,10 +474,7 @@ mod tests {
     }
 
     fn arena_args(at: u64, len: u32) -> TextRef {
-        TextRef {
-            start: at | ARENA_BIT,
-            len,
-        }
+        TextRef::in_arena(at, len)
     }
 
     /// Every combination of the edge values of each packed field reads back

@@ -10,7 +10,7 @@
 //! [`Sparse`] beside the column, their cell [`ArgsCell::WIDE`].
 
 use super::sparse::Sparse;
-use crate::args::{TextRef, ARENA_BIT};
+use crate::args::TextRef;
 
 /// 48 bits, read as [`ArgsCell::bits`]: 0 is [`TextRef::NONE`]; with bit 47
 /// clear, text in the input: bit 46 [`TextRef::is_compact`], bits 30..46 where it
@@ -81,10 +81,10 @@ impl ArgsCell {
         if v == 0 {
             TextRef::NONE
         } else if v & IN_ARENA != 0 {
-            TextRef {
-                start: ((v >> ARENA_LEN_BITS) & mask(ARENA_AT_BITS)) | ARENA_BIT,
-                len: (v & mask(ARENA_LEN_BITS)) as u32,
-            }
+            TextRef::in_arena(
+                (v >> ARENA_LEN_BITS) & mask(ARENA_AT_BITS),
+                (v & mask(ARENA_LEN_BITS)) as u32,
+            )
         } else {
             let r = TextRef {
                 start: offset() + ((v >> INPUT_LEN_BITS) & mask(AFTER_BITS)),
@@ -165,10 +165,7 @@ mod tests {
     }
 
     fn arena(at: u64, len: u32) -> TextRef {
-        TextRef {
-            start: at | ARENA_BIT,
-            len,
-        }
+        TextRef::in_arena(at, len)
     }
 
     #[test]
