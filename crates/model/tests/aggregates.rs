@@ -308,12 +308,12 @@ mod against_a_reference {
         let s = &t.tables.slices;
         let overlaps = |i: usize| {
             if s.dur(i) == 0 {
-                t0 <= s.ts[i] && s.ts[i] < t1
+                t0 <= s.ts(i) && s.ts(i) < t1
             } else {
-                s.ts[i] < t1 && s.end(i) > t0
+                s.ts(i) < t1 && s.end(i) > t0
             }
         };
-        let clip = |i: usize| (s.end(i).min(t1) - s.ts[i].max(t0)).max(0);
+        let clip = |i: usize| (s.end(i).min(t1) - s.ts(i).max(t0)).max(0);
         let mut kids = vec![0i64; s.len()];
         for j in 0..s.len() {
             if let Some(p) = s.parent[j].filter(|_| overlaps(j)) {

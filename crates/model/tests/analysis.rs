@@ -182,7 +182,7 @@ fn a_group_lists_its_slices_in_time_order() {
     assert_eq!(total, 2);
     let ts: Vec<i64> = ids
         .iter()
-        .map(|&i| t.tables.slices.ts[i as usize] / US)
+        .map(|&i| t.tables.slices.ts(i as usize) / US)
         .collect();
     assert_eq!(ts, vec![0, 20]);
     let (ids, total) = slices_in_group(

@@ -27,7 +27,7 @@ fn slices(t: &Trace) -> Vec<(String, i64, i64, bool, String)> {
         .map(|i| {
             (
                 t.name(s.name[i]).to_string(),
-                s.ts[i],
+                s.ts(i),
                 s.dur(i),
                 s.did_not_finish(i),
                 t.merged_args(s.args(i), s.end_args(i)).unwrap_or_default(),

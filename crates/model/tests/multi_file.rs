@@ -47,7 +47,7 @@ fn slices(t: &Trace) -> Vec<(String, String, i64, i64, String)> {
             (
                 t.str(t.process(th.process).name).to_string(),
                 t.name(s.name[i]).to_string(),
-                s.ts[i],
+                s.ts(i),
                 s.dur(i),
                 t.raw(s.args(i)).to_string(),
             )
@@ -143,7 +143,7 @@ fn align_start_and_offsets_move_times_to_the_nanosecond() {
         let i = (0..s.len())
             .find(|&i| t.raw(s.args(i)) == r#"{"rank":1}"#)
             .unwrap();
-        (s.ts[i], s.dur(i))
+        (s.ts(i), s.dur(i))
     };
     // rank1's first event (5000.5 us) moves onto rank0's (1000 us).
     let t = load(Align::Start, [0, 0]);

@@ -1,7 +1,9 @@
 //! The slice table keeps the cells most slices lack apart (the closing `E`'s args,
 //! `cname`), thread times only when a trace has some, and dur, self time, args,
 //! depth, offset and `tdur` in narrow cells with the values that do not fit kept whole:
-//! every path reads back the rows main's full-width columns gave.
+//! every path reads back the rows main's full-width columns gave. Starts and
+//! thread times are 5-byte distances from the earliest (or whole when they span
+//! more), categories 2-byte cells.
 
 mod common;
 use common::*;
@@ -79,7 +81,7 @@ fn closing_args_cname_and_thread_times_read_back() {
         let raw = t.event_text(s.offset(i));
         assert!(raw.contains(t.str(s.name[i])), "row {i}: {raw}");
     }
-    assert_eq!(s.row_bytes(), 54);
+    assert_eq!(s.row_bytes(), 46);
 }
 
 #[test]
@@ -96,7 +98,7 @@ fn a_trace_without_them_gives_the_same_rows_in_fewer_bytes() {
         ]
     );
     assert_eq!(cnames(&t), [""; 5]);
-    assert_eq!(t.tables.slices.row_bytes(), 42);
+    assert_eq!(t.tables.slices.row_bytes(), 37);
 }
 
 /// Depths past 65,534 do not fit their 2-byte cells: read back whole.
@@ -254,4 +256,59 @@ fn args_far_into_their_event_read_back() {
         filled.push(v.unwrap_or_default().to_string())
     });
     assert_eq!(filled, args);
+}
+
+/// Starts and thread times spanning more than 40 bits of nanoseconds (18.3
+/// minutes) keep their columns whole: every row reads back exactly, negative and
+/// far ones too; within the span they take 5 bytes a row.
+#[test]
+fn starts_spanning_past_five_bytes_read_back() {
+    // 2^40 ns is 1099511627.776 µs.
+    let far = r#"[
+        {"ph":"X","name":"a","ts":-5,"dur":1,"tts":3,"tdur":1,"pid":1,"tid":1},
+        {"ph":"X","name":"b","ts":1099511627.776,"dur":1,"tts":1099511627.779,"tdur":1,"pid":1,"tid":1},
+        {"ph":"X","name":"c","ts":9000000000000,"dur":1,"pid":1,"tid":2}
+    ]"#;
+    let t = load(far);
+    let s = &t.tables.slices;
+    let got: Vec<(i64, Option<i64>)> = (0..s.len())
+        .map(|i| (s.ts(i), s.tts(i).map(|v| v.get())))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (-5000, Some(3000)),
+            (1099511627776, Some(1099511627779)),
+            (9000000000000000, None)
+        ]
+    );
+    // Whole starts and thread times: 8 bytes each, as before.
+    assert_eq!(s.row_bytes(), 37 + 3 + 8 + 4);
+    let near = far.replace("9000000000000", "1099511627.775");
+    let t = load(&near);
+    let s = &t.tables.slices;
+    assert_eq!(s.ts(2), 1099511627775000);
+    assert_eq!(s.row_bytes(), 37 + 5 + 4);
+    assert_eq!(filled_ints(&t, "ts_ns"), col(&t, "slices", "ts_ns"));
+    assert_eq!(filled_ints(&t, "tts_ns"), col(&t, "slices", "tts_ns"));
+}
+
+/// More categories than 2-byte cells hold: those past them are kept whole, and
+/// every row reads back its own.
+#[test]
+fn categories_past_two_bytes_read_back() {
+    const N: usize = 70_000;
+    let events: Vec<String> = (0..N)
+        .map(|i| {
+            format!(r#"{{"ph":"X","name":"f","cat":"c{i}","ts":{i},"dur":1,"pid":1,"tid":1}}"#)
+        })
+        .collect();
+    let t = load(&format!("[{}]", events.join(",")));
+    let s = &t.tables.slices;
+    assert_eq!(s.len(), N);
+    for k in 0..N {
+        assert_eq!(t.str(s.cat(k)), format!("c{k}"), "row {k}");
+    }
+    let cats = col(&t, "slices", "cat");
+    assert_eq!(cats[N - 1], common::s(&format!("c{}", N - 1)));
 }

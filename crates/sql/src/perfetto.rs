@@ -105,7 +105,7 @@ pub static SLICE: Table = Table {
         columns: &[
             Column { name: "id", ty: T::Id("slice"), nullable: false, doc: "slice id (thread slices keep their slices.id)", get: |_, i| Value::Int(i as i64) },
             Column { name: "ts", ty: T::Time, nullable: false, doc: "start (ns)", get: |t, i| Value::Int(match part(t, i) {
-                Part::Slice(s) => t.tables.slices.ts[s],
+                Part::Slice(s) => t.tables.slices.ts(s),
                 Part::Instant(k) => t.tables.instants.ts[k],
                 Part::Async(a) => t.tables.async_slices.ts[a],
             }) },
@@ -115,7 +115,7 @@ pub static SLICE: Table = Table {
                 Part::Async(a) => dnf_dur(t.tables.async_slices.dur[a], t.tables.async_slices.did_not_finish[a]),
             } },
             Column { name: "category", ty: T::Str, nullable: true, doc: "event category", get: |t, i| t.opt_str_value(match part(t, i) {
-                Part::Slice(s) => t.tables.slices.cat[s],
+                Part::Slice(s) => t.tables.slices.cat(s),
                 Part::Instant(k) => t.tables.instants.cat[k],
                 Part::Async(a) => t.tables.async_slices.cat[a],
             }) },

@@ -289,7 +289,7 @@ mod tests {
         let t = trace().unwrap();
         let sl = &t.tables.slices;
         let rows = (0..sl.len())
-            .map(|i| ((sl.thread(i), sl.lane(i), sl.depth(i)), sl.ts[i], sl.end(i)))
+            .map(|i| ((sl.thread(i), sl.lane(i), sl.depth(i)), sl.ts(i), sl.end(i)))
             .collect();
         assert_eq!(overlaps(rows), Vec::<String>::new(), "thread slices");
         // An async group's row is its lane.

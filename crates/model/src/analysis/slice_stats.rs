@@ -48,7 +48,7 @@ impl GroupBy {
         match self {
             GroupBy::Name => s.name[i].0,
             GroupBy::Thread => s.thread(i).raw(),
-            GroupBy::Category => s.cat[i].0,
+            GroupBy::Category => s.cat(i).0,
         }
     }
 }
@@ -132,7 +132,7 @@ pub(super) struct Acc {
 impl Acc {
     #[inline]
     fn add(&mut self, s: &SliceTable, i: usize, t0: i64, t1: i64) {
-        let (ts, dur) = (s.ts[i], s.dur(i));
+        let (ts, dur) = (s.ts(i), s.dur(i));
         self.min = if self.count == 0 {
             dur
         } else {
@@ -200,7 +200,7 @@ impl Rows {
 }
 
 pub(super) fn overlaps(s: &SliceTable, i: usize, t0: i64, t1: i64) -> bool {
-    let ts = s.ts[i];
+    let ts = s.ts(i);
     if s.dur(i) == 0 {
         t0 <= ts && ts < t1
     } else {
@@ -223,8 +223,8 @@ pub(super) fn select_rows(trace: &Trace, sel: &Selection) -> Rows {
             continue;
         }
         let (lo, hi) = (tr.rows.0 as usize, tr.rows.1 as usize);
-        let a = lo + s.ts[lo..hi].partition_point(|&x| x < t0);
-        let b = a + s.ts[a..hi].partition_point(|&x| x < t1);
+        let a = s.ts_partition_point(lo..hi, |x| x < t0);
+        let b = s.ts_partition_point(a..hi, |x| x < t1);
         if a < b {
             rows.runs.push(a..b);
         }
@@ -413,7 +413,7 @@ pub fn slices_in_group(
         .chain(rows.singles.iter().copied().filter(|&i| keep(i as usize)))
         .collect();
     let total = ids.len() as u64;
-    ids.sort_unstable_by_key(|&i| (s.ts[i as usize], i));
+    ids.sort_unstable_by_key(|&i| (s.ts(i as usize), i));
     ids.truncate(limit);
     (ids, total)
 }

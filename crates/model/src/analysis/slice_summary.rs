@@ -63,7 +63,7 @@ impl SliceFilter {
     pub fn keeps(&self, s: &SliceTable, i: usize) -> bool {
         let ok = |v: &Option<Vec<bool>>, k: u32| v.as_ref().is_none_or(|v| v[k as usize]);
         ok(&self.names, s.name[i].0)
-            && ok(&self.cats, s.cat[i].0)
+            && ok(&self.cats, s.cat(i).0)
             && ok(&self.threads, s.thread(i).raw())
     }
 }
@@ -171,7 +171,7 @@ fn busy(
             per_thread.entry(tr.thread).or_default().push(list);
         }
     }
-    let clip = |i: usize| (s.ts[i].max(t0), s.end(i).min(t1));
+    let clip = |i: usize| (s.ts(i).max(t0), s.end(i).min(t1));
     let threads: Vec<Vec<Vec<usize>>> = per_thread.into_values().collect();
     threads
         .into_par_iter()

@@ -137,7 +137,7 @@ impl Stacks {
 }
 
 fn clip(s: &SliceTable, i: usize, t0: i64, t1: i64) -> i64 {
-    s.end(i).min(t1).saturating_sub(s.ts[i].max(t0)).max(0)
+    s.end(i).min(t1).saturating_sub(s.ts(i).max(t0)).max(0)
 }
 
 /// What a layout is of: the slices, the range, whether outermost calls matter.
@@ -150,7 +150,7 @@ struct How<'t> {
 
 impl How<'_> {
     fn crossing(&self, i: usize) -> bool {
-        self.s.ts[i] < self.t0 || self.s.end(i) > self.t1
+        self.s.ts(i) < self.t0 || self.s.end(i) > self.t1
     }
 
     fn at(&self, i: usize, parent: u32, outer: bool) -> Pos {

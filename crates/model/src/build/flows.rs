@@ -28,31 +28,40 @@ fn enclosing(slices: &SliceTable, rows: (u32, u32), ts: i64, n: usize) -> Option
     let a = rows.0 as usize;
     let mut j = (a..a + n).rev().find(|&j| !slices.overlap(j))?;
     loop {
-        if slices.ts[j] <= ts && ts <= slices.end(j) {
+        if slices.ts(j) <= ts && ts <= slices.end(j) {
             return Some(SliceId::at(j));
         }
         j = slices.parent[j]?.index();
     }
 }
 
-/// The first index from `from` on where `pred` is false, `pred` being true on a
-/// prefix of `col` that holds `col[..from]`: a galloping search (steps of 1, 2,
-/// 4... then a binary search in the last one), in the logarithm of the distance
-/// walked, not of the column.
-fn advance(col: &[i64], from: usize, pred: impl Fn(i64) -> bool) -> usize {
-    let n = col.len();
+/// The first index from `from` on where `pred` is false, of the `n` values
+/// `col(0..n)`, `pred` being true on a prefix that holds those below `from`: a
+/// galloping search (steps of 1, 2, 4... then a binary search in the last one),
+/// in the logarithm of the distance walked, not of the column.
+fn advance(n: usize, col: impl Fn(usize) -> i64, from: usize, pred: impl Fn(i64) -> bool) -> usize {
     let mut lo = from;
     let mut step = 1;
     loop {
-        if lo >= n || !pred(col[lo]) {
+        if lo >= n || !pred(col(lo)) {
             return lo;
         }
         let hi = (lo + step).min(n - 1);
-        if pred(col[hi]) {
+        if pred(col(hi)) {
             lo = hi + 1;
             step *= 2;
         } else {
-            return lo + 1 + col[lo + 1..hi].partition_point(|&s| pred(s));
+            // Binary search in (lo, hi): `pred` holds at `lo`, fails at `hi`.
+            let (mut a, mut b) = (lo + 1, hi);
+            while a < b {
+                let mid = a + (b - a) / 2;
+                if pred(col(mid)) {
+                    a = mid + 1;
+                } else {
+                    b = mid;
+                }
+            }
+            return a;
         }
     }
 }
@@ -81,15 +90,15 @@ fn bind(
                 return Vec::new();
             };
             let (a, b) = (rows.0 as usize, rows.1 as usize);
-            let col = &slices.ts[a..b];
+            let col = |i: usize| slices.ts(a + i);
             // How many of the thread's slices start at or before the point's
             // time, and before it.
             let (mut le, mut lt) = (0, 0);
             let mut out = Vec::new();
             for &k in ks {
                 let (ts, r) = points[k as usize];
-                le = advance(col, le, |s| s <= ts);
-                lt = advance(col, lt, |s| s < ts);
+                le = advance(b - a, col, le, |s| s <= ts);
+                lt = advance(b - a, col, lt, |s| s < ts);
                 let slice = match r.ph {
                     b'f' if !r.bind_enclosing => (a + lt < b).then(|| SliceId::at(a + lt)),
                     _ => enclosing(slices, rows, ts, le),
@@ -242,11 +251,11 @@ fn build_v2(
         SliceRef::Thread(i) => {
             let i = i.index();
             (
-                slices.ts[i],
+                slices.ts(i),
                 slices.end(i),
                 Some(slices.thread(i)),
                 slices.name[i],
-                slices.cat[i],
+                slices.cat(i),
             )
         }
         SliceRef::Async(i) => {
@@ -373,8 +382,8 @@ mod tests {
             queries.sort_unstable();
             let (mut le, mut lt) = (0, 0);
             for ts in queries {
-                le = advance(&col, le, |s| s <= ts);
-                lt = advance(&col, lt, |s| s < ts);
+                le = advance(col.len(), |i| col[i], le, |s| s <= ts);
+                lt = advance(col.len(), |i| col[i], lt, |s| s < ts);
                 assert_eq!(le, col.partition_point(|&s| s <= ts), "{col:?} {ts}");
                 assert_eq!(lt, col.partition_point(|&s| s < ts), "{col:?} {ts}");
             }

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use tracescope_format::Diagnostics;
 
 use super::records::{DurRecs, NO_TIME};
+use super::slice_rows::TimeSpans;
 use super::slices::{
     emit, fill, has_thread_time, merge, opens, time_order, Built, Matcher, SortCheck,
 };
@@ -87,21 +88,19 @@ impl LiveSlices {
             .filter_map(|(t, th)| Some((tmap.get(t).copied().flatten()?, th.opens, th)))
             .collect();
         work.sort_by_key(|w| w.0);
-        let thread_times = work.iter().any(|w| {
+        let mut spans = TimeSpans::default();
+        for w in &work {
             let recs = w.2.recs.view();
-            recs.iter().any(|r| has_thread_time(r, recs.wide))
-        });
-        fill(
-            work,
-            thread_times,
-            diags,
-            |thread, th, out, base, d, scratch| {
-                th.sorted.report(thread, d);
-                let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-                let slices = th.matcher.finish_live(&th.closed, thread, end, d);
-                emit(out, base, slices, th.recs.view(), scratch)
-            },
-        )
+            for r in recs.iter() {
+                spans.note(r.ts, r.tts, has_thread_time(r, recs.wide));
+            }
+        }
+        fill(work, spans, diags, |thread, th, out, base, d, scratch| {
+            th.sorted.report(thread, d);
+            let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
+            let slices = th.matcher.finish_live(&th.closed, thread, end, d);
+            emit(out, base, slices, th.recs.view(), scratch)
+        })
     }
 }
 

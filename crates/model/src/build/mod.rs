@@ -162,7 +162,7 @@ pub(crate) fn finish(
             let slices = match live {
                 // A followed file's duration records are kept there, not in `recs`.
                 Some(live) => live.build(&tmap, thread_end, &mut d),
-                None => slices::build(dur, &dur_wide, dur_counts.thread_times, thread_end, &mut d),
+                None => slices::build(dur, &dur_wide, dur_counts.spans, thread_end, &mut d),
             };
             clock.mark("slices");
             (slices, d, clock)

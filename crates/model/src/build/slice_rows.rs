@@ -13,6 +13,7 @@ use std::mem::MaybeUninit;
 use crate::args::TextRef;
 use crate::strings::StrId;
 use crate::tables::args_cells::{args_cell, ArgsCell};
+use crate::tables::based_times::{TimeCells, TimeLayout};
 use crate::tables::slices::slice_columns;
 use crate::tables::sparse::{narrow_cell, Narrow, Sparse, U40};
 use crate::tables::{Ns, SliceId, SliceTable};
@@ -21,6 +22,8 @@ macro_rules! row {
     ($($(#[$doc:meta])* $c:ident: $t:ty,)*) => {
         /// One row of the slice table.
         pub(super) struct Row {
+            pub ts: i64,
+            pub cat: StrId,
             $(pub $c: $t,)*
             pub dur: i64,
             pub self_ns: i64,
@@ -36,12 +39,65 @@ macro_rules! row {
 }
 slice_columns!(row);
 
+/// The earliest and latest start and thread time of the rows a table will get,
+/// noted before they are written: they choose the layouts of the time columns
+/// (`tables::based_times`), and whether the thread times are kept at all.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TimeSpans {
+    ts: Option<(i64, i64)>,
+    tts: Option<(i64, i64)>,
+    /// Whether some row has a thread time (`tts` or `tdur`).
+    pub thread_times: bool,
+}
+
+fn widen_span(span: &mut Option<(i64, i64)>, v: i64) {
+    *span = Some(match *span {
+        Some((lo, hi)) => (lo.min(v), hi.max(v)),
+        None => (v, v),
+    });
+}
+
+fn join_span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+        (a, b) => a.or(b),
+    }
+}
+
+impl TimeSpans {
+    /// Notes a record's start, thread time, and whether it has a thread time.
+    #[inline]
+    pub fn note(&mut self, ts: i64, tts: Option<Ns>, thread_time: bool) {
+        widen_span(&mut self.ts, ts);
+        if let Some(t) = tts {
+            widen_span(&mut self.tts, t.get());
+        }
+        self.thread_times |= thread_time;
+    }
+
+    /// The spans of both.
+    pub fn join(self, other: TimeSpans) -> TimeSpans {
+        TimeSpans {
+            ts: join_span(self.ts, other.ts),
+            tts: join_span(self.tts, other.tts),
+            thread_times: self.thread_times || other.thread_times,
+        }
+    }
+
+    fn layout(span: Option<(i64, i64)>) -> TimeLayout {
+        TimeLayout::spanning(span.map(|s| s.0), span.map(|s| s.1))
+    }
+}
+
 /// The sparse cells of the rows a range was given, and the values too wide for
 /// their narrow cells, by row.
 #[derive(Default)]
 pub(super) struct SparseCells {
     pub end_args: Vec<(u32, TextRef)>,
     pub cname: Vec<(u32, StrId)>,
+    pub ts: Vec<(u32, i64)>,
+    pub cat: Vec<(u32, StrId)>,
+    pub tts: Vec<(u32, Option<Ns>)>,
     pub dur: Vec<(u32, i64)>,
     pub self_ns: Vec<(u32, i64)>,
     pub args: Vec<(u32, TextRef)>,
@@ -54,6 +110,9 @@ impl SparseCells {
     pub fn append(&mut self, mut other: SparseCells) {
         self.end_args.append(&mut other.end_args);
         self.cname.append(&mut other.cname);
+        self.ts.append(&mut other.ts);
+        self.cat.append(&mut other.cat);
+        self.tts.append(&mut other.tts);
         self.dur.append(&mut other.dur);
         self.self_ns.append(&mut other.self_ns);
         self.args.append(&mut other.args);
@@ -62,10 +121,12 @@ impl SparseCells {
         self.tdur.append(&mut other.tdur);
     }
 
-    /// Puts the cells in `table` (whose narrow columns are written).
-    pub fn store(self, table: &mut SliceTable) {
+    /// Puts the cells in `table` (whose narrow columns are written; the time
+    /// columns take theirs in `set_len`).
+    fn store(self, table: &mut SliceTable) {
         table.end_args = Sparse::from_pairs(self.end_args);
         table.cname = Sparse::from_pairs(self.cname);
+        table.cat.wide = Sparse::from_pairs(self.cat);
         table.dur.wide = Sparse::from_pairs(self.dur);
         table.self_ns.wide = Sparse::from_pairs(self.self_ns);
         table.args.wide = Sparse::from_pairs(self.args);
@@ -85,6 +146,8 @@ macro_rules! columns {
     ($($(#[$doc:meta])* $c:ident: $t:ty,)*) => {
         /// A range of rows of every column, not yet written.
         pub(super) struct RowsMut<'a> {
+            ts: TimeCells<'a, i64>,
+            cat: &'a mut [MaybeUninit<u16>],
             $($c: &'a mut [MaybeUninit<$t>],)*
             dur: &'a mut [MaybeUninit<u32>],
             self_ns: &'a mut [MaybeUninit<u32>],
@@ -92,7 +155,7 @@ macro_rules! columns {
             depth: &'a mut [MaybeUninit<u16>],
             offset: &'a mut [MaybeUninit<U40>],
             /// Empty when the table keeps no thread times.
-            tts: &'a mut [MaybeUninit<Option<Ns>>],
+            tts: TimeCells<'a, Option<Ns>>,
             tdur: &'a mut [MaybeUninit<u32>],
             /// Row id of the range's first row.
             base: u32,
@@ -103,18 +166,26 @@ macro_rules! columns {
 
         impl<'a> RowsMut<'a> {
             /// The spare capacity of every column of `table` (which must be empty),
-            /// `n` rows long; the thread time columns only if `thread_times`.
-            pub fn of(table: &'a mut SliceTable, n: usize, thread_times: bool) -> RowsMut<'a> {
+            /// `n` rows long, for rows within `spans`; the thread time columns
+            /// only if `spans` has thread times.
+            pub fn of(table: &'a mut SliceTable, n: usize, spans: TimeSpans) -> RowsMut<'a> {
                 assert!(table.is_empty(), "rows are written into an empty table");
-                let times = if thread_times { n } else { 0 };
+                let times = if spans.thread_times { n } else { 0 };
+                let tts = if spans.thread_times {
+                    table.tts.spare(TimeSpans::layout(spans.tts), n)
+                } else {
+                    TimeCells::none()
+                };
                 RowsMut {
+                    ts: table.ts.spare(TimeSpans::layout(spans.ts), n),
+                    cat: spare(&mut table.cat.cells, n),
+                    tts,
                     $($c: spare(&mut table.$c, n),)*
                     dur: spare(&mut table.dur.cells, n),
                     self_ns: spare(&mut table.self_ns.cells, n),
                     args: spare(&mut table.args.cells, n),
                     depth: spare(&mut table.depth.cells, n),
                     offset: spare(&mut table.offset.cells, n),
-                    tts: spare(&mut table.tts, times),
                     tdur: spare(&mut table.tdur.cells, times),
                     base: 0,
                     filled: 0,
@@ -124,6 +195,8 @@ macro_rules! columns {
 
             /// Splits off the first `n` rows.
             pub fn split(self, n: usize) -> (RowsMut<'a>, RowsMut<'a>) {
+                let ts = self.ts.split(n);
+                let cat = self.cat.split_at_mut(n);
                 $(let $c = self.$c.split_at_mut(n);)*
                 let dur = self.dur.split_at_mut(n);
                 let self_ns = self.self_ns.split_at_mut(n);
@@ -131,10 +204,12 @@ macro_rules! columns {
                 let depth = self.depth.split_at_mut(n);
                 let offset = self.offset.split_at_mut(n);
                 let times = if self.tts.is_empty() { 0 } else { n };
-                let tts = self.tts.split_at_mut(times);
+                let tts = self.tts.split(times);
                 let tdur = self.tdur.split_at_mut(times);
                 (
                     RowsMut {
+                        ts: ts.0,
+                        cat: cat.0,
                         $($c: $c.0,)*
                         dur: dur.0,
                         self_ns: self_ns.0,
@@ -148,6 +223,8 @@ macro_rules! columns {
                         cells: SparseCells::default(),
                     },
                     RowsMut {
+                        ts: ts.1,
+                        cat: cat.1,
                         $($c: $c.1,)*
                         dur: dur.1,
                         self_ns: self_ns.1,
@@ -167,14 +244,16 @@ macro_rules! columns {
                 let i = self.filled;
                 let row = self.base + i as u32;
                 let cells = &mut self.cells;
+                self.ts.write(i, r.ts, row, &mut cells.ts);
+                self.cat[i].write(narrow_cell(r.cat, row, &mut cells.cat));
                 $(self.$c[i].write(r.$c);)*
                 self.dur[i].write(narrow_cell(r.dur, row, &mut cells.dur));
                 self.self_ns[i].write(narrow_cell(r.self_ns, row, &mut cells.self_ns));
                 self.args[i].write(args_cell(r.args, r.offset, row, &mut cells.args));
                 self.depth[i].write(narrow_cell(r.depth, row, &mut cells.depth));
                 self.offset[i].write(narrow_cell(r.offset, row, &mut cells.offset));
-                if let (Some(tts), Some(tdur)) = (self.tts.get_mut(i), self.tdur.get_mut(i)) {
-                    tts.write(r.tts);
+                if let Some(tdur) = self.tdur.get_mut(i) {
+                    self.tts.write(i, r.tts, row, &mut cells.tts);
                     tdur.write(narrow_cell(r.tdur, row, &mut cells.tdur));
                 } else {
                     debug_assert!(r.tts.is_none() && r.tdur.is_none(), "thread times kept");
@@ -220,14 +299,14 @@ macro_rules! columns {
                 assert!(i < self.filled, "only written rows are read");
                 // SAFETY: `push` wrote every column of the rows below `filled`
                 // (`set_*` only write them again).
+                let row = self.base + i as u32;
                 let (ts, flags, cell) = unsafe {
                     (
-                        self.ts[i].assume_init(),
+                        self.ts.written(i, row, &self.cells.ts),
                         self.flags[i].assume_init(),
                         self.depth[i].assume_init(),
                     )
                 };
-                let row = self.base + i as u32;
                 let depth = if cell == <u32 as Narrow>::WIDE {
                     self.cells
                         .depth
@@ -252,19 +331,27 @@ macro_rules! columns {
             }
         }
 
-        /// Marks the first `n` rows of every column written.
+        /// Marks the first `n` rows of every column written, and stores the
+        /// `cells` gathered from every range.
         ///
         /// # Safety
         /// Every row below `n` of every column must have been written through
         /// [`RowsMut::push`] on ranges that cover `0..n` (checked by the caller
         /// with [`RowsMut::is_full`] on each range), made by [`RowsMut::of`] with
         /// the same `thread_times`.
-        pub(super) unsafe fn set_len(table: &mut SliceTable, n: usize, thread_times: bool) {
+        pub(super) unsafe fn set_len(
+            table: &mut SliceTable,
+            n: usize,
+            thread_times: bool,
+            mut cells: SparseCells,
+        ) {
             // SAFETY: the caller guarantees the rows are initialised; capacity was
             // reserved by `RowsMut::of`.
             $(unsafe { table.$c.set_len(n) };)*
             // SAFETY: as above (the narrow cells are written by the same pushes).
             unsafe {
+                table.ts.set_len(n, std::mem::take(&mut cells.ts));
+                table.cat.cells.set_len(n);
                 table.dur.cells.set_len(n);
                 table.self_ns.cells.set_len(n);
                 table.args.cells.set_len(n);
@@ -275,10 +362,11 @@ macro_rules! columns {
                 // SAFETY: as above; the thread times were reserved (and so
                 // written) only when kept.
                 unsafe {
-                    table.tts.set_len(n);
+                    table.tts.set_len(n, std::mem::take(&mut cells.tts));
                     table.tdur.cells.set_len(n);
                 }
             }
+            cells.store(table);
         }
     };
 }

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use tracescope_format::{DiagKind, Diagnostics};
 
 use super::records::{DurKind, DurRec, DurRecs, DurSlice, DurWide, NO_TIME};
-use super::slice_rows::{self, Row, RowsMut, SparseCells};
+use super::slice_rows::{self, Row, RowsMut, SparseCells, TimeSpans};
 use crate::args::TextRef;
 use crate::tables::{slice_flags, Lane, Ns, SliceId, SliceTable, SliceTrack, ThreadId};
 
@@ -47,8 +47,8 @@ pub struct DurCounts {
     /// Per part, per thread: its records (empty when there are too many parts
     /// and threads for a table of both; the gather is then serial).
     per_part: Vec<Vec<u32>>,
-    /// Whether any record has a thread time.
-    pub thread_times: bool,
+    /// The records' earliest and latest times, and whether any has a thread time.
+    pub spans: TimeSpans,
 }
 
 /// Most cells of the part-by-thread tables of [`DurCounts`] and of [`gather`]
@@ -60,11 +60,11 @@ impl DurCounts {
     /// renumbering of the threads (which no longer visits these records).
     pub fn of(parts: &[DurRecs], threads: usize) -> DurCounts {
         if parts.len().saturating_mul(threads) > MOST_PART_THREADS {
-            let (totals, thread_times) = parts
+            let (totals, spans) = parts
                 .par_iter()
                 .fold(
-                    || (Vec::new(), false),
-                    |(mut c, mut times): (Vec<(usize, usize)>, bool), part| {
+                    || (Vec::new(), TimeSpans::default()),
+                    |(mut c, mut times): (Vec<(usize, usize)>, TimeSpans), part| {
                         for r in &part.recs {
                             let t = r.thread.index();
                             if c.len() <= t {
@@ -72,34 +72,34 @@ impl DurCounts {
                             }
                             c[t].0 += 1;
                             c[t].1 += usize::from(opens(r));
-                            times |= has_thread_time(r, &part.wide);
+                            times.note(r.ts, r.tts, has_thread_time(r, &part.wide));
                         }
                         (c, times)
                     },
                 )
                 .reduce(
-                    || (Vec::new(), false),
+                    || (Vec::new(), TimeSpans::default()),
                     |(a, ta), (b, tb)| {
                         let (mut long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
                         for (x, y) in long.iter_mut().zip(short) {
                             x.0 += y.0;
                             x.1 += y.1;
                         }
-                        (long, ta || tb)
+                        (long, ta.join(tb))
                     },
                 );
             return DurCounts {
                 totals,
                 per_part: Vec::new(),
-                thread_times,
+                spans,
             };
         }
-        let per_part: Vec<(Vec<u32>, Vec<u32>, bool)> = parts
+        let per_part: Vec<(Vec<u32>, Vec<u32>, TimeSpans)> = parts
             .par_iter()
             .map(|part| {
                 let mut recs = vec![0u32; threads];
                 let mut opened = vec![0u32; threads];
-                let mut times = false;
+                let mut times = TimeSpans::default();
                 for r in &part.recs {
                     let t = r.thread.index();
                     if recs.len() <= t {
@@ -108,26 +108,26 @@ impl DurCounts {
                     }
                     recs[t] += 1;
                     opened[t] += u32::from(opens(r));
-                    times |= has_thread_time(r, &part.wide);
+                    times.note(r.ts, r.tts, has_thread_time(r, &part.wide));
                 }
                 (recs, opened, times)
             })
             .collect();
         let width = per_part.iter().map(|p| p.0.len()).max().unwrap_or(0);
         let mut totals = vec![(0usize, 0usize); width];
-        let mut thread_times = false;
+        let mut spans = TimeSpans::default();
         for (recs, opened, times) in &per_part {
             for (t, (&n, &o)) in recs.iter().zip(opened).enumerate() {
                 totals[t].0 += n as usize;
                 totals[t].1 += o as usize;
             }
-            thread_times |= times;
+            spans = spans.join(*times);
         }
         let per_part = per_part.into_iter().map(|p| p.0).collect();
         DurCounts {
             totals,
             per_part,
-            thread_times,
+            spans,
         }
     }
 
@@ -272,20 +272,15 @@ pub fn gather(
 pub fn build(
     work: Vec<ThreadDurs>,
     wide: &[DurWide],
-    thread_times: bool,
+    spans: TimeSpans,
     thread_end: &[i64],
     diags: &mut Diagnostics,
 ) -> SliceTable {
-    fill(
-        work,
-        thread_times,
-        diags,
-        |thread, recs, out, base, d, scratch| {
-            let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
-            let recs = DurSlice { recs: &recs, wide };
-            thread_rows(thread, recs, end, out, base, d, scratch)
-        },
-    )
+    fill(work, spans, diags, |thread, recs, out, base, d, scratch| {
+        let end = thread_end.get(thread.index()).copied().unwrap_or(NO_TIME);
+        let recs = DurSlice { recs: &recs, wide };
+        thread_rows(thread, recs, end, out, base, d, scratch)
+    })
 }
 
 /// Whether a record gives its slice a thread time (the slice table keeps the
@@ -297,17 +292,19 @@ pub(super) fn has_thread_time(r: &DurRec, wide: &[DurWide]) -> bool {
 /// The slice table of `threads` (in table order: each thread, the number of rows
 /// it will have, and what `each` needs to build them): the columns are allocated
 /// once and `each` writes one thread's rows from row `base` on, in parallel. The
-/// thread time columns are kept if `thread_times` (else every row must lack them).
+/// rows' times must lie within `spans` (a time that does not is kept apart); the
+/// thread time columns are kept if `spans` has thread times (else every row must
+/// lack them).
 pub(super) fn fill<W: Send>(
     threads: Vec<(ThreadId, usize, W)>,
-    thread_times: bool,
+    spans: TimeSpans,
     diags: &mut Diagnostics,
     each: impl Fn(ThreadId, W, &mut RowsMut<'_>, u32, &mut Diagnostics, &mut Scratch) -> Vec<SliceTrack>
         + Sync,
 ) -> SliceTable {
     let total: usize = threads.iter().map(|r| r.1).sum();
     let mut table = SliceTable::default();
-    let mut rest = RowsMut::of(&mut table, total, thread_times);
+    let mut rest = RowsMut::of(&mut table, total, spans);
     let mut work = Vec::with_capacity(threads.len());
     let mut base = 0u32;
     for (thread, n, w) in threads {
@@ -342,15 +339,14 @@ pub(super) fn fill<W: Send>(
         built.iter().all(|b| b.3),
         "every thread fills the rows counted for it"
     );
-    // SAFETY: the ranges split above cover rows 0..total and each was filled.
-    unsafe { slice_rows::set_len(&mut table, total, thread_times) };
     let mut cells = SparseCells::default();
     for (_, tracks, d, _, c) in built {
         diags.merge(d);
         table.tracks.extend(tracks);
         cells.append(c);
     }
-    cells.store(&mut table);
+    // SAFETY: the ranges split above cover rows 0..total and each was filled.
+    unsafe { slice_rows::set_len(&mut table, total, spans.thread_times, cells) };
     table
 }
 
@@ -1620,10 +1616,13 @@ mod tests {
         out
     }
 
-    /// Whether any record of `threads` has a thread time.
-    fn thread_times(threads: &[(Vec<DurFields>, i64)]) -> bool {
-        let has = |f: &DurFields| f.tts.is_some() || f.tdur.is_some();
-        threads.iter().any(|t| t.0.iter().any(has))
+    /// The times of `threads`' records, and whether any has a thread time.
+    fn spans(threads: &[(Vec<DurFields>, i64)]) -> TimeSpans {
+        let mut spans = TimeSpans::default();
+        for f in threads.iter().flat_map(|t| &t.0) {
+            spans.note(f.ts, f.tts, f.tts.is_some() || f.tdur.is_some());
+        }
+        spans
     }
 
     /// The table of `threads` (records, thread end) built by the slice step, and
@@ -1652,7 +1651,7 @@ mod tests {
             .collect();
         let ends: Vec<i64> = threads.iter().map(|t| t.1).collect();
         let mut d = Diagnostics::new();
-        let table = build(work, &all.wide, thread_times(threads), &ends, &mut d);
+        let table = build(work, &all.wide, spans(threads), &ends, &mut d);
         (table, diag_list(&d))
     }
 
@@ -1672,7 +1671,7 @@ mod tests {
         let mut d = Diagnostics::new();
         let table = fill(
             work,
-            thread_times(threads),
+            spans(threads),
             &mut d,
             |thread, (recs, end), out, base, d, scratch| {
                 let recs = recs.view();

@@ -86,7 +86,7 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
     let brief = |j: usize| Brief {
         id: j as u32,
         name: s.name[j],
-        ts: s.ts[j],
+        ts: s.ts(j),
         dur: s.dur(j),
     };
     let parents = chain(i, |j| s.parent[j].map(SliceId::index))
@@ -100,7 +100,7 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
         .map_or(s.len(), |t| t.rows.1 as usize);
     let end = s.end(i);
     let kids = (i + 1..track_end)
-        .take_while(|&j| s.ts[j] < end || (s.ts[j] == end && s.dur(i) == 0 && s.ts[j] == s.ts[i]))
+        .take_while(|&j| s.ts(j) < end || (s.ts(j) == end && s.dur(i) == 0 && s.ts(j) == s.ts(i)))
         .filter(|&j| s.parent[j] == Some(SliceId::at(i)));
     let (children, children_total) = first_n(kids.map(brief));
     let thread = s.thread(i);
@@ -108,8 +108,8 @@ pub fn slice_details(trace: &Trace, index: &QueryIndex, id: u32) -> Option<Detai
     Some(Details {
         item,
         name: s.name[i],
-        cat: s.cat[i],
-        ts: s.ts[i],
+        cat: s.cat(i),
+        ts: s.ts(i),
         dur: s.dur(i),
         self_ns: Some(s.self_ns(i)),
         tts: s.tts(i).map(Ns::get),

@@ -142,7 +142,7 @@ impl QueryIndex {
             lod::Rows::build(
                 (tr.rows.0..tr.rows.1).map(|i| (i, s.depth(i as usize))),
                 tr.max_depth as usize + 1,
-                |i| (s.ts[i as usize], s.end(i as usize)),
+                |i| (s.ts(i as usize), s.end(i as usize)),
             )
         })
     }

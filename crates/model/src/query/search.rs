@@ -353,7 +353,10 @@ impl SearchIndex {
 fn from_item(trace: &Trace, r: SliceRef) -> Option<(i64, HitKind, u32)> {
     let t = &trace.tables;
     match r {
-        SliceRef::Thread(i) => Some((*t.slices.ts.get(i.index())?, HitKind::Slice, i.raw())),
+        SliceRef::Thread(i) => {
+            let k = i.index();
+            (k < t.slices.len()).then(|| (t.slices.ts(k), HitKind::Slice, i.raw()))
+        }
         SliceRef::Async(i) => Some((*t.async_slices.ts.get(i.index())?, HitKind::Async, i.raw())),
     }
 }
@@ -409,8 +412,8 @@ fn item_bounds(trace: &Trace) -> Option<(i64, i64)> {
     let mut b: Option<(i64, i64)> = None;
     let mut add = |ts: i64| b = Some(b.map_or((ts, ts), |(x, y)| (x.min(ts), y.max(ts))));
     for tr in &t.slices.tracks {
-        add(t.slices.ts[tr.rows.0 as usize]);
-        add(t.slices.ts[tr.rows.1 as usize - 1]);
+        add(t.slices.ts(tr.rows.0 as usize));
+        add(t.slices.ts(tr.rows.1 as usize - 1));
     }
     if let (Some(&f), Some(&l)) = (t.instants.ts.first(), t.instants.ts.last()) {
         add(f);
@@ -471,8 +474,8 @@ fn window(
     let s = &t.slices;
     for tr in &s.tracks {
         let (lo, hi) = (tr.rows.0 as usize, tr.rows.1 as usize);
-        let r = starting_in(&s.ts[lo..hi], a, b);
-        cut(HitKind::Slice, lo + r.start..lo + r.end);
+        let x = s.ts_partition_point(lo..hi, |v| v < a);
+        cut(HitKind::Slice, x..s.ts_partition_point(x..hi, |v| v < b));
     }
     cut(HitKind::Instant, starting_in(&t.instants.ts, a, b));
     let asy = &t.async_slices;
@@ -487,8 +490,8 @@ fn window(
                 let (row, ts, found) = match kind {
                     HitKind::Slice => (
                         k,
-                        s.ts[k],
-                        field(s.name[k], s.cat[k], None, s.args(k), s.end_args(k)),
+                        s.ts(k),
+                        field(s.name[k], s.cat(k), None, s.args(k), s.end_args(k)),
                     ),
                     HitKind::Instant => {
                         let ins = &t.instants;

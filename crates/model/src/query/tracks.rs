@@ -342,7 +342,7 @@ fn busy_by_thread(trace: &Trace) -> Vec<i64> {
             // Top level: no parent (an improper overlap drawn on a row of its
             // own has none either).
             if s.parent[i].is_none() {
-                list.push((s.ts[i], s.end(i)));
+                list.push((s.ts(i), s.end(i)));
             }
         }
     }

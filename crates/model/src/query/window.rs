@@ -156,7 +156,7 @@ pub fn track_window(trace: &Trace, index: &QueryIndex, r: TrackRef, g: Grid) -> 
                     let i = i as usize;
                     let f = s.flags[i];
                     Item {
-                        span: (s.ts[i], s.end(i)),
+                        span: (s.ts(i), s.end(i)),
                         name: s.name[i],
                         flags: bits(&[
                             (f & slice_flags::DID_NOT_FINISH != 0, flags::DID_NOT_FINISH),

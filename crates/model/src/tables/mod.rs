@@ -12,6 +12,7 @@
 pub mod arg_sets;
 pub(crate) mod args_cells;
 mod async_slices;
+pub(crate) mod based_times;
 pub(crate) mod block_times;
 mod counters;
 mod decl;

@@ -2,6 +2,7 @@
 
 use super::arg_sets::ArgOwner;
 use super::args_cells::{ArgsCell, ArgsColumn};
+use super::based_times::TimeColumn;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{Ns, SliceId, ThreadId};
 use super::sparse::{Narrow, NarrowColumn, Sparse};
@@ -47,9 +48,7 @@ pub mod slice_flags {
 macro_rules! slice_columns {
     ($then:ident) => {
         $then! {
-            ts: i64,
             name: StrId,
-            cat: StrId,
             parent: Option<SliceId>,
             flags: u8,
         }
@@ -64,6 +63,11 @@ macro_rules! storage {
         #[derive(Clone, Debug, Default)]
         pub struct SliceTable {
             $($(#[$doc])* pub $c: Vec<$t>,)*
+            /// Start, in 5 bytes (from the earliest start; see
+            /// `tables::based_times`).
+            pub(crate) ts: TimeColumn<i64>,
+            /// Category, in 2 bytes (interned early: categories are few).
+            pub(crate) cat: NarrowColumn<StrId>,
             /// Duration (to the thread's last end when it did not finish), in 4
             /// bytes.
             pub(crate) dur: NarrowColumn<i64>,
@@ -76,9 +80,10 @@ macro_rules! storage {
             pub(crate) depth: NarrowColumn<u32>,
             /// Byte offset of the `B`/`X` event, in 5 bytes.
             pub(crate) offset: NarrowColumn<u64>,
-            /// Thread time at start (`tts`) of every row, or empty when no event of
-            /// the trace has thread times (most tools other than Chrome write none).
-            pub(crate) tts: Vec<Option<Ns>>,
+            /// Thread time at start (`tts`) of every row, in 5 bytes as `ts`, or
+            /// empty when no event of the trace has thread times (most tools other
+            /// than Chrome write none).
+            pub(crate) tts: TimeColumn<Option<Ns>>,
             /// Thread duration (`tdur`, or `tts` of the `E` minus that of the `B`),
             /// in 4 bytes; empty as `tts`.
             pub(crate) tdur: NarrowColumn<Option<Ns>>,
@@ -100,9 +105,11 @@ macro_rules! storage {
                 let times = if self.tts.is_empty() {
                     0
                 } else {
-                    size_of::<Option<Ns>>() + size_of::<<Option<Ns> as Narrow>::Cell>()
+                    self.tts.cell_bytes() + size_of::<<Option<Ns> as Narrow>::Cell>()
                 };
                 0 $(+ size_of::<$t>())*
+                    + self.ts.cell_bytes()
+                    + size_of::<<StrId as Narrow>::Cell>()
                     + 2 * size_of::<<i64 as Narrow>::Cell>()
                     + size_of::<ArgsCell>()
                     + size_of::<<u32 as Narrow>::Cell>()
@@ -132,8 +139,40 @@ impl SliceTable {
         self.ts.is_empty()
     }
 
+    /// Start.
+    #[inline]
+    pub fn ts(&self, i: usize) -> i64 {
+        self.ts.get(i)
+    }
+
+    /// The first row of `rows` whose start fails `pred`, or `rows.end` (as
+    /// `slice::partition_point` on the starts of `rows`, which `pred` must
+    /// partition: true on a prefix, false after).
+    pub fn ts_partition_point(
+        &self,
+        rows: std::ops::Range<usize>,
+        mut pred: impl FnMut(i64) -> bool,
+    ) -> usize {
+        let (mut lo, mut hi) = (rows.start, rows.end.max(rows.start));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(self.ts(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Category ([`StrId::NONE`] without).
+    #[inline]
+    pub fn cat(&self, i: usize) -> StrId {
+        self.cat.get(i)
+    }
+
     pub fn end(&self, i: usize) -> i64 {
-        self.ts[i].saturating_add(self.dur(i))
+        self.ts(i).saturating_add(self.dur(i))
     }
 
     /// Duration (to the thread's last end when it did not finish).
@@ -194,7 +233,10 @@ impl SliceTable {
 
     /// Thread time at start (`tts`).
     pub fn tts(&self, i: usize) -> Option<Ns> {
-        self.tts.get(i).copied().flatten()
+        if self.tts.is_empty() {
+            return None;
+        }
+        self.tts.get(i)
     }
 
     /// Thread duration (`tdur`, or `tts` of the `E` minus that of the `B`).
@@ -244,7 +286,7 @@ pub static TABLE: Table = Table {
                 .collect();
             order_by(s.len(), |&i| {
                 let i = i as usize;
-                (s.ts[i], track_rank[i], s.depth(i), s.offset(i))
+                (s.ts(i), track_rank[i], s.depth(i), s.offset(i))
             })
         },
         columns: &[
@@ -281,14 +323,14 @@ pub static TABLE: Table = Table {
                 ty: T::Str,
                 nullable: true,
                 doc: "event category",
-                get: |t, i| t.opt_str_value(s(t).cat[i]),
+                get: |t, i| t.opt_str_value(s(t).cat(i)),
             },
             Column {
                 name: "ts_ns",
                 ty: T::Time,
                 nullable: false,
                 doc: "start",
-                get: |t, i| Value::Int(s(t).ts[i]),
+                get: |t, i| Value::Int(s(t).ts(i)),
             },
             Column {
                 name: "dur_ns",
@@ -404,7 +446,10 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
         return Some(fill);
     }
     Some(match column {
-        "ts_ns" => Fill::Int(|t, rows, out| gather(&s(t).ts, rows, out, Some)),
+        "ts_ns" => Fill::Int(|t, rows, out| {
+            let s = s(t);
+            out.extend(rows.iter().map(|&i| Some(s.ts(i as usize))));
+        }),
         "dur_ns" => Fill::Int(|t, rows, out| {
             let s = s(t);
             out.extend(rows.iter().map(|&i| Some(s.dur(i as usize))));
@@ -467,7 +512,10 @@ pub(crate) fn fill(column: &str) -> Option<Fill> {
             cell: |t, k| t.name_value(StrId(k)),
         },
         "cat" => Fill::Keyed {
-            keys: |t, rows, out| gather(&s(t).cat, rows, out, |c| c.0),
+            keys: |t, rows, out| {
+                let s = s(t);
+                out.extend(rows.iter().map(|&i| s.cat(i as usize).0))
+            },
             cell: |t, k| t.opt_str_value(StrId(k)),
         },
         "lane" => Fill::Keyed {

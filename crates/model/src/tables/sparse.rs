@@ -3,6 +3,7 @@
 //! values that do not fit are kept in one.
 
 use super::ids::Ns;
+use crate::strings::StrId;
 
 /// Values on some rows of a table, looked up by row (binary search).
 #[derive(Clone, Debug, Default)]
@@ -110,6 +111,18 @@ impl Narrow for u32 {
     }
 }
 
+/// Categories in 2 bytes: a trace has few, interned among its first strings.
+impl Narrow for StrId {
+    type Cell = u16;
+    const WIDE: u16 = u16::MAX;
+    fn narrow(self) -> Option<u16> {
+        self.0.narrow()
+    }
+    fn widen(cell: u16) -> StrId {
+        StrId(cell.into())
+    }
+}
+
 /// Byte offsets in 5 bytes: files up to 1 TiB.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, packed)]
@@ -198,6 +211,8 @@ mod narrow_tests {
         assert_eq!(round_trip(&depths), 3);
         let offsets = [0, 1 << 32, (1 << 40) - 2, (1 << 40) - 1, 1 << 40, u64::MAX];
         assert_eq!(round_trip(&offsets), 3);
+        let cats = [0, 1, 65_534, 65_535, 65_536, u32::MAX].map(StrId);
+        assert_eq!(round_trip(&cats), 3);
         let times = [
             None,
             Some(Ns::new(0)),

@@ -104,7 +104,7 @@ fn percentiles(
             let k = match gb {
                 GroupBy::Name => s.name[i].0,
                 GroupBy::Thread => tr.thread.raw(),
-                GroupBy::Category => s.cat[i].0,
+                GroupBy::Category => s.cat(i).0,
             };
             if let Some(&j) = slot.get(&k) {
                 durs[j].push(s.dur(i));

@@ -164,7 +164,7 @@ pub async fn range_slices(State(s): St, RawQuery(q): RawQuery) -> Response {
         Ok(Obj::new()
             .num("total", total)
             .nums("id", ids.iter())
-            .nums("ts", ids.iter().map(|&i| sl.ts[i as usize]))
+            .nums("ts", ids.iter().map(|&i| sl.ts(i as usize)))
             .nums("dur", ids.iter().map(|&i| sl.dur(i as usize)))
             .strs("track", tracks.iter().map(String::as_str))
             .nums("row", ids.iter().map(|&i| sl.depth(i as usize)))
