@@ -846,7 +846,7 @@ mod tests {
             args_json(b"@dur\0\"5\"\0").as_deref(),
             Some(r#"{"@dur":"\"5\""}"#)
         );
-        assert_eq!(args_json(b"@dur\05\0"), None);
+        assert_eq!(args_json(b"@dur\0\x35\0"), None);
     }
 
     #[test]
