@@ -61,8 +61,9 @@ impl TextRef {
         }
     }
 
-    /// The encoded args of a CTF record in the input (see [`TextRef::in_ctf`]),
-    /// not text: resolving them writes their text.
+    /// The encoded args of a CTF record in the input's stream files (its
+    /// `arguments` as written), not text: resolving them writes their text
+    /// (`tracescope_format::ctf::args_json`).
     pub fn is_ctf(self) -> bool {
         self.start & CTF_BIT != 0
     }
