@@ -38,6 +38,32 @@ impl<'a> RawJson<'a> {
     }
 }
 
+/// An event's `args` left as the bytes its binary input holds them in, turned into
+/// JSON text only when someone asks ([`EncodedArgs::to_json`]).
+///
+/// A CTF trace in tracescope's own layout keeps each record's arguments as
+/// `struct { string arg_name; string arg_value; } arguments[N]` (the reserved
+/// argument mapping of [`crate::etw`]); rewriting them as JSON on every load cost
+/// more than the rest of the decoding. A reader hands these out only when asked to
+/// ([`crate::ctf::CtfRuns::with_encoded_args`]): a consumer that keeps the input
+/// (the model keeps the stream files mapped) then reads them back from there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EncodedArgs<'a> {
+    /// The record's `arguments`: name and value strings in turn, each ended by a NUL.
+    pub bytes: &'a [u8],
+    /// Where `bytes` start in the reader's space of input offsets (the stream files
+    /// of the trace one after another, the first at 0).
+    pub at: u64,
+}
+
+impl EncodedArgs<'_> {
+    /// The args as the reader would have given them in [`Event::args`] (`None`
+    /// when that is absent).
+    pub fn to_json(&self) -> Option<String> {
+        crate::ctf::args_json(self.bytes)
+    }
+}
+
 /// One event of a trace, as the format defines it.
 ///
 /// Times are integer nanoseconds (the JSON's microseconds converted exactly). A field
@@ -72,6 +98,9 @@ pub struct Event<'a> {
     pub stack: Option<RawJson<'a>>,
     pub estack: Option<RawJson<'a>>,
     pub args: Option<RawJson<'a>>,
+    /// `args` still encoded as the input holds them (`args` is then `None`): see
+    /// [`EncodedArgs`]; [`Event::args_text`] gives the text either way.
+    pub encoded_args: Option<EncodedArgs<'a>>,
     /// Fields the format does not define (and defined ones with unusable values),
     /// in the order they were read.
     pub extra: Vec<(Cow<'a, str>, RawJson<'a>)>,
@@ -83,6 +112,15 @@ pub struct Event<'a> {
 impl<'a> Event<'a> {
     pub fn ph_str(&self) -> &str {
         self.ph.as_deref().unwrap_or("")
+    }
+
+    /// The `args` text: as read, or made now from [`Event::encoded_args`].
+    pub fn args_text(&self) -> Option<Cow<'_, str>> {
+        match (&self.args, &self.encoded_args) {
+            (Some(a), _) => Some(Cow::Borrowed(&a.text)),
+            (None, Some(e)) => e.to_json().map(Cow::Owned),
+            (None, None) => None,
+        }
     }
 
     /// Copies every borrowed part so the event outlives its input.
@@ -113,7 +151,12 @@ impl<'a> Event<'a> {
             esf: self.esf.map(Id::into_owned),
             stack: self.stack.map(RawJson::into_owned),
             estack: self.estack.map(RawJson::into_owned),
-            args: self.args.map(RawJson::into_owned),
+            args: match (self.args, self.encoded_args) {
+                (Some(a), _) => Some(a.into_owned()),
+                (None, Some(e)) => e.to_json().map(RawJson::owned),
+                (None, None) => None,
+            },
+            encoded_args: None,
             extra: self
                 .extra
                 .into_iter()

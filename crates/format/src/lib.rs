@@ -20,7 +20,7 @@ pub mod time;
 mod zstd_frames;
 
 pub use diag::{DiagKind, Diagnostic, Diagnostics, Occurrence, Severity};
-pub use event::{Event, RawJson};
+pub use event::{EncodedArgs, Event, RawJson};
 pub use id::{Id, Id2, Int64, Pid};
 pub use runs::EventRuns;
 pub use source::{Compression, RatioExceeded, Source, SourceOptions};

@@ -84,3 +84,43 @@ fn mapped_streams_read_run_by_run_as_decoded_and_are_released() {
     drop(files);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs that leave each event's args encoded in the stream files give the
+/// decoded events but for their args, which the encoded bytes (at their place in
+/// the files, which outlive the [`CtfFiles`]) turn into the decoded args text.
+#[test]
+fn encoded_args_lie_in_the_files_and_give_the_decoded_args() {
+    let events = many_events();
+    let dir = ctf_support::TestDir::new("ctf-runs", "encoded");
+    let opts = CtfWriteOptions {
+        packet_bytes: 16 << 10,
+        ..Default::default()
+    };
+    write_dir(&dir, &events, &opts).unwrap();
+    let files: CtfFiles = open_dir(&dir).unwrap();
+    let (want, _) = files.events().unwrap();
+    let want: Vec<Event<'static>> = want.into_iter().map(Event::into_owned).collect();
+    for split in [1, 3] {
+        let runs = files.runs().expect("our own layout").split(split);
+        let streams = runs.files().to_vec();
+        assert_eq!(streams.len(), 1);
+        let (got, diags) = all_events(&runs.with_encoded_args());
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(got.len(), want.len());
+        let mut encoded = 0;
+        for (g, w) in got.into_iter().zip(&want) {
+            assert!(g.args.is_none());
+            if let Some(e) = &g.encoded_args {
+                let at = e.at as usize;
+                assert_eq!(e.bytes, &streams[0].bytes()[at..at + e.bytes.len()]);
+                encoded += 1;
+            }
+            let g = g.into_owned();
+            assert!(g.encoded_args.is_none());
+            assert_eq!(&g, w);
+        }
+        assert!(encoded > want.len() / 4, "{encoded} of {}", want.len());
+    }
+    drop(files);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -167,7 +167,7 @@ prop_compose! {
             pid, tid, id, bind_id, sf, esf,
             id2: id2.map(|(g, id)| if g { Id2::Global(id) } else { Id2::Local(id) }),
             flow_in: flows.0, flow_out: flows.1,
-            stack, estack, args, extra,
+            stack, estack, args, extra, encoded_args: None,
             offset: 0,
         }
     }

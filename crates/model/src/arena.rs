@@ -1,15 +1,18 @@
-//! The model's own text: raw JSON of events that did not come from JSON text (CTF,
-//! ETW, the recorder), which [`TextRef`]s with the arena bit point into.
+//! The model's own text: raw JSON of events that did not come from JSON text (ETW,
+//! the recorder, CTF traces not in tracescope's own layout), which [`TextRef`]s
+//! with the arena bit point into. A CTF trace in tracescope's own layout writes
+//! nothing here but stacks: its args stay encoded in its stream files
+//! ([`TextRef::is_ctf`]).
 //!
 //! Parts write into blocks of their own ([`LocalArena`]), so a part never waits for
 //! another and no single buffer is regrown and copied as the arena grows. Each block
 //! is a region of the arena reserved when the block starts, so its texts' offsets
 //! are final at once. Once the arena is larger than [`SPILL_AT`], full blocks are
 //! written to an unlinked temporary file, which the finished model maps: like the
-//! text of a JSON input, the args of a CTF trace then live in file pages the kernel
-//! can drop and read again, not in the process's own memory (a trace bigger than
-//! memory needs that). If the file cannot be made or written, the arena stays in
-//! memory.
+//! text of a JSON input, the args of a large binary trace then live in file pages
+//! the kernel can drop and read again, not in the process's own memory (a trace
+//! bigger than memory needs that). If the file cannot be made or written, the arena
+//! stays in memory.
 
 use std::fs::File;
 use std::ops::Range;
@@ -68,7 +71,7 @@ pub struct SharedArena {
     /// be made, so everything stays in memory).
     spill: OnceLock<Option<File>>,
     /// The buffers of spilled blocks, for the next blocks: a fresh buffer's pages
-    /// are faulted in and zeroed as it is written (a CTF load writes hundreds of MB
+    /// are faulted in and zeroed as it is written (a binary trace writes hundreds of MB
     /// of args here, a fault every 4 KiB), a reused one's are already there.
     free: Mutex<Vec<String>>,
 }

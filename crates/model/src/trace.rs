@@ -42,6 +42,12 @@ pub trait TraceText: Send + Sync {
     fn expected_len(&self) -> Option<usize> {
         None
     }
+
+    /// The bytes of a binary input that args are read from (a CTF stream file,
+    /// whose [`text`](Self::text) is empty); empty for text.
+    fn binary(&self) -> &[u8] {
+        &[]
+    }
 }
 
 impl TraceText for String {
@@ -138,7 +144,13 @@ impl InputFile {
     /// cache when read again): a pass over every event's args, as the Parquet
     /// export makes, would otherwise keep the whole file resident.
     pub fn release(&self) {
-        self.text.release(0..self.text().len());
+        let len = self.text().len().max(self.text.binary().len());
+        self.text.release(0..len);
+    }
+
+    /// A binary input's bytes (see [`TraceText::binary`]).
+    pub fn binary(&self) -> &[u8] {
+        self.text.binary()
     }
 }
 
@@ -301,6 +313,35 @@ impl Trace {
     /// are dropped once every part is built (a CTF trace's record index, 8 bytes a
     /// record, is then no longer held while the tables are made).
     pub fn from_event_runs<'a>(runs: impl EventRuns<'a>, format: &str, bytes: u64) -> Trace {
+        let files = vec![InputFile::whole(Box::new(String::new()))];
+        Self::from_runs_of(runs, format, bytes, files)
+    }
+
+    /// Builds a trace from a CTF trace in tracescope's own layout, run by run as
+    /// [`Trace::from_event_runs`] does, with each event's args left encoded in the
+    /// stream files ([`TextRef::is_ctf`]): the trace keeps the files (mapped, as a
+    /// JSON input's text), each at its place in the space of input offsets, and
+    /// writes an event's args text only when it is asked for. Nothing goes to the
+    /// arena but stacks, so a load neither writes nor spills the args.
+    pub fn from_ctf_runs(runs: tracescope_format::ctf::CtfRuns<'_>, bytes: u64) -> Trace {
+        let mut base = 0;
+        let files = (runs.files().iter())
+            .map(|f| {
+                let at = base;
+                base += f.bytes().len() as u64;
+                InputFile::placed(Box::new(f.clone()), at, String::new(), 0)
+            })
+            .collect();
+        Self::from_runs_of(runs.with_encoded_args(), "ctf", bytes, files)
+    }
+
+    /// [`Trace::from_event_runs`], the events' text (or binary) inputs being `files`.
+    fn from_runs_of<'a>(
+        runs: impl EventRuns<'a>,
+        format: &str,
+        bytes: u64,
+        files: Vec<InputFile>,
+    ) -> Trace {
         let t0 = Instant::now();
         let strings = SharedStrings::default();
         let registry = SharedRegistry::default();
@@ -343,16 +384,13 @@ impl Trace {
             cpu_profile: None,
             source_name: format,
         };
-        let texts = crate::args::Texts::one("");
+        let texts = texts_of(&files);
         let tables = Self::finish_into(
             &mut info, recs, &texts, strings, registry, arena, &top, diags, None,
         );
+        drop(texts);
         info.events = events;
-        let mut trace = Trace::assemble(
-            info,
-            tables,
-            vec![InputFile::whole(Box::new(String::new()))],
-        );
+        let mut trace = Trace::assemble(info, tables, files);
         trace.info.load_ms = t0.elapsed().as_secs_f64() * 1e3;
         trace
     }
@@ -407,17 +445,7 @@ impl Trace {
 
     /// The input texts at their places in the trace's byte offsets.
     pub fn texts(&self) -> crate::args::Texts<'_> {
-        crate::args::Texts {
-            files: self
-                .files
-                .iter()
-                .map(|f| crate::args::TextFile {
-                    base: f.base,
-                    text: f.text(),
-                    name: &f.name,
-                })
-                .collect(),
-        }
+        texts_of(&self.files)
     }
 
     /// The text of the file holding byte `offset` (of any file), and the offset
@@ -439,24 +467,35 @@ impl Trace {
         crate::query::details::raw_event(text, at)
     }
 
-    /// The raw JSON text behind a [`TextRef`].
-    pub fn raw(&self, r: TextRef) -> &str {
-        if self.files.len() == 1 {
-            return resolve(self.text(), self.tables.arena.as_str(), r);
+    /// The raw JSON text behind a [`TextRef`]: borrowed from the input or the
+    /// arena, or written now for the encoded args of a CTF record.
+    pub fn raw(&self, r: TextRef) -> Cow<'_, str> {
+        if self.files.len() == 1 && !r.is_ctf() {
+            return Cow::Borrowed(resolve(self.text(), self.tables.arena.as_str(), r));
         }
         let arena = self.tables.arena.as_str();
         if r.is_none() || r.is_arena() {
-            return resolve("", arena, r);
+            return Cow::Borrowed(resolve("", arena, r));
         }
-        let (text, local) = self.text_at(r.offset());
-        resolve(
-            text,
+        let i = self
+            .files
+            .partition_point(|f| f.base <= r.offset())
+            .saturating_sub(1);
+        let Some(f) = self.files.get(i) else {
+            return Cow::Borrowed("");
+        };
+        let local = r.offset() - f.base.min(r.offset());
+        if r.is_ctf() {
+            return Cow::Owned(crate::args::ctf_args(f.binary(), local, r.len));
+        }
+        Cow::Borrowed(resolve(
+            f.text(),
             arena,
             TextRef {
                 start: local,
                 len: r.len,
             },
-        )
+        ))
     }
 
     /// Asks the CPU to bring the start of `r`'s text (two cache lines) into
@@ -505,7 +544,7 @@ impl Trace {
     pub fn merged_args(&self, args: TextRef, end_args: TextRef) -> Option<String> {
         let a = (!args.is_none()).then(|| self.raw(args));
         let e = (!end_args.is_none()).then(|| self.raw(end_args));
-        match (a, e) {
+        match (a.as_deref(), e.as_deref()) {
             (None, None) => None,
             (Some(a), None) => Some(json::value::compact(a)),
             (None, Some(e)) => Some(json::value::compact(e)),
@@ -640,6 +679,36 @@ impl InputFile {
             shift_ns,
             text,
         }
+    }
+}
+
+/// The files at their places in the trace's byte offsets.
+fn texts_of(files: &[InputFile]) -> crate::args::Texts<'_> {
+    crate::args::Texts {
+        files: files
+            .iter()
+            .map(|f| crate::args::TextFile {
+                base: f.base,
+                text: f.text(),
+                name: &f.name,
+                binary: f.binary(),
+            })
+            .collect(),
+    }
+}
+
+/// A CTF stream file: no text, its bytes hold the encoded args of its records.
+impl TraceText for tracescope_format::ctf::StreamFile {
+    fn text(&self) -> &str {
+        ""
+    }
+
+    fn release(&self, range: std::ops::Range<usize>) {
+        tracescope_format::ctf::StreamFile::release(self, range)
+    }
+
+    fn binary(&self) -> &[u8] {
+        self.bytes()
     }
 }
 

@@ -311,7 +311,9 @@ fn events_in_short_runs_give_the_same_model() {
 }
 
 /// A CTF trace in our layout loads run by run (its decoded events never all held)
-/// into exactly the model of its decoded events, whatever the number of runs.
+/// into exactly the model of its decoded events, whatever the number of runs, and
+/// so it does with its args left encoded in the stream files (written as text when
+/// a table asks).
 #[test]
 fn ctf_run_by_run_gives_the_model_of_its_events() {
     ctf_run_by_run(&event_fixtures(), "fixtures");
@@ -343,7 +345,15 @@ fn ctf_run_by_run(all: &[PathBuf], tag: &str) {
         for split in [1, 5] {
             let runs = files.runs().expect("our own layout").split(split);
             assert_same_model(p, &want, &Trace::from_event_runs(&runs, "ctf", 0));
+            // Runs are read once: new ones.
+            let runs = files.runs().expect("our own layout").split(split);
+            let encoded = Trace::from_ctf_runs(runs, 0);
+            assert_same_model(p, &want, &encoded);
         }
+        // The trace keeps the stream files it reads args from.
+        let encoded = Trace::from_ctf_runs(files.runs().expect("our own layout"), 0);
+        drop(files);
+        assert_same_model(p, &want, &encoded);
     });
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -261,7 +261,8 @@ fn guide_08_object_lifecycle() {
     let snap = &t.tables.snapshots[0];
     assert_eq!(snap.ts, 15_000);
     assert!(t.raw(snap.args).contains("\"color\""));
-    let v = tracescope_format::json::Value::parse(t.raw(snap.args)).unwrap();
+    let raw = t.raw(snap.args);
+    let v = tracescope_format::json::Value::parse(&raw).unwrap();
     assert_eq!(
         v.get("snapshot").unwrap().to_compact(),
         r#"{"width":200,"height":100,"color":"blue"}"#

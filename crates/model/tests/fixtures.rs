@@ -292,7 +292,8 @@ fn object_lifetimes_and_snapshots() {
     );
     let snap = &t.tables.snapshots[0];
     assert_eq!(snap.ts, 150_000);
-    let v = tracescope_format::json::Value::parse(t.raw(snap.args)).unwrap();
+    let raw = t.raw(snap.args);
+    let v = tracescope_format::json::Value::parse(&raw).unwrap();
     assert_eq!(
         v.get("snapshot").unwrap().to_compact(),
         r#"{"w":64,"h":32,"format":"rgba"}"#

@@ -121,17 +121,17 @@ fn colliding_pids_stay_apart_and_are_named_after_their_file() {
     assert_eq!(t.info.start_ns, Some(1_000_000));
     assert_eq!(t.info.events, 14);
     // Top-level keys of both files are kept.
-    let meta: Vec<(&str, &str)> = t
+    let meta: Vec<(&str, String)> = t
         .info
         .metadata
         .iter()
-        .map(|(k, v)| (k.as_str(), t.raw(*v)))
+        .map(|(k, v)| (k.as_str(), t.raw(*v).into_owned()))
         .collect();
     assert_eq!(
         meta,
         [
-            ("otherData", r#"{"rank":0}"#),
-            ("otherData", r#"{"rank":1}"#)
+            ("otherData", r#"{"rank":0}"#.to_string()),
+            ("otherData", r#"{"rank":1}"#.to_string())
         ]
     );
 }

@@ -217,7 +217,7 @@ fn args_far_into_their_event_read_back() {
     );
     let t = load(&json);
     let s = &t.tables.slices;
-    let raw: Vec<&str> = (0..s.len()).map(|i| t.raw(s.args(i))).collect();
+    let raw: Vec<_> = (0..s.len()).map(|i| t.raw(s.args(i))).collect();
     assert_eq!(
         raw,
         [

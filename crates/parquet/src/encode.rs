@@ -208,7 +208,9 @@ pub(crate) struct Encoder<'a> {
 /// CPU (BENCHMARKS.md, "Export, round 5"), for at most the file's size in page
 /// cache that the kernel may reclaim anyway.
 pub(crate) fn release(trace: &Trace) -> bool {
-    let text: usize = trace.files().iter().map(|f| f.text().len()).sum();
+    let text: usize = (trace.files().iter())
+        .map(|f| f.text().len().max(f.binary().len()))
+        .sum();
     tracescope_format::source::too_big_to_keep_mapped(text as u64)
 }
 

@@ -333,7 +333,11 @@ fn top_metadata(t: &Trace) -> Vec<(String, Json<'_>)> {
         if k != "metadata" {
             continue;
         }
-        if let Ok(Json::Object(members)) = Json::parse(t.raw(*v)) {
+        // Top-level values are text of the input (never args written when asked).
+        let std::borrow::Cow::Borrowed(text) = t.raw(*v) else {
+            continue;
+        };
+        if let Ok(Json::Object(members)) = Json::parse(text) {
             for (key, val) in members {
                 out.push((format!("json_metadata.{key}"), val));
             }

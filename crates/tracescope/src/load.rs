@@ -306,14 +306,15 @@ fn load_counting(path: &Path, read: Arc<AtomicU64>) -> Result<Trace> {
 }
 
 /// A CTF trace in tracescope's own layout goes into the model run by run, so its
-/// decoded events are never all held at once; anything else is decoded first.
+/// decoded events are never all held at once, and its args stay in the stream
+/// files until asked for; anything else is decoded first.
 fn load_binary(binary: &crate::input::Binary, path: &Path) -> Result<Trace> {
     if let crate::input::Binary::Ctf(files) = binary {
         let t0 = std::time::Instant::now();
         if let Some(runs) = files.runs() {
             // The pass that finds every record and orders them is part of the load.
             let index_ms = t0.elapsed().as_secs_f64() * 1e3;
-            let mut trace = Trace::from_event_runs(runs, "ctf", files.bytes());
+            let mut trace = Trace::from_ctf_runs(runs, files.bytes());
             trace.info.load_phases.insert(0, ("index", index_ms));
             trace.info.load_ms += index_ms;
             return Ok(trace);

@@ -336,6 +336,88 @@ fn stats_of_ctf_count_the_index_pass_in_the_load() {
     assert!(index >= 0.0 && load >= index + phases["read"].as_f64().unwrap() - 0.01);
 }
 
+/// Args of every shape, on every kind of event: nested objects and arrays,
+/// escapes, non-ASCII and NUL in strings and keys, numbers as written (`1e5`,
+/// `-0`), `{}`, values that are not objects, more members than a CTF record has
+/// arguments, `@` keys, JSONC, and `B`/`E` pairs whose `E` has args.
+const RICH_ARGS: &str = r#"{"traceEvents":[
+{"ph":"M","pid":1,"tid":1,"name":"process_name","args":{"name":"Br\u00f6wser \"main\""}},
+{"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"T\u0000nul"}},
+{"ph":"X","pid":1,"tid":1,"ts":1,"dur":10,"name":"nested","args":{"a":{"b":[1,2,{"c":null}],"d":"x\ny"},"e":[],"f":{}}},
+{"ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"name":"nums","args":{"big":1e5,"neg0":-0,"f":-0.0,"huge":99999999999999999999,"e":1.5E-3,"t":true,"n":null}},
+{"ph":"X","pid":1,"tid":1,"ts":3,"dur":1,"name":"strs","args":{"q":"a\"b\\c\/d","u":"\u00e9\u4e2d\ud83d\ude00","nul":"x\u0000y","ctl":"\u0001\t","@at":"v","@=weird":2}},
+{"ph":"X","pid":1,"tid":1,"ts":4,"dur":1,"name":"nul key","args":{"k\u0000ey":1}},
+{"ph":"X","pid":1,"tid":1,"ts":5,"dur":1,"name":"empty","args":{}},
+{"ph":"X","pid":1,"tid":1,"ts":6,"dur":1,"name":"number","args":5},
+{"ph":"X","pid":1,"tid":1,"ts":7,"dur":1,"name":"string","args":"hello"},
+{"ph":"X","pid":1,"tid":1,"ts":8,"dur":1,"name":"array","args":[1,"a",{"b":2}]},
+{"ph":"X","pid":1,"tid":1,"ts":9,"dur":1,"name":"null","args":null},
+{"ph":"X","pid":1,"tid":1,"ts":10,"dur":1,"name":"none"},
+{"ph":"X","pid":1,"tid":1,"ts":11,"dur":1,"name":"many","args":{"a1":"1","a2":2,"a3":"3","a4":4,"a5":"5","a6":6,"a7":"7","a8":8,"a9":"nine"}},
+{"ph":"X","pid":1,"tid":1,"ts":12,"dur":1,"name":"jsonc","args":{ "a" : 1 , /* c */ "b" : [ 1 , 2 ] , }},
+{"ph":"X","pid":1,"tid":1,"ts":13,"dur":1,"name":"at keys","args":{"@ph":"x","@args":"y","@more":"z","@=q":"w"}},
+{"ph":"B","pid":1,"tid":2,"ts":20,"name":"be","args":{"begin":1,"shared":"b"}},
+{"ph":"E","pid":1,"tid":2,"ts":30,"args":{"end":2,"shared":"e"}},
+{"ph":"B","pid":1,"tid":2,"ts":31,"name":"be2","args":{"x":1}},
+{"ph":"E","pid":1,"tid":2,"ts":32,"args":{}},
+{"ph":"B","pid":1,"tid":2,"ts":33,"name":"be3"},
+{"ph":"E","pid":1,"tid":2,"ts":34,"args":{"only":"end"}},
+{"ph":"B","pid":1,"tid":2,"ts":35,"name":"be4","args":{"x":1}},
+{"ph":"E","pid":1,"tid":2,"ts":36,"args":7},
+{"ph":"B","pid":1,"tid":3,"ts":40,"name":"nest","args":{"ui-nest":"1"}},
+{"ph":"E","pid":1,"tid":3,"ts":50,"args":{"ui-nest":"1"}},
+{"ph":"C","pid":1,"tid":1,"ts":60,"name":"ctr","args":{"v":1,"s":"2.5"}},
+{"ph":"C","pid":1,"tid":1,"ts":61,"name":"ctr","id":7,"args":{"v":-0,"w":1e5}},
+{"ph":"i","pid":1,"tid":1,"ts":70,"name":"inst","s":"g","args":{"i":"j"}},
+{"ph":"b","pid":1,"tid":1,"ts":80,"name":"as","cat":"c","id":"0x1","args":{"ab":1}},
+{"ph":"n","pid":1,"tid":1,"ts":81,"name":"as","cat":"c","id":"0x1","args":{"step":"s"}},
+{"ph":"e","pid":1,"tid":1,"ts":82,"name":"as","cat":"c","id":"0x1","args":{"ae":2}},
+{"ph":"S","pid":1,"tid":1,"ts":83,"name":"leg","id":2,"args":{}},
+{"ph":"T","pid":1,"tid":1,"ts":84,"name":"leg","id":2,"args":{"step":"st1"}},
+{"ph":"F","pid":1,"tid":1,"ts":85,"name":"leg","id":2,"args":{"f":1}},
+{"ph":"N","pid":1,"tid":1,"ts":90,"name":"obj","id":"0x9","args":{}},
+{"ph":"O","pid":1,"tid":1,"ts":91,"name":"obj","id":"0x9","args":{"snapshot":{"a":[1,2]}}},
+{"ph":"D","pid":1,"tid":1,"ts":92,"name":"obj","id":"0x9"},
+{"ph":"R","pid":1,"tid":1,"ts":93,"name":"mark","args":{"data":{"x":"\u0000"}}},
+{"ph":"v","pid":1,"tid":1,"ts":94,"name":"mem","args":{"dumps":{"m":1}}}
+]}"#;
+
+/// A CTF copy in tracescope's own layout, whose load leaves the args encoded in
+/// the stream file until a table asks, gives every table the JSON gives, args
+/// and arg sets included.
+#[test]
+fn a_ctf_copy_gives_the_args_of_its_json() {
+    let tmp = tempfile::Builder::new()
+        .prefix("tracescope-ctf-args-")
+        .tempdir()
+        .unwrap();
+    let json = tmp.path().join("rich.json");
+    std::fs::write(&json, RICH_ARGS).unwrap();
+    let ctf = tmp.path().join("rich.ctf");
+    ok_stdout(&["convert", json.to_str().unwrap(), ctf.to_str().unwrap()]);
+    for table in [
+        "processes",
+        "threads",
+        "slices",
+        "instants",
+        "async_slices",
+        "counters",
+        "objects",
+        "snapshots",
+        "metadata",
+        "other",
+        "args",
+    ] {
+        let (a, b) = (table_text(&json, table), table_text(&ctf, table));
+        assert!(!a.trim().is_empty(), "{table}: no rows");
+        assert_eq!(
+            without_row_ids(table, &a),
+            without_row_ids(table, &b),
+            "table {table}"
+        );
+    }
+}
+
 fn convert_keeps_tables(root: &Path, inputs: &[&str]) {
     // Removed when the test ends (each run used to leave 13 MB behind in /tmp).
     let tmp = tempfile::Builder::new()
@@ -385,6 +467,7 @@ fn convert_keeps_tables(root: &Path, inputs: &[&str]) {
                 "samples",
                 "metadata",
                 "other",
+                "args",
             ] {
                 // A raw .cpuprofile's process and thread are named after the file.
                 if rel.ends_with(".cpuprofile") && (table == "processes" || table == "threads") {

@@ -17,7 +17,7 @@ use super::writer::{CTF_MAGIC, PACKET_PREAMBLE};
 use crate::etw::fastjson::{HIGH_BITS, LOW_BITS};
 use crate::etw::from_chrome::{chrome_event, ArgList, ChromeFields};
 use crate::etw::{Bitness, ChromeType, Opcode};
-use crate::Event;
+use crate::{EncodedArgs, Event};
 
 /// One event class of the layout: its type, argument count and stack address width.
 #[derive(Clone, Copy, Debug)]
@@ -375,6 +375,8 @@ struct Record<'a> {
     name: Str<'a>,
     id: u64,
     categories: Str<'a>,
+    /// Where the arguments' strings are in the data (empty when they were skipped).
+    args: std::ops::Range<usize>,
     /// The stack's addresses, packed.
     stack: Option<&'a [u8]>,
 }
@@ -414,12 +416,14 @@ fn record<'a>(
         }
     };
     args.clear();
+    let args_start = b.pos;
     if keep_args {
         for _ in 0..class.args {
             let k = b.string()?;
             args.push((k, b.string()?));
         }
     }
+    let args_range = args_start..b.pos;
     let stack = match class.stack {
         Some(w) => {
             let n = b.u32()?;
@@ -440,6 +444,7 @@ fn record<'a>(
         name,
         id,
         categories,
+        args: args_range,
         stack,
     })
 }
@@ -521,15 +526,40 @@ impl ArgList for RawArgs<'_, '_> {
     }
 }
 
+/// The `args` JSON of a record's `arguments` bytes (see [`EncodedArgs`]): name and
+/// value strings in turn, each ended by a NUL; `None` when the event has no args.
+/// Bytes that are not whole pairs (a file changed since it was read) give what
+/// whole pairs there are.
+pub fn args_json(bytes: &[u8]) -> Option<String> {
+    let mut raw = Vec::new();
+    let mut rest = bytes;
+    let mut next = || {
+        let n = memchr::memchr(0, rest)?;
+        let s = &rest[..n];
+        rest = &rest[n + 1..];
+        Some(Str {
+            bytes: s,
+            ascii: s.is_ascii(),
+        })
+    };
+    while let Some(k) = next() {
+        let Some(v) = next() else { break };
+        raw.push((k, v));
+    }
+    crate::etw::from_chrome::args_json(&RawArgs(&raw))
+}
+
 /// Decodes the record at `b.pos`, giving `emit` its event (none for the dropped End
 /// half of an `X`) and its `seq`; `None` when the record does not read. The event
 /// (hundreds of bytes) goes to `emit` from where it is built, not moved through
-/// returns.
+/// returns. With `encoded_from` (where `b`'s data starts among the input's
+/// offsets), the event's args are left encoded ([`EncodedArgs`]).
 #[inline(always)]
 fn next_event<'a>(
     b: &mut Bytes<'a>,
     layout: &FastLayout,
     s: &mut Scratch<'a>,
+    encoded_from: Option<u64>,
     emit: impl FnOnce(Event<'a>, u64),
 ) -> Option<()> {
     let r = record(b, layout, &mut s.raw, Keep::All)?;
@@ -556,18 +586,26 @@ fn next_event<'a>(
         stack: r.stack.map(|_| s.stack.as_slice()),
     };
     let ts = layout.clock.to_ns(r.ts);
-    chrome_event(&fields, ts, r.pid, r.tid, r.offset, |ev| emit(ev, r.seq));
+    let encoded = encoded_from.map(|base| EncodedArgs {
+        bytes: &b.d[r.args.clone()],
+        at: base + r.args.start as u64,
+    });
+    chrome_event(&fields, ts, r.pid, r.tid, r.offset, encoded, |ev| {
+        emit(ev, r.seq)
+    });
     Some(())
 }
 
 /// Gives `each` the event of the record at `offset` of `data`, which [`scan_packet`]
 /// read (none for the dropped End half of an `X`); `None` when it does not read.
+/// With `encoded_from`, its args are left encoded (see [`next_event`]).
 #[inline]
 pub(crate) fn event_at<'a>(
     data: &'a [u8],
     offset: u64,
     layout: &FastLayout,
     s: &mut Scratch<'a>,
+    encoded_from: Option<u64>,
     each: &mut dyn FnMut(Event<'a>),
 ) -> Option<()> {
     let mut b = Bytes {
@@ -575,7 +613,7 @@ pub(crate) fn event_at<'a>(
         pos: usize::try_from(offset).ok()?,
         end: data.len(),
     };
-    next_event(&mut b, layout, s, |ev, _| each(ev))
+    next_event(&mut b, layout, s, encoded_from, |ev, _| each(ev))
 }
 
 /// Decodes one packet into `sink`: its events (the dropped End halves of `X`
@@ -592,7 +630,7 @@ pub(crate) fn decode_packet<'a, S: Sink<'a>>(
     let mut b = bytes_of(p, data);
     let mut taken = Some(());
     while b.pos < b.end && taken.is_some() {
-        next_event(&mut b, layout, &mut scratch, |ev, seq| {
+        next_event(&mut b, layout, &mut scratch, None, |ev, seq| {
             taken = sink.push(ev, seq);
         })?;
     }
@@ -678,6 +716,137 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A record's `arguments` as the writer lays them out: each name and value
+    /// followed by a NUL.
+    fn encoded(args: &[(Cow<'_, str>, Cow<'_, str>)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (k, v) in args {
+            for s in [k, v] {
+                out.extend_from_slice(s.as_bytes());
+                out.push(0);
+            }
+        }
+        out
+    }
+
+    /// The args of an event of phase `ph` with `args` (JSONC when it holds a
+    /// comment) once written as a CTF record: made from the record's encoded
+    /// arguments, which must be what the decoding gives. Left encoded, the event
+    /// is the decoded one but for its args, and keeps them exactly when the
+    /// decoded one has some.
+    fn lazy_args(ph: &'static str, args: Option<&str>) -> Option<String> {
+        use crate::etw::{from_chrome, to_chrome, MapOptions};
+        let ev = Event {
+            ph: Some(Cow::Borrowed(ph)),
+            name: Some(Cow::Borrowed("n")),
+            ts: Some(5),
+            pid: Some(crate::Pid::Int(crate::Int64::I(1))),
+            tid: Some(crate::Pid::Int(crate::Int64::I(2))),
+            args: args.map(|a| crate::RawJson {
+                text: Cow::Owned(a.to_string()),
+                clean: !a.contains("/*"),
+            }),
+            ..Event::default()
+        };
+        let mut records = Vec::new();
+        to_chrome(&ev, &MapOptions::ctf(Bitness::B64), &mut records);
+        let p = &records[0].payload;
+        let bytes = encoded(&p.args);
+        let decoded = from_chrome(p.clone(), 5, 1, 2, 0).expect("an event");
+        let text = args_json(&bytes);
+        assert_eq!(
+            text.as_deref(),
+            decoded.args.as_ref().map(|a| &*a.text),
+            "{args:?}"
+        );
+        let fields = ChromeFields {
+            ty: p.ty,
+            name: &p.name,
+            id: p.id,
+            categories: &p.categories,
+            args: p.args.as_slice(),
+            stack: p.stack.as_deref(),
+        };
+        let at = EncodedArgs {
+            bytes: &bytes,
+            at: 40,
+        };
+        let mut lazy = None;
+        chrome_event(&fields, 5, 1, 2, 0, Some(at), |e| lazy = Some(e));
+        let mut lazy = lazy.expect("an event");
+        assert_eq!(lazy.encoded_args.is_some(), text.is_some(), "{args:?}");
+        assert_eq!(lazy.args_text().map(Cow::into_owned), text);
+        assert!(lazy.args.is_none());
+        lazy.encoded_args = None;
+        lazy.args = decoded.args.clone();
+        assert_eq!(lazy, decoded, "{args:?}");
+        text
+    }
+
+    /// Encoded args give, when asked, exactly the text the decoding writes: each
+    /// shape of args the mapping has (members as strings or JSON, `@args` for
+    /// empty objects, other values and keys holding NUL, `@more` past 7 members).
+    #[test]
+    fn encoded_args_give_the_decoded_text() {
+        let same = [
+            r#"{"a":{"b":[1,2,{"c":null}],"d":"x\ny"},"e":[],"f":{}}"#,
+            r#"{"big":1e5,"neg0":-0,"f":-0.0,"huge":99999999999999999999,"t":true,"n":null}"#,
+            "{\"q\":\"a\\\"b\\\\c\",\"u\":\"é中😀\",\"nul\":\"x\\u0000y\"}",
+            r#"{"k\u0000ey":1,"v":"w"}"#,
+            "{}",
+            "5",
+            r#""s""#,
+            r#"[1,{"a":2}]"#,
+            "null",
+            r#"{"@ph":"x","@args":"y","@more":"z","@=q":"w"}"#,
+            r#"{"a1":"1","a2":2,"a3":"3","a4":4,"a5":"5","a6":6,"a7":"7","a8":8,"a9":"nine"}"#,
+        ];
+        for ph in ["X", "B", "E", "i", "C", "b", "O"] {
+            for args in same {
+                assert_eq!(lazy_args(ph, Some(args)).as_deref(), Some(args), "{ph}");
+            }
+            assert_eq!(lazy_args(ph, None), None);
+        }
+        // Rewritten as the decoding rewrites them: compact, escapes as written.
+        let rewritten = [
+            (
+                r#"{ "a" : 1, /* c */ "b" : [ 1 , 2 ] }"#,
+                r#"{"a":1,"b":[1,2]}"#,
+            ),
+            (r#"{"s":"\u00e9\u000a"}"#, "{\"s\":\"é\\n\"}"),
+            ("{\"t\":\"tab\there\"}", r#"{"t":"tab\there"}"#),
+            (r#"{"ui\u002dnest":"1"}"#, r#"{"ui-nest":"1"}"#),
+        ];
+        for (args, text) in rewritten {
+            assert_eq!(lazy_args("X", Some(args)).as_deref(), Some(text));
+        }
+    }
+
+    /// Encoded args that are not whole pairs of strings (a file changed since
+    /// it was read) give what whole pairs there are, and bytes that are not UTF-8
+    /// their replacement, as the decoding reads them.
+    #[test]
+    fn cut_or_damaged_encoded_args_give_what_is_there() {
+        assert_eq!(args_json(b""), None);
+        assert_eq!(args_json(b"k"), None);
+        assert_eq!(args_json(b"k\0v"), None);
+        assert_eq!(args_json(b"k\0v\0x").as_deref(), Some(r#"{"k":"v"}"#));
+        assert_eq!(args_json(b"k\0v\0x\0").as_deref(), Some(r#"{"k":"v"}"#));
+        assert_eq!(
+            args_json(b"k\0\xff\0").as_deref(),
+            Some("{\"k\":\"\u{fffd}\"}")
+        );
+        assert_eq!(
+            args_json(b"@args\0{\0").as_deref(),
+            Some(r#"{"@args":"{"}"#)
+        );
+        assert_eq!(
+            args_json(b"@dur\0\"5\"\0").as_deref(),
+            Some(r#"{"@dur":"\"5\""}"#)
+        );
+        assert_eq!(args_json(b"@dur\0\x35\0"), None);
     }
 
     #[test]

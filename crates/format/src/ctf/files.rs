@@ -2,6 +2,7 @@
 
 use std::fs;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A stream file's bytes: mapped when large (no copy, no zeroed pages), else read.
 pub(crate) enum FileBytes {
@@ -40,6 +41,27 @@ impl FileBytes {
         match self {
             FileBytes::Read(v) => v,
             FileBytes::Mapped(m, _) => m,
+        }
+    }
+}
+
+/// A stream file of a trace, shared: whoever reads from it after the decoding (the
+/// model resolves [`crate::EncodedArgs`] from it) keeps it, and its mapping, past
+/// the [`super::CtfFiles`] it came from.
+#[derive(Clone)]
+pub struct StreamFile(pub(crate) Arc<FileBytes>);
+
+impl StreamFile {
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.0.bytes()
+    }
+
+    /// Lets the pages of `range` go from memory when the file is mapped (they come
+    /// back from the file when read again); nothing otherwise.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        if self.0.mapped_file().is_some() {
+            super::runs::release(self.bytes(), range);
         }
     }
 }

@@ -32,7 +32,11 @@
 //! read allocates little more than the events themselves. `read_dir(path)` does
 //! both and returns events that own their strings. For a trace in tracescope's own
 //! layout, [`CtfFiles::runs`] hands the same events over run by run
-//! ([`crate::EventRuns`]), so a consumer such as the model never holds them all. Decoding parses the metadata
+//! ([`crate::EventRuns`]), so a consumer such as the model never holds them all;
+//! [`CtfRuns::with_encoded_args`] leaves each event's args as the bytes of its
+//! record's arguments ([`crate::EncodedArgs`], turned into the same JSON text by
+//! [`args_json`] when asked), for a consumer that keeps the stream files
+//! ([`CtfRuns::files`]) rather than the text of every event's args. Decoding parses the metadata
 //! (plain or packetized, [`tsdl`]) and decodes every stream file by its types
 //! ([`decode`]): integers of any size, alignment and byte order
 //! (bit fields included), enums, floats, strings, structs, variants, static arrays
@@ -66,6 +70,8 @@ pub mod tsdl_out;
 pub mod types;
 pub mod writer;
 
+pub use fast::args_json;
+pub use files::StreamFile;
 pub use metadata::{find_traces, is_ctf_dir, search, Found};
 pub use reader::{open_dir, read_dir, read_trace_bytes, CtfFiles};
 pub use runs::CtfRuns;

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::decode::{Decoder, Val};
 use super::fast::{decode_packet, detect, split_packets, FastLayout};
-use super::files::FileBytes;
+use super::files::{FileBytes, StreamFile};
 use super::fill::fill;
 use super::generic::generic_event;
 use super::metadata::{metadata_text, search};
@@ -42,7 +42,7 @@ pub struct CtfFiles {
 struct TraceFiles {
     metadata: Vec<u8>,
     /// Stream files by name, in name order.
-    streams: Vec<(String, FileBytes)>,
+    streams: Vec<(String, StreamFile)>,
 }
 
 /// Opens every trace at or under `path`; [`CtfFiles::events`] decodes them.
@@ -89,9 +89,10 @@ impl CtfFiles {
         let streams: Vec<(&[u8], Option<&std::fs::File>)> = t
             .streams
             .iter()
-            .map(|(_, d)| (d.bytes(), d.mapped_file()))
+            .map(|(_, d)| (d.bytes(), d.0.mapped_file()))
             .collect();
-        fast_runs(&t.metadata, &streams)
+        let files = t.streams.iter().map(|(_, d)| d.clone()).collect();
+        fast_runs(&t.metadata, &streams).map(|r| r.of_files(files))
     }
 
     /// Decodes every trace: events in input order (by time across traces), names,
@@ -145,7 +146,8 @@ fn open_trace(dir: &Path) -> Result<TraceFiles, CtfError> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        streams.push((name, FileBytes::open(f).map_err(|e| io(e, f))?));
+        let bytes = FileBytes::open(f).map_err(|e| io(e, f))?;
+        streams.push((name, StreamFile(std::sync::Arc::new(bytes))));
     }
     Ok(TraceFiles { metadata, streams })
 }

@@ -3,7 +3,10 @@
 //! its packet and its offset in the packet), ordered by `seq` as [`super::order`]
 //! orders decoded events; each run then decodes its records straight from the files.
 //! The decoded events are never all held at once, which matters when they are
-//! hundreds of bytes each and the trace has millions.
+//! hundreds of bytes each and the trace has millions. With
+//! [`CtfRuns::with_encoded_args`], the events' args are not written as JSON either:
+//! each event points at its record's arguments in the stream files, which the
+//! consumer keeps ([`CtfRuns::files`]) and reads again when it wants the text.
 //!
 //! A mapped stream file does not stay in memory either: the scan reads each packet
 //! into a buffer of its own (`pread`) rather than through the mapping, and the runs
@@ -21,6 +24,7 @@ use rayon::prelude::*;
 use super::fast::{
     detect, event_at, scan_packet, split_packets, split_packets_by, FastLayout, Packet, Scratch,
 };
+use super::files::StreamFile;
 use super::metadata::metadata_text;
 use super::tsdl::parse_metadata;
 use super::writer::PACKET_PREAMBLE;
@@ -57,6 +61,11 @@ pub struct CtfRuns<'a> {
     offset_bits: u32,
     /// Runs finished: the last one drops all the pages left.
     finished: AtomicUsize,
+    /// The stream files, shared, for whoever reads encoded args after the runs.
+    files: Vec<StreamFile>,
+    /// With [`CtfRuns::with_encoded_args`]: where each stream starts among the
+    /// input's offsets (the streams one after another, the first at 0).
+    encoded_from: Option<Vec<u64>>,
 }
 
 /// A stream file's bytes, and the file when they are a mapping of it (whose pages
@@ -89,6 +98,34 @@ impl CtfRuns<'_> {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The stream files the events are read from, in order: the space of input
+    /// offsets of [`crate::EncodedArgs::at`] has each after the previous one.
+    pub fn files(&self) -> &[StreamFile] {
+        &self.files
+    }
+
+    /// The runs give each event's args left encoded in the stream files
+    /// ([`Event::encoded_args`], `args` then `None`) rather than as JSON text:
+    /// for a consumer that keeps [`CtfRuns::files`] and makes the text when asked.
+    pub fn with_encoded_args(mut self) -> Self {
+        let mut at = 0u64;
+        let bases = (self.streams.iter())
+            .map(|s| {
+                let base = at;
+                at += s.data.len() as u64;
+                base
+            })
+            .collect();
+        self.encoded_from = Some(bases);
+        self
+    }
+
+    /// The runs with the shared stream files they read (see [`CtfRuns::files`]).
+    pub(crate) fn of_files(mut self, files: Vec<StreamFile>) -> Self {
+        self.files = files;
+        self
     }
 
     /// The same events in `runs` runs (at least one): any split gives the same
@@ -264,6 +301,8 @@ pub(crate) fn fast_runs<'a>(
         len: n,
         offset_bits,
         finished: AtomicUsize::new(0),
+        files: Vec::new(),
+        encoded_from: None,
     })
 }
 
@@ -448,8 +487,10 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
             taken += 1;
             // The scan read this record already; only a file changed underneath the
             // map fails here.
-            let data = self.streams[self.packets[packet].stream].data;
-            if event_at(data, offset as u64, &self.layout, &mut scratch, each).is_none() {
+            let stream = self.packets[packet].stream;
+            let data = self.streams[stream].data;
+            let from = self.encoded_from.as_ref().map(|b| b[stream]);
+            if event_at(data, offset as u64, &self.layout, &mut scratch, from, each).is_none() {
                 diags.add(DiagKind::SyntaxError, offset as u64, || {
                     format!("record at byte {offset} changed since it was first read")
                 });
@@ -483,7 +524,7 @@ fn packets_of(data: &[u8], file: Option<&File>) -> (Vec<Packet>, Option<u64>) {
 
 /// Drops the mapped pages wholly inside `range` of `data` from the page tables.
 #[cfg(unix)]
-fn release(data: &[u8], range: std::ops::Range<usize>) {
+pub(crate) fn release(data: &[u8], range: std::ops::Range<usize>) {
     const PAGE: usize = 4096;
     let base = data.as_ptr() as usize;
     let start = (base + range.start).next_multiple_of(PAGE);
@@ -498,7 +539,7 @@ fn release(data: &[u8], range: std::ops::Range<usize>) {
 }
 
 #[cfg(not(unix))]
-fn release(_: &[u8], _: std::ops::Range<usize>) {}
+pub(crate) fn release(_: &[u8], _: std::ops::Range<usize>) {}
 
 #[cfg(test)]
 mod tests {

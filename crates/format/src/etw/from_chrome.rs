@@ -10,7 +10,7 @@ use super::fastjson;
 use crate::id::{Id, Id2, Int64, Pid};
 use crate::json::value::unescape;
 use crate::json::Value;
-use crate::{Event, RawJson};
+use crate::{EncodedArgs, Event, RawJson};
 
 fn opt_string(v: &Value<'_>) -> Option<Option<Cow<'static, str>>> {
     match v {
@@ -224,7 +224,7 @@ pub fn from_chrome<'a>(
         stack: p.stack.as_deref(),
     };
     let mut event = None;
-    chrome_event(&fields, ts, pid, tid, offset, |ev| event = Some(ev));
+    chrome_event(&fields, ts, pid, tid, offset, None, |ev| event = Some(ev));
     event
 }
 
@@ -257,6 +257,11 @@ impl ArgList for &[Arg<'_>] {
 /// borrow the input (the usual case: valid UTF-8). The event (hundreds of bytes)
 /// goes to `emit` from where it is built: returned in an `Option`, it was copied at
 /// each step on its way to the model (a few copies an event, 5% of a CTF load).
+///
+/// With `encoded` (the record's arguments as its input holds them), the event's
+/// args are left there ([`Event::encoded_args`]) whenever they would be present:
+/// the reserved arguments still go into the event's fields, but nothing is written
+/// as JSON ([`args_json`] writes it when asked).
 #[inline]
 pub(crate) fn chrome_event<'a, A: ArgList>(
     p: &ChromeFields<'_, 'a, A>,
@@ -264,6 +269,7 @@ pub(crate) fn chrome_event<'a, A: ArgList>(
     pid: i64,
     tid: i64,
     offset: u64,
+    encoded: Option<EncodedArgs<'a>>,
     emit: impl FnOnce(Event<'a>),
 ) {
     let ty = p.ty;
@@ -305,14 +311,67 @@ pub(crate) fn chrome_event<'a, A: ArgList>(
         ev.stack = Some(RawJson::owned(s));
     }
     let mut user = String::new();
-    write_args(&mut ev, &p.args, size, &mut user);
+    let kept = match encoded {
+        Some(_) => note_args(&mut ev, &p.args),
+        None => {
+            write_args(&mut ev, &p.args, size, &mut user);
+            false
+        }
+    };
     if ty == ChromeType::End && ev.ph.as_deref() == Some("X") {
         return;
     }
-    if !user.is_empty() {
+    if kept {
+        ev.encoded_args = encoded;
+    } else if !user.is_empty() {
         ev.args = Some(RawJson::owned(user));
     }
     emit(ev);
+}
+
+/// The `args` text of a record's arguments, as [`chrome_event`] gives it (`None`
+/// when the event has none): what [`EncodedArgs::to_json`] gives for arguments
+/// left encoded. The reserved arguments are applied to an event of their own,
+/// as the decoding did, so that each one is read exactly as it was then.
+pub(crate) fn args_json(args: &impl ArgList) -> Option<String> {
+    let mut size = 0;
+    args.each(|k, v| size += k.len() + v.len() + 8);
+    // What `chrome_event` starts from that a reserved argument reads: a time.
+    let mut ev = Event {
+        ts: Some(0),
+        ..Event::default()
+    };
+    let mut user = String::new();
+    write_args(&mut ev, args, size, &mut user);
+    if user.is_empty() {
+        ev.args.map(|a| a.text.into_owned())
+    } else {
+        Some(user)
+    }
+}
+
+/// [`write_args`] without writing: the reserved arguments that apply go into the
+/// event's fields as there; `true` when the event has args (a member of the
+/// object `write_args` writes, or `@args`).
+fn note_args(ev: &mut Event<'_>, args: &impl ArgList) -> bool {
+    let mut kept = false;
+    args.each(|k, v| {
+        if k != "@more" || !more_members(v, |mk, mv| kept |= note_arg(ev, mk, mv)) {
+            kept |= note_arg(ev, k, v);
+        }
+    });
+    kept
+}
+
+/// [`write_arg`] without writing: `true` when the argument is part of the args
+/// (a member, whether `write_arg` writes its value as JSON or as a string; or
+/// `@args`, which is the whole args when nothing else is, and a member when it
+/// does not parse). Other reserved arguments are applied as there.
+fn note_arg(ev: &mut Event<'_>, k: &str, v: &str) -> bool {
+    if k.starts_with("@=") || k == "@args" {
+        return true;
+    }
+    !(k.starts_with('@') && apply_reserved(ev, k, v))
 }
 
 /// The record's arguments in one pass: reserved ones into the event's fields, the

@@ -315,6 +315,7 @@ impl Follow {
                     base: s.base,
                     text: s.text.as_str(),
                     name: &self.name,
+                    binary: &[],
                 })
                 .collect(),
         };

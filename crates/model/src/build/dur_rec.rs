@@ -6,7 +6,8 @@
 //! Packed, a record keeps the event's offset in 40 bits next to its kind and how
 //! its args are kept, `dur` and `tdur` in 32 bits, and its args as where they
 //! start after the event's offset (args text in the input is inside the event's
-//! object) or in the arena, and their length.
+//! object, and a CTF record's encoded args inside the record) or in the arena,
+//! and their length.
 //!
 //! Nothing is rounded: a record whose values do not fit (a `cname`, an offset of
 //! 1 TiB or more, a `dur` or `tdur` negative or of `u32::MAX` ns (4.3 s) or more,
@@ -116,8 +117,11 @@ const ARGS_INPUT_COMPACT: u64 = 2;
 const ARGS_ARENA: u64 = 3;
 /// Not packed: bits 0..40 index the record's [`DurWide`].
 const WIDE: u64 = 4;
+/// The encoded args of a CTF record ([`TextRef::is_ctf`]), kept as
+/// [`ARGS_INPUT`]: they lie in the record, after its offset.
+const ARGS_CTF: u64 = 5;
 
-/// Bits of the length of arena args (a CTF event's args are short); the rest
+/// Bits of the length of arena args (a binary event's args are short); the rest
 /// hold where they start (up to 16 GiB into the arena).
 const ARENA_LEN_BITS: u32 = 16;
 
@@ -150,10 +154,11 @@ fn pack_args(args: TextRef, offset: u64) -> Option<(u64, u64)> {
         return fits.then_some((ARGS_ARENA, (at << ARENA_LEN_BITS) | len));
     }
     let after = args.offset().checked_sub(offset)?;
-    let mode = if args.is_compact() {
-        ARGS_INPUT_COMPACT
-    } else {
-        ARGS_INPUT
+    let mode = match (args.is_ctf(), args.is_compact()) {
+        (false, true) => ARGS_INPUT_COMPACT,
+        (false, false) => ARGS_INPUT,
+        (true, false) => ARGS_CTF,
+        (true, true) => return None,
     };
     (after < 1 << (ARGS_BITS - 32)).then_some((mode, (after << 32) | len))
 }
@@ -165,6 +170,7 @@ fn unpack_args(mode: u64, bits: u64, offset: u64) -> TextRef {
             bits >> ARENA_LEN_BITS,
             (bits & ((1 << ARENA_LEN_BITS) - 1)) as u32,
         ),
+        ARGS_CTF => TextRef::in_ctf(offset + (bits >> 32), bits as u32),
         _ => {
             let r = TextRef {
                 start: offset + (bits >> 32),
@@ -516,6 +522,11 @@ mod tests {
                 (arena_args(1 << 34, 1), false),
                 (arena_args(5, 1 << 16), false),
                 (arena_args(5, 1).known_compact(), false),
+                // A CTF record's encoded args, in it or not.
+                (TextRef::in_ctf(offset + 60, 200), true),
+                (TextRef::in_ctf(offset + after_max, u32::MAX), true),
+                (TextRef::in_ctf(offset + after_max + 1, 1), false),
+                (TextRef::in_ctf(offset + 60, 200).known_compact(), false),
             ];
             for (args, args_fit) in args {
                 for &(dur, dur_fits) in &spans {
@@ -576,6 +587,8 @@ mod tests {
                 }
             }),
             (0u64..1 << 36, 0u32..1 << 17).prop_map(|(at, len)| arena_args(at, len)),
+            (0u64..1 << 19, any::<u32>())
+                .prop_map(move |(after, len)| TextRef::in_ctf(offset + after, len)),
         ]
     }
 

@@ -177,6 +177,7 @@ impl Trace {
                     base,
                     text: f.text.text(),
                     name: &f.name,
+                    binary: &[],
                 })
                 .collect(),
         };

@@ -52,7 +52,7 @@ pub fn apply(
             continue;
         }
         let text = texts.0.resolve(texts.1, r.args);
-        let args = Value::parse(text).ok();
+        let args = Value::parse(&text).ok();
         let get = |k: &str| args.as_ref().and_then(|a| a.get(k));
         let bad = |diags: &mut Diagnostics| {
             diags.add(DiagKind::BadMetadata, r.offset, || {
@@ -105,7 +105,7 @@ pub fn apply(
     }
     for (offset, args) in tracing_started {
         let text = texts.0.resolve(texts.1, *args);
-        let Ok(v) = Value::parse(text) else { continue };
+        let Ok(v) = Value::parse(&text) else { continue };
         let Some(frames) = v
             .get("data")
             .and_then(|d| d.get("frames"))

@@ -145,7 +145,21 @@ impl<'a, 's> PartBuilder<'a, 's> {
     /// reader's validating skip, `clean` says it held no comment or trailing
     /// comma, and a quick look at it (still in cache) finds nothing `compact`
     /// would rewrite. The export then copies it as it is, without walking it.
-    fn args(&mut self, raw: &Option<tracescope_format::RawJson<'a>>) -> TextRef {
+    ///
+    /// The encoded args of a CTF record ([`Event::encoded_args`]) stay in the
+    /// stream file, as [`TextRef::in_ctf`]: their text is written when asked for.
+    fn args(&mut self, ev: &Event<'a>) -> TextRef {
+        if let Some(e) = &ev.encoded_args {
+            return match u32::try_from(e.bytes.len()) {
+                Ok(len) if e.at < CTF_OFFSETS => TextRef::in_ctf(e.at, len),
+                // Past what a reference holds: the text, in the arena.
+                _ => match e.to_json() {
+                    Some(text) => self.arena.push(&text),
+                    None => TextRef::NONE,
+                },
+            };
+        }
+        let raw = &ev.args;
         let r = self.text(raw);
         match raw {
             Some(a) if a.clean && !r.is_none() && !r.is_arena() && known_compact(&a.text) => {
@@ -253,7 +267,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             process,
             thread,
             ts: ev.ts.map(|_| Ns::new(ts)),
-            args: self.args(&ev.args),
+            args: self.args(ev),
         };
         self.records.other.push(rec);
     }
@@ -306,7 +320,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
         }
         let process = self.process_of(ev);
         if ev.name.as_deref() == Some("TracingStartedInBrowser") {
-            let a = self.args(&ev.args);
+            let a = self.args(ev);
             self.records.tracing_started.push((ev.offset, a));
         }
         match ph {
@@ -332,7 +346,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
                     process,
                     thread,
                     name: self.str_opt(&ev.name),
-                    args: self.args(&ev.args),
+                    args: self.args(ev),
                 };
                 self.records.metadata.push(rec);
             }
@@ -375,7 +389,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             }
         }
         self.note_thread_end(Some(thread), dur.map_or(ts, |d| ts.saturating_add(d)));
-        let ui_nest = ph != "X" && ev.args.as_ref().is_some_and(|a| has_ui_nest(&a.text));
+        let ui_nest = ph != "X" && args_have_ui_nest(ev);
         let kind = match (ph, ui_nest) {
             ("X", _) => DurKind::X,
             ("B", false) => DurKind::B,
@@ -394,9 +408,10 @@ impl<'a, 's> PartBuilder<'a, 's> {
             cat: self.str_opt(&ev.cat),
             kind,
             // An empty `{}` on an `E` adds nothing to the slice's args.
-            args: match &ev.args {
-                Some(a) if ph == "E" && a.text.trim() == "{}" => TextRef::NONE,
-                _ => self.args(&ev.args),
+            args: if ph == "E" && ev.args_text().is_some_and(|a| a.trim() == "{}") {
+                TextRef::NONE
+            } else {
+                self.args(ev)
             },
             cname: self.str_opt(&ev.cname),
         };
@@ -456,7 +471,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             thread,
             name: self.str_opt(&ev.name),
             cat: self.str_opt(&ev.cat),
-            args: self.args(&ev.args),
+            args: self.args(ev),
             cname: self.str_opt(&ev.cname),
             ph: ph.as_bytes()[0],
         };
@@ -475,7 +490,8 @@ impl<'a, 's> PartBuilder<'a, 's> {
             }
             None => self.str_opt(&ev.name),
         };
-        let parsed = ev.args.as_ref().map(|a| Value::parse(&a.text));
+        let text = ev.args_text();
+        let parsed = text.as_deref().map(Value::parse);
         let members = match &parsed {
             Some(Ok(Value::Object(m))) => m,
             _ => {
@@ -573,9 +589,9 @@ impl<'a, 's> PartBuilder<'a, 's> {
             local_process: local,
         };
         let step = if matches!(ph, "T" | "p") {
-            ev.args
-                .as_ref()
-                .and_then(|a| Value::parse(&a.text).ok())
+            let text = ev.args_text();
+            text.as_deref()
+                .and_then(|a| Value::parse(a).ok())
                 .and_then(|v| {
                     v.get("step")
                         .and_then(|s| s.as_str().map(|s| self.strings.intern_any(s)))
@@ -594,7 +610,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             cat,
             key,
             id,
-            args: self.args(&ev.args),
+            args: self.args(ev),
             step,
             global,
         };
@@ -652,7 +668,7 @@ impl<'a, 's> PartBuilder<'a, 's> {
             cat: self.str_opt(&ev.cat),
             key,
             id,
-            args: self.args(&ev.args),
+            args: self.args(ev),
         };
         self.records.objects.push(rec);
     }
@@ -674,10 +690,10 @@ impl<'a, 's> PartBuilder<'a, 's> {
             "Profile" => {
                 let thread = self.thread_needed(ev, process);
                 self.note_thread_end(Some(thread), ts);
-                let start = ev
-                    .args
-                    .as_ref()
-                    .and_then(|a| Value::parse(&a.text).ok())
+                let text = ev.args_text();
+                let start = text
+                    .as_deref()
+                    .and_then(|a| Value::parse(a).ok())
                     .and_then(|v| match v.get("data").and_then(|d| d.get("startTime")) {
                         Some(Value::Number(n)) => tracescope_format::time::micros_text_to_ns(n),
                         _ => None,
@@ -705,9 +721,9 @@ impl<'a, 's> PartBuilder<'a, 's> {
                     samples: Default::default(),
                     deltas: Default::default(),
                 };
-                let read = ev.args.as_ref().map(|a| {
-                    read_chunk(&a.text, &mut chunk, self.strings.shared(), diags, ev.offset)
-                });
+                let read = ev
+                    .args_text()
+                    .map(|a| read_chunk(&a, &mut chunk, self.strings.shared(), diags, ev.offset));
                 if !matches!(read, Some(Ok(()))) {
                     diags.add(DiagKind::BadProfile, ev.offset, || {
                         excerpt(input, ev.offset)
@@ -736,6 +752,25 @@ impl<'a, 's> PartBuilder<'a, 's> {
                 });
             }
         }
+    }
+}
+
+/// Offsets an encoded args reference can hold ([`TextRef::in_ctf`]: below its
+/// flag bits).
+const CTF_OFFSETS: u64 = 1 << 61;
+
+/// Whether the event's args have a top-level `ui-nest` key. Encoded args are only
+/// written out when their bytes could give one: the key's text is in them, or an
+/// escape that could spell it.
+fn args_have_ui_nest(ev: &Event<'_>) -> bool {
+    match (&ev.args, &ev.encoded_args) {
+        (Some(a), _) => has_ui_nest(&a.text),
+        (None, Some(e)) => {
+            let could = memchr::memmem::find(e.bytes, b"ui-nest").is_some()
+                || memchr::memchr(b'\\', e.bytes).is_some();
+            could && ev.args_text().is_some_and(|t| has_ui_nest(&t))
+        }
+        (None, None) => false,
     }
 }
 

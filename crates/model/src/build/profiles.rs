@@ -181,7 +181,7 @@ pub fn build(
             dict.frame(strings.get(s.sf).as_str(), &mut out.frames, diags, s.offset)
         } else {
             raw_stack(
-                inputs.input.resolve(inputs.arena, s.stack),
+                &inputs.input.resolve(inputs.arena, s.stack),
                 &mut out.frames,
                 strings,
             )

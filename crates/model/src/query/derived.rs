@@ -126,7 +126,8 @@ impl DerivedCounters {
             if ins.scope[i] == Scope::Global {
                 continue;
             }
-            let Ok(args) = Value::parse(trace.raw(ins.args[i])) else {
+            let text = trace.raw(ins.args[i]);
+            let Ok(args) = Value::parse(&text) else {
                 continue;
             };
             for (name, v) in samples(source, &args) {

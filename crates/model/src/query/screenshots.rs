@@ -140,8 +140,8 @@ pub fn screenshot_image(
     if !is_screenshot_object(trace, sn.object.index()) {
         return Err(ImageError::NotAScreenshot);
     }
-    let args = Value::parse(trace.raw(sn.args))
-        .map_err(|_| ImageError::Unreadable("its args are not JSON"))?;
+    let raw = trace.raw(sn.args);
+    let args = Value::parse(&raw).map_err(|_| ImageError::Unreadable("its args are not JSON"))?;
     let text = args
         .get("snapshot")
         .and_then(|v| v.as_str())

@@ -445,8 +445,8 @@ fn window(
     let str_hit = |s: StrId| strings.get(s.0 as usize).copied().unwrap_or(false);
     let args_hit = |x: TextRef, y: TextRef| {
         f.args
-            && (!x.is_none() && q.args_match(trace.raw(x))
-                || !y.is_none() && q.args_match(trace.raw(y)))
+            && (!x.is_none() && q.args_match(&trace.raw(x))
+                || !y.is_none() && q.args_match(&trace.raw(y)))
     };
     let field = |name: StrId, cat: StrId, id: Option<IdVal>, args: TextRef, end: TextRef| {
         if f.names && str_hit(name) {

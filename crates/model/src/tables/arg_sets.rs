@@ -218,11 +218,11 @@ impl Trace {
             // The load found most texts compact already (`TextRef::is_compact`):
             // walking them again was ~7% of an export of slices.
             if r.is_compact() {
-                return Cow::Borrowed(text);
+                return text;
             }
-            match shape(text) {
-                Shape::Compact => Cow::Borrowed(text),
-                _ => Cow::Owned(tracescope_format::json::value::compact(text)),
+            match shape(&text) {
+                Shape::Compact => text,
+                _ => Cow::Owned(tracescope_format::json::value::compact(&text)),
             }
         };
         match (args.is_none(), end_args.is_none()) {
@@ -249,19 +249,16 @@ impl Trace {
         end_args: TextRef,
         mut each: impl FnMut(&ArgRef<'_>),
     ) {
-        let merged;
         let text = match (args.is_none(), end_args.is_none()) {
             (true, true) => return,
             (false, true) => self.raw(args),
             (true, false) => self.raw(end_args),
             (false, false) => match self.merged_args(args, end_args) {
-                Some(m) => {
-                    merged = m;
-                    &merged
-                }
+                Some(m) => Cow::Owned(m),
                 None => return,
             },
         };
+        let text = &*text;
         walk.walk(text);
         for (flat_key, key, value) in walk.leaves(text) {
             each(&ArgRef {

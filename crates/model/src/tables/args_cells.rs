@@ -3,18 +3,21 @@
 //!
 //! Args text in an input file lies inside its event's object, and the row keeps
 //! the event's offset: a cell keeps where the args start after it (up to 64 KiB)
-//! and their length (under 1 GiB). Args in the arena (events that did not come
-//! from JSON text: CTF, ETW, the recorder) are short: a cell keeps where they
-//! start in the arena (up to 8 GiB) and their length (under 16 KiB). Nothing is
-//! rounded: args that fit neither (or any other `TextRef`) are kept whole in a
-//! [`Sparse`] beside the column, their cell [`ArgsCell::WIDE`].
+//! and their length (under 512 MiB). The encoded args of a CTF record
+//! ([`TextRef::is_ctf`]) lie in the record too, after its name and categories:
+//! they are kept the same way, with a bit of their own. Args in the arena (events
+//! that did not come from JSON text: ETW, the recorder, other CTF) are short: a
+//! cell keeps where they start in the arena (up to 8 GiB) and their length (under
+//! 16 KiB). Nothing is rounded: args that fit neither (or any other `TextRef`) are
+//! kept whole in a [`Sparse`] beside the column, their cell [`ArgsCell::WIDE`].
 
 use super::sparse::Sparse;
 use crate::args::TextRef;
 
 /// 48 bits, read as [`ArgsCell::bits`]: 0 is [`TextRef::NONE`]; with bit 47
-/// clear, text in the input: bit 46 [`TextRef::is_compact`], bits 30..46 where it
-/// starts after the event's offset, bits 0..30 its length (not 0); with bit 47
+/// clear, args in the input: bit 46 [`TextRef::is_compact`], bit 45
+/// [`TextRef::is_ctf`], bits 29..45 where they start after the event's offset,
+/// bits 0..29 their length (not 0); with bit 47
 /// set, text in the arena: bits 14..47 where it starts, bits 0..14 its length (not
 /// 0, which marks [`ArgsCell::WIDE`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,7 +29,8 @@ pub(crate) struct ArgsCell {
 
 const IN_ARENA: u64 = 1 << 47;
 const COMPACT: u64 = 1 << 46;
-const INPUT_LEN_BITS: u32 = 30;
+const CTF: u64 = 1 << 45;
+const INPUT_LEN_BITS: u32 = 29;
 const AFTER_BITS: u32 = 16;
 const ARENA_LEN_BITS: u32 = 14;
 const ARENA_AT_BITS: u32 = 33;
@@ -68,8 +72,9 @@ impl ArgsCell {
         } else {
             let after = args.offset().checked_sub(offset)?;
             let compact = if args.is_compact() { COMPACT } else { 0 };
+            let ctf = if args.is_ctf() { CTF } else { 0 };
             let fits = after <= mask(AFTER_BITS) && len <= mask(INPUT_LEN_BITS);
-            fits.then_some(compact | (after << INPUT_LEN_BITS) | len)?
+            fits.then_some(compact | ctf | (after << INPUT_LEN_BITS) | len)?
         };
         Some(ArgsCell::of_bits(bits))
     }
@@ -86,9 +91,12 @@ impl ArgsCell {
                 (v & mask(ARENA_LEN_BITS)) as u32,
             )
         } else {
-            let r = TextRef {
-                start: offset() + ((v >> INPUT_LEN_BITS) & mask(AFTER_BITS)),
-                len: (v & mask(INPUT_LEN_BITS)) as u32,
+            let at = offset() + ((v >> INPUT_LEN_BITS) & mask(AFTER_BITS));
+            let len = (v & mask(INPUT_LEN_BITS)) as u32;
+            let r = if v & CTF != 0 {
+                TextRef::in_ctf(at, len)
+            } else {
+                TextRef { start: at, len }
             };
             if v & COMPACT != 0 {
                 r.known_compact()
@@ -175,8 +183,10 @@ mod tests {
             (TextRef::NONE, 0),
             (TextRef::NONE, off),
             (input(off, 1), off),
-            (input(off + 65_535, (1 << 30) - 1), off),
+            (input(off + 65_535, (1 << 29) - 1), off),
             (input(off + 7, 2).known_compact(), off),
+            (TextRef::in_ctf(off + 40, 9), off),
+            (TextRef::in_ctf(off + 65_535, (1 << 29) - 1), off),
             (
                 input(u64::MAX >> 2, u32::MAX >> 2),
                 (u64::MAX >> 2) - 65_535,
@@ -189,8 +199,12 @@ mod tests {
             // Too far after the event, before it, too long.
             (input(off + 65_536, 2), off),
             (input(off - 1, 2), off),
-            (input(off, 1 << 30), off),
+            (input(off, 1 << 29), off),
             (input(off, u32::MAX), off),
+            // CTF args too far after the record, before it, too long.
+            (TextRef::in_ctf(off + 65_536, 2), off),
+            (TextRef::in_ctf(off - 1, 2), off),
+            (TextRef::in_ctf(off, 1 << 29), off),
             // Empty but not `NONE`.
             (input(off, 0), off),
             (arena(5, 0), off),
@@ -218,10 +232,12 @@ mod tests {
                     proptest::prop_oneof![
                         0u32..4,
                         (1u32 << 14) - 2..(1u32 << 14) + 2,
+                        (1u32 << 29) - 2..(1u32 << 29) + 2,
                         (1u32 << 30) - 2..(1u32 << 30) + 2,
                         proptest::num::u32::ANY,
                     ],
                     0u64..1 << 41,
+                    proptest::bool::ANY,
                     proptest::bool::ANY,
                 ),
                 0..64,
@@ -229,10 +245,15 @@ mod tests {
         ) {
             let rows: Vec<(TextRef, u64)> = rows
                 .into_iter()
-                .map(|(start, len, offset, near)| {
+                .map(|(start, len, offset, near, ctf)| {
                     // Near: input text a little after the event's offset.
                     let start = if near && start < 70_000 { offset + start } else { start };
-                    (TextRef { start, len }, offset)
+                    let r = if ctf {
+                        TextRef::in_ctf(start & ((1 << 61) - 1), len)
+                    } else {
+                        TextRef { start, len }
+                    };
+                    (r, offset)
                 })
                 .collect();
             round_trip(&rows);

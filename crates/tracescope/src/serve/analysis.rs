@@ -415,6 +415,7 @@ pub async fn object(
                     .finish()
             })
             .collect();
+        let raws: Vec<_> = snaps.iter().map(|sn| t.raw(sn.args)).collect();
         Ok(Obj::new()
             .num("id", idx)
             .str("name", t.name(o.name))
@@ -425,7 +426,7 @@ pub async fn object(
             .num("end", o.end)
             .bool("alive_at_end", o.alive_at_end)
             .raws("snapshots", list)
-            .strs("raw_snapshots", snaps.iter().map(|sn| t.raw(sn.args)))
+            .strs("raw_snapshots", raws.iter().map(|r| &**r))
             .finish())
     })
     .await

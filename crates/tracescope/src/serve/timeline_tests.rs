@@ -252,7 +252,7 @@ async fn screenshots_make_a_filmstrip_and_serve_their_images() {
     assert_eq!(resp.status(), StatusCode::OK);
     assert_eq!(resp.headers()["content-type"], "image/png");
     let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    let args: Value = serde_json::from_str(state.trace.raw(snaps[ids[3] as usize].args)).unwrap();
+    let args: Value = serde_json::from_str(&state.trace.raw(snaps[ids[3] as usize].args)).unwrap();
     let want = base64::engine::general_purpose::STANDARD
         .decode(args["snapshot"].as_str().unwrap())
         .unwrap();
