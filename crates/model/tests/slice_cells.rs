@@ -263,10 +263,10 @@ fn args_far_into_their_event_read_back() {
 /// far ones too; within the span they take 5 bytes a row.
 #[test]
 fn starts_spanning_past_five_bytes_read_back() {
-    // 2^40 ns is 1099511627.776 µs.
+    // 2^40 ns is 1099511627.776 µs; a cell holds distances up to 2^40 - 3 ns.
     let far = r#"[
         {"ph":"X","name":"a","ts":-5,"dur":1,"tts":3,"tdur":1,"pid":1,"tid":1},
-        {"ph":"X","name":"b","ts":1099511627.776,"dur":1,"tts":1099511627.779,"tdur":1,"pid":1,"tid":1},
+        {"ph":"X","name":"b","ts":1099511627.776,"dur":1,"tts":2000000000,"tdur":1,"pid":1,"tid":1},
         {"ph":"X","name":"c","ts":9000000000000,"dur":1,"pid":1,"tid":2}
     ]"#;
     let t = load(far);
@@ -278,16 +278,24 @@ fn starts_spanning_past_five_bytes_read_back() {
         got,
         [
             (-5000, Some(3000)),
-            (1099511627776, Some(1099511627779)),
+            (1099511627776, Some(2000000000000)),
             (9000000000000000, None)
         ]
     );
     // Whole starts and thread times: 8 bytes each, as before.
-    assert_eq!(s.row_bytes(), 37 + 3 + 8 + 4);
-    let near = far.replace("9000000000000", "1099511627.775");
-    let t = load(&near);
+    assert_eq!(s.row_bytes(), 37 - 5 + 8 + 8 + 4);
+    // The farthest each column's cells reach from -5000 and 3000 ns.
+    let near = r#"[
+        {"ph":"X","name":"a","ts":-5,"dur":1,"tts":3,"tdur":1,"pid":1,"tid":1},
+        {"ph":"X","name":"b","ts":1099511622.768,"dur":1,"tts":1099511627.776,"tdur":1,"pid":1,"tid":1},
+        {"ph":"X","name":"c","ts":1099511622.768,"dur":1,"pid":1,"tid":2}
+    ]"#;
+    let t = load(near);
     let s = &t.tables.slices;
-    assert_eq!(s.ts(2), 1099511627775000);
+    assert_eq!(
+        (s.ts(1), s.tts(1).map(|v| v.get()), s.ts(2), s.tts(2)),
+        (1099511622768, Some(1099511627776), 1099511622768, None)
+    );
     assert_eq!(s.row_bytes(), 37 + 5 + 4);
     assert_eq!(filled_ints(&t, "ts_ns"), col(&t, "slices", "ts_ns"));
     assert_eq!(filled_ints(&t, "tts_ns"), col(&t, "slices", "tts_ns"));

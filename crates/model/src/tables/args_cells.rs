@@ -188,8 +188,8 @@ mod tests {
             (TextRef::in_ctf(off + 40, 9), off),
             (TextRef::in_ctf(off + 65_535, (1 << 29) - 1), off),
             (
-                input(u64::MAX >> 2, u32::MAX >> 2),
-                (u64::MAX >> 2) - 65_535,
+                input(u64::MAX >> 3, (1 << 29) - 1),
+                (u64::MAX >> 3) - 65_535,
             ),
             (arena(0, 1), off),
             (arena((1 << 33) - 1, (1 << 14) - 1), 0),
