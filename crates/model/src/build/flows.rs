@@ -8,6 +8,7 @@ use tracescope_format::{DiagKind, Diagnostics};
 use super::order::Parts;
 use super::records::{FlowRec, FlowV2Rec, IdK};
 use crate::strings::StrId;
+use crate::tables::block_times::partition_rows;
 use crate::tables::{
     AsyncSliceId, AsyncSliceTable, FlowTable, IdVal, Lane, SliceId, SliceRef, SliceTable, ThreadId,
 };
@@ -51,17 +52,8 @@ fn advance(n: usize, col: impl Fn(usize) -> i64, from: usize, pred: impl Fn(i64)
             lo = hi + 1;
             step *= 2;
         } else {
-            // Binary search in (lo, hi): `pred` holds at `lo`, fails at `hi`.
-            let (mut a, mut b) = (lo + 1, hi);
-            while a < b {
-                let mid = a + (b - a) / 2;
-                if pred(col(mid)) {
-                    a = mid + 1;
-                } else {
-                    b = mid;
-                }
-            }
-            return a;
+            // `pred` holds at `lo` and fails at `hi`.
+            return partition_rows(lo + 1..hi, |i| pred(col(i)));
         }
     }
 }

@@ -5,6 +5,21 @@ use std::ops::Range;
 
 use super::sparse::Sparse;
 
+/// The first row of `rows` where `pred` fails, or `rows.end`: a binary search,
+/// as `slice::partition_point`, over rows read through a column's accessor.
+pub(crate) fn partition_rows(rows: Range<usize>, mut pred: impl FnMut(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (rows.start, rows.end.max(rows.start));
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// Rows a block: its base costs 8 / 256 of a byte a row, and a block holds at
 /// most a few thread boundaries' jumps back in time.
 const BLOCK_SHIFT: u32 = 8;
@@ -86,16 +101,7 @@ impl BlockTimes {
     /// `slice::partition_point` on the times of `rows`, which `pred` must
     /// partition: true on a prefix, false after).
     pub fn partition_point(&self, rows: Range<usize>, mut pred: impl FnMut(i64) -> bool) -> usize {
-        let (mut lo, mut hi) = (rows.start, rows.end.max(rows.start));
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if pred(self.get(mid)) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        partition_rows(rows, |i| pred(self.get(i)))
     }
 
     /// Bytes held on the heap.

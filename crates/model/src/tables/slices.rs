@@ -3,6 +3,7 @@
 use super::arg_sets::ArgOwner;
 use super::args_cells::{ArgsCell, ArgsColumn};
 use super::based_times::TimeColumn;
+use super::block_times::partition_rows;
 use super::decl::{gather, order_by, Column, ColumnType as T, Fill, RowSource, Table, Value};
 use super::ids::{Ns, SliceId, ThreadId};
 use super::sparse::{Narrow, NarrowColumn, Sparse};
@@ -153,16 +154,7 @@ impl SliceTable {
         rows: std::ops::Range<usize>,
         mut pred: impl FnMut(i64) -> bool,
     ) -> usize {
-        let (mut lo, mut hi) = (rows.start, rows.end.max(rows.start));
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if pred(self.ts(mid)) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
+        partition_rows(rows, |i| pred(self.ts(i)))
     }
 
     /// Category ([`StrId::NONE`] without).
