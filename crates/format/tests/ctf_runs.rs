@@ -5,8 +5,8 @@
 
 mod ctf_support;
 
-use tracescope_format::ctf::{open_dir, write_dir, CtfFiles, CtfRuns, CtfWriteOptions};
-use tracescope_format::{Diagnostics, Event, EventRuns};
+use tracescope_format::ctf::{open_dir, write_dir, CtfFiles, CtfRuns, CtfWriteOptions, INDEX_FILE};
+use tracescope_format::{DiagKind, Diagnostics, Event, EventRuns};
 
 /// The fixtures' events, many times over with times interleaved, so the stream is
 /// over the 1 MiB from which stream files are mapped and input order jumps about
@@ -123,4 +123,125 @@ fn encoded_args_lie_in_the_files_and_give_the_decoded_args() {
     }
     drop(files);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn owned_events(files: &CtfFiles) -> Vec<Event<'static>> {
+    let (events, _) = files.events().unwrap();
+    events.into_iter().map(Event::into_owned).collect()
+}
+
+/// The records of an index file: the last `8 * n` bytes (see the index's layout).
+fn index_records(index: &[u8], n: usize) -> std::ops::Range<usize> {
+    index.len() - 8 * n..index.len()
+}
+
+/// An index that does not describe the streams beside it (another trace's, one
+/// cut short, one naming a record past its packet's content) is not followed: the
+/// stream is scanned, and the runs give the decoded events.
+#[test]
+fn an_index_of_other_streams_is_not_followed() {
+    let events = many_events();
+    let dir = ctf_support::TestDir::new("ctf-runs", "stale-index");
+    let other = ctf_support::TestDir::new("ctf-runs", "other-index");
+    let opts = CtfWriteOptions {
+        packet_bytes: 16 << 10,
+        ..Default::default()
+    };
+    write_dir(&dir, &events, &opts).unwrap();
+    // The same events again: the same stream but for its uuid.
+    write_dir(&other, &events, &opts).unwrap();
+    let index = dir.join(INDEX_FILE);
+    let ours = std::fs::read(&index).unwrap();
+    let want = owned_events(&open_dir(&dir).unwrap());
+    let mut past = ours.clone();
+    let last = index_records(&ours, events.len()).end - 8;
+    past[last..last + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let cases = [
+        (
+            "another trace's",
+            std::fs::read(other.join(INDEX_FILE)).unwrap(),
+        ),
+        ("cut short", ours[..ours.len() - 1].to_vec()),
+        ("a record past its packet", past),
+        ("empty", Vec::new()),
+    ];
+    for (case, bytes) in cases {
+        std::fs::write(&index, &bytes).unwrap();
+        let files = open_dir(&dir).unwrap();
+        let runs = files.runs().expect("our own layout").split(3);
+        let (got, diags) = all_events(&runs);
+        assert!(diags.is_empty(), "{case}: {diags:?}");
+        assert!(got == want, "{case}: other events");
+    }
+}
+
+/// An index that describes the streams but names the wrong record for an event
+/// (here two events' records swapped) never gives a wrong event: each of the two
+/// is a counted diagnostic naming the index, and every other event comes as
+/// decoded, in order.
+#[test]
+fn an_index_naming_wrong_records_gives_diagnostics_not_wrong_events() {
+    let events = many_events();
+    let dir = ctf_support::TestDir::new("ctf-runs", "wrong-index");
+    let opts = CtfWriteOptions {
+        packet_bytes: 16 << 10,
+        ..Default::default()
+    };
+    write_dir(&dir, &events, &opts).unwrap();
+    let want = owned_events(&open_dir(&dir).unwrap());
+    let index = dir.join(INDEX_FILE);
+    let mut bytes = std::fs::read(&index).unwrap();
+    let records = index_records(&bytes, events.len());
+    let (a, b) = (records.start + 8 * 10, records.start + 8 * 2000);
+    let (ra, rb) = (bytes[a..a + 8].to_vec(), bytes[b..b + 8].to_vec());
+    assert_ne!(ra, rb);
+    bytes[a..a + 8].copy_from_slice(&rb);
+    bytes[b..b + 8].copy_from_slice(&ra);
+    std::fs::write(&index, &bytes).unwrap();
+    let files = open_dir(&dir).unwrap();
+    for split in [1, 3] {
+        let runs = files.runs().expect("our own layout").split(split);
+        let (got, diags) = all_events(&runs);
+        assert_eq!(diags.count(DiagKind::SyntaxError), 2, "{diags:?}");
+        assert_eq!(diags.len(), 1, "only syntax errors: {diags:?}");
+        let text = format!("{diags:?}");
+        assert!(
+            text.contains("is not event 10 as .tracescope-index says"),
+            "{text}"
+        );
+        assert!(
+            text.contains("is not event 2000 as .tracescope-index says"),
+            "{text}"
+        );
+        let kept: Vec<&Event<'static>> = (want.iter().enumerate())
+            .filter(|(i, _)| *i != 10 && *i != 2000)
+            .map(|(_, e)| e)
+            .collect();
+        assert_eq!(got.len(), kept.len());
+        assert!(got.iter().zip(kept).all(|(g, w)| g == w), "{split} runs");
+    }
+}
+
+/// A trace with a record the fast reader does not scan (an `E` whose args
+/// overflow into `@more`) gets no index, and an index an earlier trace left in the
+/// directory goes.
+#[test]
+fn a_trace_the_fast_reader_does_not_scan_gets_no_index() {
+    let dir = ctf_support::TestDir::new("ctf-runs", "no-index");
+    let plain = ctf_support::events_of(r#"[{"ph":"i","name":"a","ts":1,"pid":1,"tid":1}]"#);
+    write_dir(&dir, &plain, &CtfWriteOptions::default()).unwrap();
+    assert!(dir.join(INDEX_FILE).exists());
+    let args: Vec<String> = (0..9).map(|i| format!("\"k{i}\":{i}")).collect();
+    let overflowing = ctf_support::events_of(&format!(
+        r#"[{{"ph":"B","name":"a","ts":1,"pid":1,"tid":1}},
+            {{"ph":"E","ts":2,"pid":1,"tid":1,"args":{{{}}}}}]"#,
+        args.join(",")
+    ));
+    write_dir(&dir, &overflowing, &CtfWriteOptions::default()).unwrap();
+    assert!(!dir.join(INDEX_FILE).exists());
+    let files = open_dir(&dir).unwrap();
+    assert!(files.runs().is_none());
+    let (events, diags) = files.events().unwrap();
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(events.len(), 2);
 }

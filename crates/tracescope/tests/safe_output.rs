@@ -235,8 +235,14 @@ fn an_output_name_says_what_to_write() {
             stderr(&out)
         );
     }
-    assert_eq!(names(&d.join("plain")), ["chrome_0", "metadata"]);
-    assert_eq!(names(&d.join("t.ctf")), ["chrome_0", "metadata"]);
+    assert_eq!(
+        names(&d.join("plain")),
+        [".tracescope-index", "chrome_0", "metadata"]
+    );
+    assert_eq!(
+        names(&d.join("t.ctf")),
+        [".tracescope-index", "chrome_0", "metadata"]
+    );
     // A directory of something else is never replaced.
     std::fs::create_dir(d.join("mine")).unwrap();
     std::fs::write(d.join("mine/notes.txt"), "keep").unwrap();

@@ -553,16 +553,21 @@ pub fn args_json(bytes: &[u8]) -> Option<String> {
 /// half of an `X`) and its `seq`; `None` when the record does not read. The event
 /// (hundreds of bytes) goes to `emit` from where it is built, not moved through
 /// returns. With `encoded_from` (where `b`'s data starts among the input's
-/// offsets), the event's args are left encoded ([`EncodedArgs`]).
+/// offsets), the event's args are left encoded ([`EncodedArgs`]). With `seq`, a
+/// record of another `seq` does not read.
 #[inline(always)]
 fn next_event<'a>(
     b: &mut Bytes<'a>,
     layout: &FastLayout,
     s: &mut Scratch<'a>,
     encoded_from: Option<u64>,
+    seq: Option<u64>,
     emit: impl FnOnce(Event<'a>, u64),
 ) -> Option<()> {
     let r = record(b, layout, &mut s.raw, Keep::All)?;
+    if seq.is_some_and(|seq| seq != r.seq) {
+        return None;
+    }
     if let Some(st) = r.stack {
         s.stack.clear();
         match r.class.stack {
@@ -597,8 +602,9 @@ fn next_event<'a>(
 }
 
 /// Gives `each` the event of the record at `offset` of `data`, which [`scan_packet`]
-/// read (none for the dropped End half of an `X`); `None` when it does not read.
-/// With `encoded_from`, its args are left encoded (see [`next_event`]).
+/// read (none for the dropped End half of an `X`); `None` when it does not read,
+/// or does not carry `seq` when one is given. With `encoded_from`, its args are
+/// left encoded (see [`next_event`]).
 #[inline]
 pub(crate) fn event_at<'a>(
     data: &'a [u8],
@@ -606,6 +612,7 @@ pub(crate) fn event_at<'a>(
     layout: &FastLayout,
     s: &mut Scratch<'a>,
     encoded_from: Option<u64>,
+    seq: Option<u64>,
     each: &mut dyn FnMut(Event<'a>),
 ) -> Option<()> {
     let mut b = Bytes {
@@ -613,7 +620,7 @@ pub(crate) fn event_at<'a>(
         pos: usize::try_from(offset).ok()?,
         end: data.len(),
     };
-    next_event(&mut b, layout, s, encoded_from, |ev, _| each(ev))
+    next_event(&mut b, layout, s, encoded_from, seq, |ev, _| each(ev))
 }
 
 /// Decodes one packet into `sink`: its events (the dropped End halves of `X`
@@ -630,7 +637,7 @@ pub(crate) fn decode_packet<'a, S: Sink<'a>>(
     let mut b = bytes_of(p, data);
     let mut taken = Some(());
     while b.pos < b.end && taken.is_some() {
-        next_event(&mut b, layout, &mut scratch, None, |ev, seq| {
+        next_event(&mut b, layout, &mut scratch, None, None, |ev, seq| {
             taken = sink.push(ev, seq);
         })?;
     }

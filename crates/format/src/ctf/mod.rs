@@ -23,7 +23,9 @@
 //! packet_seq_num), an event header (`uint8 id` = opcode, 64-bit timestamp) and an
 //! event context (`int64 pid; int64 tid; uint64 seq`). Records are sorted by time
 //! (stably) as CTF readers require; `seq` is the event's index in the input, so
-//! reading restores the input order.
+//! reading restores the input order. Beside the stream, a hidden record index
+//! ([`INDEX_FILE`], see [`mod@index`]) says where each event's record is in input
+//! order, so [`CtfFiles::runs`] need not scan the stream to find out.
 //!
 //! # Reading: [`open_dir`] and [`CtfFiles::events`] (or [`read_dir`])
 //! `open_dir(path)` finds the trace directories at or under `path` ([`find_traces`])
@@ -60,6 +62,7 @@ mod fast;
 mod files;
 mod fill;
 pub mod generic;
+pub mod index;
 pub mod lexer;
 pub mod metadata;
 mod order;
@@ -72,6 +75,7 @@ pub mod writer;
 
 pub use fast::args_json;
 pub use files::StreamFile;
+pub use index::INDEX_FILE;
 pub use metadata::{find_traces, is_ctf_dir, search, Found};
 pub use reader::{open_dir, read_dir, read_trace_bytes, CtfFiles};
 pub use runs::CtfRuns;

@@ -14,6 +14,7 @@ use super::fast::{decode_packet, detect, split_packets, FastLayout};
 use super::files::{FileBytes, StreamFile};
 use super::fill::fill;
 use super::generic::generic_event;
+use super::index::{RecordIndex, INDEX_FILE};
 use super::metadata::{metadata_text, search};
 use super::order::{self, Decoded};
 use super::runs::{fast_runs, CtfRuns};
@@ -41,6 +42,9 @@ pub struct CtfFiles {
 
 struct TraceFiles {
     metadata: Vec<u8>,
+    /// The record index beside the streams ([`INDEX_FILE`]), read when the runs
+    /// are made (not held through the load).
+    index: std::path::PathBuf,
     /// Stream files by name, in name order.
     streams: Vec<(String, StreamFile)>,
 }
@@ -92,7 +96,9 @@ impl CtfFiles {
             .map(|(_, d)| (d.bytes(), d.0.mapped_file()))
             .collect();
         let files = t.streams.iter().map(|(_, d)| d.clone()).collect();
-        fast_runs(&t.metadata, &streams).map(|r| r.of_files(files))
+        // Read here and dropped once the runs hold its records.
+        let index = fs::read(&t.index).ok().and_then(|b| RecordIndex::parse(&b));
+        fast_runs(&t.metadata, &streams, index).map(|r| r.of_files(files))
     }
 
     /// Decodes every trace: events in input order (by time across traces), names,
@@ -149,7 +155,11 @@ fn open_trace(dir: &Path) -> Result<TraceFiles, CtfError> {
         let bytes = FileBytes::open(f).map_err(|e| io(e, f))?;
         streams.push((name, StreamFile(std::sync::Arc::new(bytes))));
     }
-    Ok(TraceFiles { metadata, streams })
+    Ok(TraceFiles {
+        metadata,
+        index: dir.join(INDEX_FILE),
+        streams,
+    })
 }
 
 /// Reads one trace from memory: its metadata file and its stream files (name,

@@ -21,10 +21,9 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::fast::{
-    detect, event_at, scan_packet, split_packets, split_packets_by, FastLayout, Packet, Scratch,
-};
+use super::fast::{detect, event_at, scan_packet, split_packets_by, FastLayout, Packet, Scratch};
 use super::files::StreamFile;
+use super::index::{RecordIndex, INDEX_FILE, OFFSET_BITS};
 use super::metadata::metadata_text;
 use super::tsdl::parse_metadata;
 use super::writer::PACKET_PREAMBLE;
@@ -66,6 +65,8 @@ pub struct CtfRuns<'a> {
     /// With [`CtfRuns::with_encoded_args`]: where each stream starts among the
     /// input's offsets (the streams one after another, the first at 0).
     encoded_from: Option<Vec<u64>>,
+    /// What each record's `seq` is, which the runs check.
+    seqs: Seqs,
 }
 
 /// A stream file's bytes, and the file when they are a mapping of it (whose pages
@@ -146,20 +147,54 @@ impl CtfRuns<'_> {
         (k, self.packets[k].pos + offset)
     }
 
-    /// Notes that a run decoded `n` records of packet `k` (none: `k` is `usize::MAX`);
-    /// if they were its last, the packet goes to `done`, whose pages are dropped
-    /// once it holds [`DROP_BATCH`] bytes.
-    fn decoded(&self, k: usize, n: u32, done: &mut Finished) {
+    /// Notes that a run decoded `n` records of packet `k` (none: `k` is `usize::MAX`),
+    /// of which `mine` counts the records the run has left. If they were the
+    /// packet's last, it goes to `done`, whose pages are dropped once it holds
+    /// [`DROP_BATCH`] bytes; if only the run's last, to `done.open`.
+    fn decoded(&self, k: usize, n: u32, mine: &mut [u32], done: &mut Finished) {
         let Some(p) = self.packets.get(k) else {
             return;
         };
-        if p.left.fetch_sub(n, Ordering::AcqRel) == n && self.streams[p.stream].mapped() {
+        mine[k] -= n;
+        let last = p.left.fetch_sub(n, Ordering::AcqRel) == n;
+        if !self.streams[p.stream].mapped() || !last && mine[k] > 0 {
+            return;
+        }
+        if last {
             done.packets.push(k);
-            done.bytes += p.next - p.pos;
-            if done.bytes >= DROP_BATCH {
-                self.drop_finished(done);
+        } else {
+            done.open.push(k);
+        }
+        done.bytes += p.next - p.pos;
+        if done.bytes >= DROP_BATCH {
+            self.drop_finished(done);
+            self.drop_left_open(done);
+        }
+    }
+
+    /// Drops the pages of the packets a run is done with that have records of
+    /// other runs still to decode (`done.open`): the run that decodes them may come
+    /// much later (the last run of the other core), and faulting them in again then
+    /// costs less than holding them meanwhile (the packets two runs share were a
+    /// quarter of a 1 GB trace's mapped pages during the runs).
+    fn drop_left_open(&self, done: &mut Finished) {
+        done.open.sort_unstable();
+        let mut range: Option<(usize, usize, usize)> = None;
+        for &k in &done.open {
+            let p = &self.packets[k];
+            match &mut range {
+                Some((s, _, e)) if *s == p.stream && *e == p.pos => *e = p.next,
+                _ => {
+                    if let Some((s, a, b)) = range.replace((p.stream, p.pos, p.next)) {
+                        release(self.streams[s].data, a..b);
+                    }
+                }
             }
         }
+        if let Some((s, a, b)) = range {
+            release(self.streams[s].data, a..b);
+        }
+        done.open.clear();
     }
 
     /// Drops the pages of the packets of `done`, and of the finished packets up to
@@ -204,6 +239,9 @@ impl CtfRuns<'_> {
 struct Finished {
     packets: Vec<usize>,
     bytes: usize,
+    /// Packets the run has no more records of, whose other records other runs
+    /// decode.
+    open: Vec<usize>,
 }
 
 /// The runs of a trace (its metadata and stream files' bytes, each with its file
@@ -213,12 +251,14 @@ struct Finished {
 pub(crate) fn fast_runs<'a>(
     metadata: &[u8],
     files: &[(&'a [u8], Option<&'a File>)],
+    index: Option<RecordIndex>,
 ) -> Option<CtfRuns<'a>> {
     let meta = parse_metadata(&metadata_text(metadata).ok()?).ok()?;
     let layout = detect(&meta)?;
     let mut per_stream = Vec::with_capacity(files.len());
+    let mut preambles = Vec::new();
     for &(data, file) in files {
-        let (packets, rest) = packets_of(data, file);
+        let (packets, rest) = packets_of(data, file, &mut preambles);
         if rest.is_some() {
             return None;
         }
@@ -245,6 +285,66 @@ pub(crate) fn fast_runs<'a>(
         }));
         streams.push(Stream { data, file });
     }
+    let lengths: Vec<usize> = files.iter().map(|f| f.0.len()).collect();
+    let indexed = (index.filter(|ix| ix.describes(&lengths, &per_stream, &preambles)))
+        .and_then(|ix| indexed_records(ix.records, &per_stream, offset_bits));
+    let (records, seqs) = match indexed {
+        Some(records) => (records, Seqs::Indexed),
+        None => scanned_records(&streams, &per_stream, &layout, offset_bits)?,
+    };
+    let mut left = vec![0u32; total];
+    for &r in &records {
+        let k = (r >> offset_bits) as usize;
+        left[k] = left[k].checked_add(1)?;
+    }
+    for (p, n) in packets.iter_mut().zip(left) {
+        p.left = AtomicU32::new(n);
+    }
+    let n = records.len();
+    let runs = (n / MIN_RUN).clamp(1, 4 * rayon::current_num_threads());
+    Some(CtfRuns {
+        streams,
+        packets,
+        layout,
+        records: in_runs(records, runs),
+        len: n,
+        offset_bits,
+        finished: AtomicUsize::new(0),
+        files: Vec::new(),
+        encoded_from: None,
+        seqs,
+    })
+}
+
+/// The records `index` names (see [`super::index`]) with `offset_bits` bits of
+/// offset; `None` unless each is inside the content of a packet of `per_stream`.
+fn indexed_records(
+    mut index: Vec<u64>,
+    per_stream: &[Vec<Packet>],
+    offset_bits: u32,
+) -> Option<Vec<u64>> {
+    let packets: Vec<&Packet> = per_stream.iter().flatten().collect();
+    let low = (1u64 << OFFSET_BITS) - 1;
+    for r in &mut index {
+        let (k, offset) = (*r >> OFFSET_BITS, *r & low);
+        let p = packets.get(usize::try_from(k).ok()?)?;
+        let inside = offset >= (p.start as u64 - p.pos) && offset < (p.end as u64 - p.pos);
+        if !inside {
+            return None;
+        }
+        *r = k << offset_bits | offset;
+    }
+    Some(index)
+}
+
+/// Every record of the streams, in `seq` order, as a scan of every byte finds
+/// them, and what their `seq`s are.
+fn scanned_records(
+    streams: &[Stream<'_>],
+    per_stream: &[Vec<Packet>],
+    layout: &FastLayout,
+    offset_bits: u32,
+) -> Option<(Vec<u64>, Seqs)> {
     // Each record goes straight to its place as the scan finds it: the writer
     // numbers the events 0, 1, 2... in input order. The slots are as many as the
     // packets could hold records (untouched slots are never mapped), 0 where no
@@ -252,9 +352,9 @@ pub(crate) fn fast_runs<'a>(
     let content: usize = per_stream.iter().flatten().map(|p| p.end - p.start).sum();
     let mut slots = vec![0u64; content / MIN_RECORD + 1];
     let placed = atomics(&mut slots);
-    let direct = scan(&streams, &per_stream, offset_bits, |packet, number| {
+    let direct = scan(streams, per_stream, offset_bits, |packet, number| {
         let (mut n, mut most, mut ok) = (0usize, 0u64, true);
-        scan_packet(packet.0, packet.1, &layout, |seq, at| {
+        scan_packet(packet.0, packet.1, layout, |seq, at| {
             let record = number | (at - packet.1.pos);
             // Not a swap (a locked instruction per record): two records of the same
             // `seq` on two threads may both find the slot free, but then a slot
@@ -270,40 +370,35 @@ pub(crate) fn fast_runs<'a>(
         Some((n, most, ok))
     })?;
     let n: usize = direct.iter().map(|d| d.0).sum();
-    for (p, d) in packets.iter_mut().zip(&direct) {
-        p.left = AtomicU32::new(u32::try_from(d.0).ok()?);
-    }
     // `n` records whose seqs are below `n` and that fill every slot below `n` have
     // distinct seqs: each went to its own slot.
     let filled = |slots: &[u64]| slots.par_chunks(1 << 16).all(|c| !c.contains(&0));
     let direct = direct.iter().all(|d| d.2 && d.1 < n as u64);
-    let records = if direct && slots.get(..n).is_some_and(filled) {
+    if direct && slots.get(..n).is_some_and(filled) {
         slots.truncate(n);
-        slots
-    } else {
-        // Any other numbering (repeated or missing `seq`s): scanned again, sorted.
-        drop(slots);
-        let scanned = scan(&streams, &per_stream, offset_bits, |packet, number| {
-            let mut v: Noted = Vec::new();
-            scan_packet(packet.0, packet.1, &layout, |seq, at| {
-                v.push((seq, number | (at - packet.1.pos)))
-            })?;
-            Some(v)
+        return Some((slots, Seqs::Placed));
+    }
+    // Any other numbering (repeated or missing `seq`s): scanned again, sorted.
+    drop(slots);
+    let scanned = scan(streams, per_stream, offset_bits, |packet, number| {
+        let mut v: Noted = Vec::new();
+        scan_packet(packet.0, packet.1, layout, |seq, at| {
+            v.push((seq, number | (at - packet.1.pos)))
         })?;
-        in_seq_order(scanned)
-    };
-    let runs = (n / MIN_RUN).clamp(1, 4 * rayon::current_num_threads());
-    Some(CtfRuns {
-        streams,
-        packets,
-        layout,
-        records: in_runs(records, runs),
-        len: n,
-        offset_bits,
-        finished: AtomicUsize::new(0),
-        files: Vec::new(),
-        encoded_from: None,
-    })
+        Some(v)
+    })?;
+    Some((in_seq_order(scanned), Seqs::Sorted))
+}
+
+/// What the `seq` of each record is, as the runs decode them in turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Seqs {
+    /// Its place in the input, as the record index ([`super::index`]) says.
+    Indexed,
+    /// Its place in the input, as the scan found it.
+    Placed,
+    /// Any: the scan sorted the records by `seq`, repeats and gaps allowed.
+    Sorted,
 }
 
 /// The fewest bytes a record takes: its opcode, time, pid, tid, `seq` and id, and
@@ -473,6 +568,13 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
         };
         let mut scratch = Scratch::default();
         let mut done = Finished::default();
+        // Per packet, the run's records in it not decoded yet.
+        let mut mine = vec![0u32; self.packets.len()];
+        for &record in &records {
+            mine[self.locate(record).0] += 1;
+        }
+        // The place in the input of the run's first record (see `in_runs`).
+        let first = (k * self.len).checked_div(self.records.len()).unwrap_or(0);
         // The packet of the records being decoded, and how many of them were.
         let (mut current, mut taken) = (usize::MAX, 0);
         for (i, &record) in records.iter().enumerate() {
@@ -481,7 +583,7 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
             }
             let (packet, offset) = self.locate(record);
             if packet != current {
-                self.decoded(current, taken, &mut done);
+                self.decoded(current, taken, &mut mine, &mut done);
                 (current, taken) = (packet, 0);
             }
             taken += 1;
@@ -490,14 +592,32 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
             let stream = self.packets[packet].stream;
             let data = self.streams[stream].data;
             let from = self.encoded_from.as_ref().map(|b| b[stream]);
-            if event_at(data, offset as u64, &self.layout, &mut scratch, from, each).is_none() {
-                diags.add(DiagKind::SyntaxError, offset as u64, || {
-                    format!("record at byte {offset} changed since it was first read")
+            let seq = (self.seqs != Seqs::Sorted).then_some((first + i) as u64);
+            if event_at(
+                data,
+                offset as u64,
+                &self.layout,
+                &mut scratch,
+                from,
+                seq,
+                each,
+            )
+            .is_none()
+            {
+                diags.add(DiagKind::SyntaxError, offset as u64, || match self.seqs {
+                    Seqs::Indexed => format!(
+                        "record at byte {offset} is not event {} as {INDEX_FILE} says: \
+                         the stream changed after the index was written \
+                         (delete the index to have the stream scanned)",
+                        first + i
+                    ),
+                    _ => format!("record at byte {offset} changed since it was first read"),
                 });
             }
         }
-        self.decoded(current, taken, &mut done);
+        self.decoded(current, taken, &mut mine, &mut done);
         self.drop_finished(&mut done);
+        self.drop_left_open(&mut done);
         if self.finished.fetch_add(1, Ordering::AcqRel) + 1 == self.records.len() {
             for s in self.streams.iter().filter(|s| s.mapped()) {
                 release(s.data, 0..s.data.len());
@@ -506,20 +626,29 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
     }
 }
 
-/// The packets of a stream file ([`split_packets`]). A mapped file's packet
+/// The packets of a stream file ([`super::fast::split_packets`]), each one's preamble added to
+/// `preambles` (and that of a packet found bad, after which the walk stops). A mapped file's packet
 /// headers are read from the file (`pread`), not through the mapping: a fault maps
 /// far more than the header (the cached pages around it, a whole large folio where
 /// the page cache holds the file in them), so walking the headers of a 1.2 GB
 /// stream through the mapping mapped nearly all of it within 50 ms.
-fn packets_of(data: &[u8], file: Option<&File>) -> (Vec<Packet>, Option<u64>) {
-    match file {
-        Some(file) => split_packets_by(
-            data.len(),
-            |pos, head: &mut [u8; PACKET_PREAMBLE]| read_at(file, head, pos as u64),
-            |_| {},
-        ),
-        None => split_packets(data),
-    }
+fn packets_of(
+    data: &[u8],
+    file: Option<&File>,
+    preambles: &mut Vec<u8>,
+) -> (Vec<Packet>, Option<u64>) {
+    let mut preamble = |pos: usize, head: &mut [u8; PACKET_PREAMBLE]| {
+        let read = match file {
+            Some(file) => read_at(file, head, pos as u64),
+            None => {
+                head.copy_from_slice(&data[pos..pos + PACKET_PREAMBLE]);
+                true
+            }
+        };
+        preambles.extend_from_slice(head);
+        read
+    };
+    split_packets_by(data.len(), &mut preamble, |_| {})
 }
 
 /// Drops the mapped pages wholly inside `range` of `data` from the page tables.
@@ -543,7 +672,7 @@ pub(crate) fn release(_: &[u8], _: std::ops::Range<usize>) {}
 
 #[cfg(test)]
 mod tests {
-    use super::{in_seq_order, packets_of, release};
+    use super::{in_seq_order, packets_of, release, Seqs};
     use crate::ctf::fast::{split_packets, Packet};
     use crate::ctf::metadata::metadata_text;
     use crate::ctf::tsdl::parse_metadata;
@@ -594,9 +723,13 @@ mod tests {
         assert!(mapping_rss_kib(base) >= 4, "the headers were read");
         // ...the walk of the file none, and finds the same packets.
         release(&map, 0..map.len());
-        let (packets, rest) = packets_of(&map, Some(&file));
+        let mut preambles = Vec::new();
+        let (packets, rest) = packets_of(&map, Some(&file), &mut preambles);
         assert_eq!(mapping_rss_kib(base), 0);
         assert_eq!((packets.len(), rest), (PACKETS, None));
+        let read: Vec<&[u8]> = preambles.chunks(PACKET_PREAMBLE).collect();
+        let mapped = packets.iter().map(|p| &map[p.pos as usize..p.start]);
+        assert!(mapped.eq(read), "each packet's preamble, in turn");
         let key = |p: &Packet| (p.pos, p.start, p.end, p.next);
         assert!(packets.iter().map(key).eq(walked.iter().map(key)));
         assert_eq!(packets[1].pos as usize, PACKET);
@@ -608,7 +741,7 @@ mod tests {
             std::fs::write(&path, damaged).expect("write the stream");
             let file = std::fs::File::open(&path).expect("open the stream");
             let _ = std::fs::remove_file(&path);
-            let (packets, rest) = packets_of(damaged, Some(&file));
+            let (packets, rest) = packets_of(damaged, Some(&file), &mut Vec::new());
             let (walked, walked_rest) = split_packets(damaged);
             assert!(walked_rest.is_some());
             assert_eq!(rest, walked_rest);
@@ -699,6 +832,8 @@ mod tests {
             &|s| s * 3 + 1,               // gaps, past the count
             &|s| (s % 7 == 0) as u64 * s, // many zeros
         ];
+        // A file of another writer: no index says where its records are.
+        std::fs::remove_file(dir.join(crate::ctf::INDEX_FILE)).expect("an index was written");
         for (case, f) in renumber.iter().enumerate() {
             let mut bytes = clean.clone();
             for &(seq, at) in &seqs {
@@ -774,6 +909,67 @@ mod tests {
             assert!(got == want, "{split} runs");
             let left = |p: &super::PacketAt| p.left.load(std::sync::atomic::Ordering::Relaxed);
             assert!(runs.packets.iter().all(|p| left(p) == 0));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The index the writer writes names exactly the records a scan of the stream
+    /// finds, in the same order, and the runs decode the same events from either,
+    /// in any split; a load with the index does not scan.
+    #[test]
+    fn the_index_names_the_records_the_scan_finds() {
+        use crate::ctf::{open_dir, write_dir, CtfWriteOptions, INDEX_FILE};
+        use crate::EventRuns;
+        use std::borrow::Cow;
+
+        let events: Vec<crate::Event<'static>> = (0..5000i64)
+            .map(|i| crate::Event {
+                ph: Some(Cow::Borrowed(["X", "i", "B", "E", "C"][i as usize % 5])),
+                name: Some(Cow::Owned(format!("e{i}"))),
+                ts: Some((i * 7919) % 5003 * 1000),
+                dur: (i % 5 == 0).then_some(500),
+                pid: Some(crate::Pid::Int(crate::Int64::I(1))),
+                tid: Some(crate::Pid::Int(crate::Int64::I(i % 4))),
+                args: (i % 3 == 0).then(|| crate::RawJson::owned(format!("{{\"n\":{i}}}"))),
+                stack: (i % 7 == 0).then(|| crate::RawJson::owned("[1,2,3]".to_string())),
+                ..Default::default()
+            })
+            .collect();
+        let dir = std::env::temp_dir().join(format!("tracescope-index-{}", std::process::id()));
+        let opts = CtfWriteOptions {
+            packet_bytes: 4 << 10,
+            ..Default::default()
+        };
+        write_dir(&dir, &events, &opts).expect("write");
+        let records = |runs: &super::CtfRuns<'_>| -> Vec<u64> {
+            (runs.records.iter())
+                .flat_map(|m| m.lock().expect("not poisoned").clone())
+                .collect()
+        };
+        let decoded = |runs: super::CtfRuns<'_>| {
+            let (mut got, mut diags) = (Vec::new(), crate::Diagnostics::new());
+            for k in 0..runs.runs() {
+                runs.run(k, &mut diags, &mut |e| got.push(e.into_owned()));
+            }
+            assert!(diags.is_empty(), "{diags:?}");
+            got
+        };
+        let files = open_dir(&dir).expect("open");
+        let indexed = files.runs().expect("our layout");
+        assert_eq!(indexed.seqs, Seqs::Indexed);
+        let by_index = records(&indexed);
+        assert_eq!(by_index.len(), events.len());
+        let want = decoded(indexed);
+        assert_eq!(want.len(), events.len());
+        std::fs::remove_file(dir.join(INDEX_FILE)).expect("an index was written");
+        let files = open_dir(&dir).expect("open");
+        let scanned = files.runs().expect("our layout");
+        assert_eq!(scanned.seqs, Seqs::Placed);
+        assert_eq!(records(&scanned), by_index);
+        assert!(decoded(scanned) == want);
+        for split in [3, 8] {
+            let split_runs = files.runs().expect("our layout").split(split);
+            assert!(decoded(split_runs) == want, "{split} runs");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -16,6 +16,9 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::fast::{detect, scan_packet, FastLayout, Packet};
+use super::index::{self, INDEX_FILE, OFFSET_BITS};
+use super::tsdl::parse_metadata;
 use super::tsdl_out::{metadata_text, TraceLayout};
 use crate::etw::to_chrome::stack_addresses;
 use crate::etw::{encode_payload, to_chrome, Bitness, EventEncodeError, MapOptions};
@@ -94,6 +97,48 @@ struct Packets<W: Write> {
     seq: u64,
     target: usize,
     stats: CtfWriteStats,
+    /// The record index noted packet by packet; `None` once a packet is not one
+    /// the fast reader scans (the trace then has no index).
+    index: Option<IndexNotes>,
+}
+
+/// The record index ([`super::index`]) as the packets are written: each packet is
+/// scanned as the reader's scan would scan it, so the index names exactly the
+/// records that scan would find.
+struct IndexNotes {
+    layout: FastLayout,
+    preambles: Vec<u8>,
+    /// Per event (its `seq`), its record; `u64::MAX` until noted.
+    records: Vec<u64>,
+}
+
+impl IndexNotes {
+    /// Notes packet number `number`, `bytes` (its content ends at `content`);
+    /// `false` when the fast reader would not scan it, or a `seq` is off.
+    fn note(&mut self, bytes: &[u8], content: usize, number: u64) -> bool {
+        if number >= 1 << (64 - OFFSET_BITS) || bytes.len() as u64 >= 1 << OFFSET_BITS {
+            return false;
+        }
+        let packet = Packet {
+            pos: 0,
+            start: PACKET_PREAMBLE,
+            end: content,
+            next: bytes.len(),
+        };
+        let mut ok = true;
+        let records = &mut self.records;
+        let scanned = scan_packet(
+            bytes,
+            packet,
+            &self.layout,
+            |seq, at| match usize::try_from(seq).ok().and_then(|i| records.get_mut(i)) {
+                Some(slot) if *slot == u64::MAX => *slot = number << OFFSET_BITS | at,
+                _ => ok = false,
+            },
+        );
+        self.preambles.extend_from_slice(&bytes[..PACKET_PREAMBLE]);
+        scanned.is_some() && ok
+    }
 }
 
 impl<W: Write> Packets<W> {
@@ -123,6 +168,12 @@ impl<W: Write> Packets<W> {
             self.buf[24 + i * 8..32 + i * 8].copy_from_slice(&v.to_le_bytes());
         }
         self.buf.resize(size, 0);
+        let number = self.stats.packets;
+        if let Some(ix) = &mut self.index {
+            if !ix.note(&self.buf, content, number) {
+                self.index = None;
+            }
+        }
         self.out.write_all(&self.buf)?;
         self.stats.packets += 1;
         self.stats.bytes += size as u64;
@@ -193,8 +244,25 @@ fn encode_chunk(
     Ok(out)
 }
 
+/// Writes the record index of the stream `stats` counts, when every event's record
+/// was noted; else removes any index an earlier trace left in `dir`.
+fn write_index(dir: &Path, notes: Option<IndexNotes>, stats: &CtfWriteStats) -> io::Result<()> {
+    let path = dir.join(INDEX_FILE);
+    match notes.filter(|ix| !ix.records.contains(&u64::MAX)) {
+        Some(ix) => {
+            let streams = [(stats.bytes, stats.packets)];
+            fs::write(path, index::encode(&streams, &ix.preambles, &ix.records))
+        }
+        None => match fs::remove_file(path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        },
+    }
+}
+
 /// Writes `events` as a CTF trace in directory `dir` (created if missing; a
-/// `metadata` and a `chrome_0` file inside are replaced).
+/// `metadata`, a `chrome_0` and a record index ([`super::index`]) inside are
+/// replaced).
 pub fn write_dir(
     dir: &Path,
     events: &[Event<'_>],
@@ -265,6 +333,13 @@ pub fn write_dir(
         seq: 0,
         target: opts.packet_bytes.max(PACKET_PREAMBLE + 64),
         stats: CtfWriteStats::default(),
+        index: (parse_metadata(&meta).ok().as_ref())
+            .and_then(detect)
+            .map(|layout| IndexNotes {
+                layout,
+                preambles: Vec::new(),
+                records: vec![u64::MAX; events.len()],
+            }),
     };
     p.open();
     for &(ts, c, i) in &keys {
@@ -278,6 +353,7 @@ pub fn write_dir(
     }
     p.close()?;
     p.out.flush()?;
+    write_index(dir, p.index, &p.stats)?;
     let mut stats = p.stats;
     stats.bytes += meta.len() as u64;
     Ok(stats)
