@@ -312,7 +312,8 @@ fn load_binary(binary: &crate::input::Binary, path: &Path) -> Result<Trace> {
     if let crate::input::Binary::Ctf(files) = binary {
         let t0 = std::time::Instant::now();
         if let Some(runs) = files.runs() {
-            // The pass that finds every record and orders them is part of the load.
+            // Finding every record in input order (from the record index the
+            // writer left, else by a scan of the streams) is part of the load.
             let index_ms = t0.elapsed().as_secs_f64() * 1e3;
             let mut trace = Trace::from_ctf_runs(runs, files.bytes());
             trace.info.load_phases.insert(0, ("index", index_ms));

@@ -16,7 +16,12 @@
 //! records (u64); each record as `packet << 32 | offset` (u64), `packet` numbering
 //! the packets of all streams in turn and `offset` counting from its packet's start.
 
+use std::fs::File;
+
+use rayon::prelude::*;
+
 use super::fast::Packet;
+use super::runs::read_at;
 use super::writer::PACKET_PREAMBLE;
 
 /// The index's name in a trace directory.
@@ -26,43 +31,68 @@ const MAGIC: &[u8; 8] = b"TSCTFIX1";
 /// The bits of a record's offset in the index (and the packet's above them).
 pub(crate) const OFFSET_BITS: u32 = 32;
 
-/// An index as read: what it says of the streams, and the records.
+/// An index file whose head is read: what it says of the streams, and where its
+/// records are (read only once the streams are known to be the ones described).
 pub(crate) struct RecordIndex {
+    file: File,
     /// Per stream: its length in bytes and its number of packets.
     streams: Vec<(u64, u64)>,
     /// Every packet's preamble, one after another.
     preambles: Vec<u8>,
-    /// Every event's record in input order (see the module's layout).
-    pub(crate) records: Vec<u64>,
+    /// Where the records start in the file, and how many there are.
+    records_at: u64,
+    len: usize,
 }
 
 impl RecordIndex {
-    /// The index in `bytes`; `None` when they are not a whole index.
-    pub(crate) fn parse(bytes: &[u8]) -> Option<RecordIndex> {
-        let mut r = Reader(bytes.strip_prefix(MAGIC)?);
-        let count = r.u32()?;
-        let mut streams = Vec::new();
-        for _ in 0..count {
-            streams.push((r.u64()?, r.u64()?));
-        }
-        let packets: u64 = streams.iter().try_fold(0u64, |a, s| a.checked_add(s.1))?;
-        let preamble_bytes = usize::try_from(packets)
-            .ok()?
-            .checked_mul(PACKET_PREAMBLE)?;
-        let preambles = r.take(preamble_bytes)?.to_vec();
-        let n = usize::try_from(r.u64()?).ok()?;
-        let words = r.take(n.checked_mul(8)?)?;
-        if !r.0.is_empty() {
+    /// The index in `file`, its head read; `None` when the file is not a whole
+    /// index (its length is checked against the counts it gives).
+    pub(crate) fn open(file: File) -> Option<RecordIndex> {
+        let size = file.metadata().ok()?.len();
+        let mut at = 0u64;
+        let mut take = |n: usize| -> Option<Vec<u8>> {
+            // Never more than the file holds: a count is not trusted for an allocation.
+            if n as u64 > size.checked_sub(at)? {
+                return None;
+            }
+            let mut buf = vec![0; n];
+            read_at(&file, &mut buf, at).then_some(())?;
+            at += n as u64;
+            Some(buf)
+        };
+        let u64_of = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        let head = take(MAGIC.len() + 4)?;
+        let (magic, count) = head.split_at(MAGIC.len());
+        if magic != MAGIC {
             return None;
         }
-        let records = (words.chunks_exact(8))
-            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+        let count = u32::from_le_bytes(count.try_into().expect("4 bytes")) as usize;
+        let streams: Vec<(u64, u64)> = (take(count.checked_mul(16)?)?.chunks_exact(16))
+            .map(|s| (u64_of(&s[..8]), u64_of(&s[8..])))
             .collect();
+        let packets: u64 = streams.iter().try_fold(0u64, |a, s| a.checked_add(s.1))?;
+        let preambles = take(
+            usize::try_from(packets)
+                .ok()?
+                .checked_mul(PACKET_PREAMBLE)?,
+        )?;
+        let len = usize::try_from(u64_of(&take(8)?)).ok()?;
+        let records_at = at;
+        if size.checked_sub(records_at)? != (len as u64).checked_mul(8)? {
+            return None;
+        }
         Some(RecordIndex {
+            file,
             streams,
             preambles,
-            records,
+            records_at,
+            len,
         })
+    }
+
+    /// The number of records.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     /// Whether the index describes these streams: per stream, its length and its
@@ -78,10 +108,39 @@ impl RecordIndex {
                 .all(|((&(len, n), &l), p)| len == l as u64 && n == p.len() as u64)
             && self.preambles == preambles
     }
+
+    /// The records in `runs` consecutive runs (`k * len / runs` onwards for run
+    /// `k`), each read straight into a vector of its own, in parallel, and given
+    /// to `each` to check and recode in place; `None` when a read or `each` fails.
+    pub(crate) fn runs(
+        &self,
+        runs: usize,
+        each: impl Fn(&mut [u64]) -> Option<()> + Sync,
+    ) -> Option<Vec<Vec<u64>>> {
+        let n = self.len;
+        (0..runs)
+            .into_par_iter()
+            .map(|k| {
+                let (from, to) = (k * n / runs, (k + 1) * n / runs);
+                let mut run = vec![0u64; to - from];
+                // SAFETY: any bytes are a valid `u64`, and a `u64` slice is a byte
+                // slice of 8 times its length, more strictly aligned.
+                let bytes = unsafe {
+                    std::slice::from_raw_parts_mut(run.as_mut_ptr().cast::<u8>(), run.len() * 8)
+                };
+                read_at(&self.file, bytes, self.records_at + from as u64 * 8).then_some(())?;
+                for r in &mut run {
+                    *r = u64::from_le(*r);
+                }
+                each(&mut run)?;
+                Some(run)
+            })
+            .collect()
+    }
 }
 
 /// The index of streams whose packets had `preambles` (per stream, as many as
-/// `packets` says), with `records` in input order (see the module's layout).
+/// `streams` says), with `records` in input order (see the module's layout).
 pub(crate) fn encode(streams: &[(u64, u64)], preambles: &[u8], records: &[u64]) -> Vec<u8> {
     let mut out = Vec::with_capacity(16 + 16 * streams.len() + preambles.len() + 8 * records.len());
     out.extend_from_slice(MAGIC);
@@ -98,56 +157,69 @@ pub(crate) fn encode(streams: &[(u64, u64)], preambles: &[u8], records: &[u64]) 
     out
 }
 
-/// Reads an index's fields in turn.
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = self.0.split_at_checked(n)?;
-        self.0 = rest;
-        Some(head)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// An index reads back as written, and any cut of it, an extra byte or another
-    /// magic does not read at all.
+    /// `bytes` as an index file, opened.
+    fn open(bytes: &[u8], name: &str) -> Option<RecordIndex> {
+        let path =
+            std::env::temp_dir().join(format!("tracescope-ix-{}-{name}", std::process::id()));
+        std::fs::write(&path, bytes).expect("write");
+        let file = File::open(&path).expect("open");
+        let _ = std::fs::remove_file(&path);
+        RecordIndex::open(file)
+    }
+
+    /// An index reads back as written, in any number of runs; any cut of it, an
+    /// extra byte, another magic or counts past its length do not read at all.
     #[test]
     fn an_index_reads_back_whole_or_not_at_all() {
         let streams = [(3 * 4096, 2), (4096, 1)];
         let preambles: Vec<u8> = (0..3 * PACKET_PREAMBLE).map(|i| i as u8).collect();
-        let records = [1 << OFFSET_BITS | 80, 72, 2 << OFFSET_BITS | 100];
+        let records: Vec<u64> = (0..50).map(|i| (i % 3) << OFFSET_BITS | (72 + i)).collect();
         let bytes = encode(&streams, &preambles, &records);
-        let ix = RecordIndex::parse(&bytes).expect("reads back");
+        let ix = open(&bytes, "whole").expect("reads back");
         assert_eq!(ix.streams, streams);
         assert_eq!(ix.preambles, preambles);
-        assert_eq!(ix.records, records);
-        for cut in 0..bytes.len() {
-            assert!(RecordIndex::parse(&bytes[..cut]).is_none(), "cut at {cut}");
+        assert_eq!(ix.len(), records.len());
+        for runs in [1, 3, 7, 50] {
+            let got = ix.runs(runs, |_| Some(())).expect("the records");
+            assert_eq!(got.len(), runs);
+            assert_eq!(got.concat(), records, "{runs} runs");
+            let starts: Vec<usize> = got
+                .iter()
+                .scan(0, |at, r| Some(std::mem::replace(at, *at + r.len())))
+                .collect();
+            assert!(starts
+                .iter()
+                .enumerate()
+                .all(|(k, &s)| s == k * records.len() / runs));
+        }
+        // A run `each` refuses: the second of three starts at record 16.
+        let refuse = |r: u64| move |run: &mut [u64]| (run[0] != r).then_some(());
+        assert!(ix.runs(3, refuse(records[16])).is_none());
+        assert!(ix.runs(3, refuse(records[17])).is_some());
+        for cut in (0..bytes.len()).step_by(7).chain([bytes.len() - 1]) {
+            assert!(open(&bytes[..cut], "cut").is_none(), "cut at {cut}");
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(RecordIndex::parse(&longer).is_none());
+        assert!(open(&longer, "longer").is_none());
         let mut other = bytes.clone();
         other[7] = b'2';
-        assert!(RecordIndex::parse(&other).is_none());
-        // Counts that would overflow are refused, not allocated.
-        let mut huge = MAGIC.to_vec();
-        huge.extend_from_slice(&1u32.to_le_bytes());
-        huge.extend_from_slice(&0u64.to_le_bytes());
-        huge.extend_from_slice(&u64::MAX.to_le_bytes());
-        assert!(RecordIndex::parse(&huge).is_none());
+        assert!(open(&other, "other").is_none());
+        // Counts past the file's length are refused, not allocated.
+        for (streams, packets) in [(u32::MAX, 0u64), (1, u64::MAX), (1, 1 << 40)] {
+            let mut huge = MAGIC.to_vec();
+            huge.extend_from_slice(&streams.to_le_bytes());
+            huge.extend_from_slice(&0u64.to_le_bytes());
+            huge.extend_from_slice(&packets.to_le_bytes());
+            assert!(
+                open(&huge, "huge").is_none(),
+                "{streams} streams, {packets} packets"
+            );
+        }
     }
 
     /// The index describes streams only as they are: their number, lengths,
@@ -162,8 +234,7 @@ mod tests {
         };
         let packets = vec![vec![packet(0), packet(4096)]];
         let preambles: Vec<u8> = (0..2 * PACKET_PREAMBLE).map(|i| i as u8).collect();
-        let bytes = encode(&[(8192, 2)], &preambles, &[]);
-        let ix = RecordIndex::parse(&bytes).expect("reads");
+        let ix = open(&encode(&[(8192, 2)], &preambles, &[]), "describes").expect("reads");
         assert!(ix.describes(&[8192], &packets, &preambles));
         assert!(!ix.describes(&[8193], &packets, &preambles));
         assert!(!ix.describes(&[8192, 0], &[packets[0].clone(), vec![]], &preambles));

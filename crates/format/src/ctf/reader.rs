@@ -96,8 +96,8 @@ impl CtfFiles {
             .map(|(_, d)| (d.bytes(), d.0.mapped_file()))
             .collect();
         let files = t.streams.iter().map(|(_, d)| d.clone()).collect();
-        // Read here and dropped once the runs hold its records.
-        let index = fs::read(&t.index).ok().and_then(|b| RecordIndex::parse(&b));
+        // Opened here: its records are read straight into the runs.
+        let index = fs::File::open(&t.index).ok().and_then(RecordIndex::open);
         fast_runs(&t.metadata, &streams, index).map(|r| r.of_files(files))
     }
 

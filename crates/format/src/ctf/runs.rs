@@ -135,7 +135,10 @@ impl CtfRuns<'_> {
         let all: Vec<u64> = (self.records.drain(..))
             .flat_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
             .collect();
-        self.records = in_runs(all, runs.max(1));
+        self.records = in_runs(all, runs.max(1))
+            .into_iter()
+            .map(Mutex::new)
+            .collect();
         self
     }
 
@@ -286,28 +289,36 @@ pub(crate) fn fast_runs<'a>(
         streams.push(Stream { data, file });
     }
     let lengths: Vec<usize> = files.iter().map(|f| f.0.len()).collect();
-    let indexed = (index.filter(|ix| ix.describes(&lengths, &per_stream, &preambles)))
-        .and_then(|ix| indexed_records(ix.records, &per_stream, offset_bits));
+    let runs_of = |n: usize| (n / MIN_RUN).clamp(1, 4 * rayon::current_num_threads());
+    let indexed =
+        (index.filter(|ix| ix.describes(&lengths, &per_stream, &preambles))).and_then(|ix| {
+            ix.runs(runs_of(ix.len()), |run| {
+                recode(run, &per_stream, offset_bits)
+            })
+        });
     let (records, seqs) = match indexed {
-        Some(records) => (records, Seqs::Indexed),
-        None => scanned_records(&streams, &per_stream, &layout, offset_bits)?,
+        Some(runs) => (runs, Seqs::Indexed),
+        None => {
+            let (all, seqs) = scanned_records(&streams, &per_stream, &layout, offset_bits)?;
+            let runs = runs_of(all.len());
+            (in_runs(all, runs), seqs)
+        }
     };
+    // Per packet, the records of every run in it.
     let mut left = vec![0u32; total];
-    for &r in &records {
+    for r in records.iter().flatten() {
         let k = (r >> offset_bits) as usize;
         left[k] = left[k].checked_add(1)?;
     }
     for (p, n) in packets.iter_mut().zip(left) {
         p.left = AtomicU32::new(n);
     }
-    let n = records.len();
-    let runs = (n / MIN_RUN).clamp(1, 4 * rayon::current_num_threads());
     Some(CtfRuns {
         streams,
         packets,
         layout,
-        records: in_runs(records, runs),
-        len: n,
+        len: records.iter().map(Vec::len).sum(),
+        records: records.into_iter().map(Mutex::new).collect(),
         offset_bits,
         finished: AtomicUsize::new(0),
         files: Vec::new(),
@@ -316,16 +327,13 @@ pub(crate) fn fast_runs<'a>(
     })
 }
 
-/// The records `index` names (see [`super::index`]) with `offset_bits` bits of
-/// offset; `None` unless each is inside the content of a packet of `per_stream`.
-fn indexed_records(
-    mut index: Vec<u64>,
-    per_stream: &[Vec<Packet>],
-    offset_bits: u32,
-) -> Option<Vec<u64>> {
+/// Recodes records of the index (see [`super::index`]) in place with `offset_bits`
+/// bits of offset; `None` unless each is inside the content of a packet of
+/// `per_stream`.
+fn recode(run: &mut [u64], per_stream: &[Vec<Packet>], offset_bits: u32) -> Option<()> {
     let packets: Vec<&Packet> = per_stream.iter().flatten().collect();
     let low = (1u64 << OFFSET_BITS) - 1;
-    for r in &mut index {
+    for r in run {
         let (k, offset) = (*r >> OFFSET_BITS, *r & low);
         let p = packets.get(usize::try_from(k).ok()?)?;
         let inside = offset >= (p.start as u64 - p.pos) && offset < (p.end as u64 - p.pos);
@@ -334,7 +342,7 @@ fn indexed_records(
         }
         *r = k << offset_bits | offset;
     }
-    Some(index)
+    Some(())
 }
 
 /// Every record of the streams, in `seq` order, as a scan of every byte finds
@@ -472,24 +480,25 @@ fn read_packet<'b>(file: &File, p: Packet, buf: &'b mut Vec<u8>) -> Option<(&'b 
 
 /// Fills `buf` from `file` at byte `pos`; `false` when it cannot.
 #[cfg(unix)]
-fn read_at(file: &File, buf: &mut [u8], pos: u64) -> bool {
+pub(crate) fn read_at(file: &File, buf: &mut [u8], pos: u64) -> bool {
     std::os::unix::fs::FileExt::read_exact_at(file, buf, pos).is_ok()
 }
 
-/// Only mapped streams have a file here ([`super::files::FileBytes::mapped_file`]),
-/// and none do off unix.
+/// Off unix nothing is read this way: only mapped streams have a file here
+/// ([`super::files::FileBytes::mapped_file`]), and none do there; and a record
+/// index that cannot be read is not followed.
 #[cfg(not(unix))]
-fn read_at(_: &File, _: &mut [u8], _: u64) -> bool {
+pub(crate) fn read_at(_: &File, _: &mut [u8], _: u64) -> bool {
     false
 }
 
 /// `records` cut into `runs` consecutive runs, each a vector of its own (so each
 /// run's memory goes when it is done; `records`, written whole by the scan, goes
 /// here).
-fn in_runs(records: Vec<u64>, runs: usize) -> Vec<Mutex<Vec<u64>>> {
+fn in_runs(records: Vec<u64>, runs: usize) -> Vec<Vec<u64>> {
     let n = records.len();
     (0..runs)
-        .map(|k| Mutex::new(records[k * n / runs..(k + 1) * n / runs].to_vec()))
+        .map(|k| records[k * n / runs..(k + 1) * n / runs].to_vec())
         .collect()
 }
 
