@@ -22,14 +22,29 @@ pub(crate) fn simple_string(text: &str) -> Option<&str> {
 
 /// `Some(value)` when `text` is exactly a JSON integer (`-?(0|[1-9][0-9]*)`), the
 /// value being `None` when it does not fit an i64 (as `str::parse` says).
+/// One pass that checks and accumulates: `str::parse` after a check read every
+/// digit twice, and a CTF load reads a duration or a time this way per event.
 pub(crate) fn simple_int(text: &str) -> Option<Option<i64>> {
-    let digits = text.strip_prefix('-').unwrap_or(text).as_bytes();
-    let ok = match digits {
-        [b'0'] => true,
-        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
-        _ => false,
+    let (negative, digits) = match text.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        all => (false, all),
     };
-    ok.then(|| text.parse::<i64>().ok())
+    match digits {
+        [b'0'] => return Some(Some(0)),
+        [b'1'..=b'9', ..] => {}
+        _ => return None,
+    }
+    // Accumulated below zero, where i64::MIN fits (its magnitude does not).
+    let mut below = Some(0i64);
+    for &c in digits {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        below = below
+            .and_then(|b| b.checked_mul(10))
+            .and_then(|b| b.checked_sub(i64::from(c - b'0')));
+    }
+    Some(below.and_then(|b| if negative { Some(b) } else { b.checked_neg() }))
 }
 
 /// Whether `text` is one strict JSON value with no whitespace around or inside it
@@ -373,5 +388,25 @@ mod tests {
         assert_eq!(simple_int("1.0"), None);
         assert_eq!(simple_int("007"), None);
         assert_eq!(simple_int("-"), None);
+        assert_eq!(simple_int("-9223372036854775808"), Some(Some(i64::MIN)));
+        assert_eq!(simple_int("9223372036854775807"), Some(Some(i64::MAX)));
+        assert_eq!(simple_int("9223372036854775808"), Some(None));
+        assert_eq!(simple_int("-9223372036854775809"), Some(None));
+    }
+
+    proptest::proptest! {
+        /// The one-pass integer is the checked grammar then `str::parse`, on
+        /// integers of every length and sign and on near misses.
+        #[test]
+        fn simple_int_is_the_grammar_then_parse(text in "-?[0-9]{0,21}[.e+ x-]?[0-9]{0,3}") {
+            let digits = text.strip_prefix('-').unwrap_or(&text).as_bytes();
+            let grammar = match digits {
+                [b'0'] => true,
+                [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+                _ => false,
+            };
+            let want = grammar.then(|| text.parse::<i64>().ok());
+            proptest::prop_assert_eq!(simple_int(&text), want);
+        }
     }
 }
