@@ -245,3 +245,58 @@ fn a_trace_the_fast_reader_does_not_scan_gets_no_index() {
     assert!(diags.is_empty(), "{diags:?}");
     assert_eq!(events.len(), 2);
 }
+
+/// Any bytes of an index changed: the runs never panic, and give the decoded
+/// events in order, those whose records the index no longer names counted as
+/// syntax errors (the index is refused outright when its head no longer describes
+/// the stream).
+#[test]
+fn a_damaged_index_gives_decoded_events_or_counted_diagnostics() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+
+    let dir = ctf_support::TestDir::new("ctf-runs", "damaged-index");
+    let events: Vec<Event<'static>> = many_events().into_iter().take(3000).collect();
+    let opts = CtfWriteOptions {
+        packet_bytes: 4 << 10,
+        ..Default::default()
+    };
+    write_dir(&dir, &events, &opts).unwrap();
+    let want = owned_events(&open_dir(&dir).unwrap());
+    let index = dir.join(INDEX_FILE);
+    let clean = std::fs::read(&index).unwrap();
+    let damage = (
+        proptest::collection::vec((0.0f64..1.0, 1u8..=255), 1..6),
+        any::<bool>(),
+    );
+    let mut runner = TestRunner::new(Config::with_cases(48));
+    let outcome = runner.run(&damage, |(flips, records_only)| {
+        let mut bytes = clean.clone();
+        let from = if records_only {
+            index_records(&bytes, want.len()).start
+        } else {
+            0
+        };
+        let last = bytes.len() - 1;
+        for (at, x) in flips {
+            let i = from + ((bytes.len() - from) as f64 * at) as usize;
+            bytes[i.min(last)] ^= x;
+        }
+        std::fs::write(&index, &bytes).unwrap();
+        let files = open_dir(&dir).unwrap();
+        let runs = files.runs().expect("our own layout").split(3);
+        let (got, diags) = all_events(&runs);
+        let lost = diags.count(DiagKind::SyntaxError) as usize;
+        prop_assert_eq!(diags.len(), usize::from(lost > 0));
+        prop_assert_eq!(got.len() + lost, want.len());
+        // In order: every event given is the next decoded one not lost.
+        let mut rest = want.iter();
+        for g in &got {
+            if !rest.any(|w| w == g) {
+                return Err(TestCaseError::fail("an event not decoded, or out of order"));
+            }
+        }
+        Ok(())
+    });
+    outcome.unwrap();
+}

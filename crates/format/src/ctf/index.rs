@@ -1,6 +1,6 @@
 //! The record index a trace in our own layout carries beside its stream files:
-//! where each event's record is, in input order, exactly as the scan of
-//! [`super::runs`] finds it. With it a load skips that scan, a pass over every byte
+//! where each event's record is, in input order, exactly as the scan behind
+//! [`super::CtfFiles::runs`] finds it. With it a load skips that scan, a pass over every byte
 //! of the streams that was a third of a CTF load. The file is hidden
 //! ([`INDEX_FILE`]): babeltrace2 and our reader take no hidden file for a stream.
 //!
@@ -8,9 +8,13 @@
 //! streams as they are: as many, each of the same length, with the same packets
 //! whose preambles (uuid, times, sizes, sequence number) are the same bytes, and
 //! every record inside its packet's content. Each record is still checked as it is
-//! decoded: it must carry the `seq` of its place in the input.
+//! decoded: it must carry the `seq` of its place in the input. Every write draws a
+//! new uuid, which every packet's preamble holds, so an index written for other
+//! streams (an earlier write to the same directory, another trace's) is never
+//! followed; what an index is not checked for is leaving records out, which only
+//! an index crafted for the purpose does (as a stream could leave them out).
 //!
-//! Layout, little-endian: [`MAGIC`]; the number of streams (u32); per stream, its
+//! Layout, little-endian: the 8 bytes `TSCTFIX1`; the number of streams (u32); per stream, its
 //! length in bytes and its number of packets (u64 each); every packet's preamble
 //! ([`PACKET_PREAMBLE`] bytes), the packets of each stream in turn; the number of
 //! records (u64); each record as `packet << 32 | offset` (u64), `packet` numbering

@@ -1,7 +1,10 @@
-//! A trace in tracescope's own layout as [`EventRuns`]: one parallel pass over the
-//! packets notes each event's `seq` and where its record starts (8 bytes an event:
-//! its packet and its offset in the packet), ordered by `seq` as [`super::order`]
-//! orders decoded events; each run then decodes its records straight from the files.
+//! A trace in tracescope's own layout as [`EventRuns`]: where each event's record
+//! starts (8 bytes an event: its packet and its offset in the packet), in `seq`
+//! order as [`super::order`] orders decoded events, comes from the record index the
+//! writer left beside the streams ([`super::index`]) or else from one parallel pass
+//! over the packets that notes each record's `seq`; each run then decodes its
+//! records straight from the files, checking that each carries the `seq` of its
+//! place.
 //! The decoded events are never all held at once, which matters when they are
 //! hundreds of bytes each and the trace has millions. With
 //! [`CtfRuns::with_encoded_args`], the events' args are not written as JSON either:
@@ -635,9 +638,10 @@ impl<'a> EventRuns<'a> for CtfRuns<'a> {
     }
 }
 
-/// The packets of a stream file ([`super::fast::split_packets`]), each one's preamble added to
-/// `preambles` (and that of a packet found bad, after which the walk stops). A mapped file's packet
-/// headers are read from the file (`pread`), not through the mapping: a fault maps
+/// The packets of a stream file ([`super::fast::split_packets`]), each one's
+/// preamble added to `preambles` (and that of a packet found bad, after which the
+/// walk stops). A mapped file's packet headers are read from the file (`pread`),
+/// not through the mapping: a fault maps
 /// far more than the header (the cached pages around it, a whole large folio where
 /// the page cache holds the file in them), so walking the headers of a 1.2 GB
 /// stream through the mapping mapped nearly all of it within 50 ms.
