@@ -8,6 +8,8 @@
 //! costs O(px log n) whatever the number of items in the window. Rows whose items
 //! overlap (rare: improper overlaps, out-of-band lanes) are walked item by item.
 
+use crate::tables::block_times::partition_rows;
+
 /// The item ids of a row, by position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ids {
@@ -51,7 +53,7 @@ impl Ids {
     /// The first position whose id fails `pred` (which holds on a prefix), as
     /// `slice::partition_point`.
     pub fn partition_point(&self, pred: impl Fn(u32) -> bool) -> usize {
-        first_false(0, self.len(), |k| pred(self.get(k)))
+        partition_rows(0..self.len(), |k| pred(self.get(k)))
     }
 
     fn heap_bytes(&self) -> usize {
@@ -298,21 +300,7 @@ fn gallop(ids: &Ids, k: usize, hi: usize, before: impl Fn(u32) -> bool) -> usize
         step *= 2;
     }
     // `before` fails at `lo + step` (or that is past `hi`).
-    first_false(lo + 1, (lo + step).min(hi), |k| before(ids.get(k)))
-}
-
-/// The first position in `lo..hi` where `pred` fails, given it holds on a prefix
-/// (a binary search, as `slice::partition_point`).
-fn first_false(mut lo: usize, mut hi: usize, pred: impl Fn(usize) -> bool) -> usize {
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if pred(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    partition_rows(lo + 1..(lo + step).min(hi), |k| before(ids.get(k)))
 }
 
 /// Min and max over ranges of a value column: a pyramid of blocks of `FAN` values.
